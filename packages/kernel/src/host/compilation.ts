@@ -1,0 +1,233 @@
+import { inject, injectable } from 'tsyringe';
+import { AnalysisManager } from '../analysis/manager.js';
+import { PtxforgeError } from '../errors.js';
+import type { OriModule } from '../ir/core.js';
+import { printModule } from '../ir/print.js';
+import { assertValidModule } from '../ir/verify.js';
+import type { KnobValues } from '../knobs.js';
+import { HOOK_POINTS, HOOK_NAMES, type HookName } from '../pipeline/hooks.js';
+import type { DiagnosticSink, PhaseContext, PhaseImpl, Preserved } from '../pipeline/protocol.js';
+import { gateAllows, PHASE_TABLE } from '../pipeline/table.js';
+import type { TargetView } from '../target.js';
+import type { Instrumentation, PhaseInfo } from './instrumentation.js';
+import { defaultPhaseOrder, isPassDisabled, parseNamedPhases, type PhaseStep } from './named-phases.js';
+import type { ResolvedCompileOptions } from './options.js';
+import type { PluginRegistry, TargetBinding } from './registry.js';
+import { TOKENS } from './tokens.js';
+
+/** Why a slot did not execute. */
+export type SkipReason = 'placeholder' | 'opt-level' | 'disabled' | 'no-op';
+
+export interface PhaseRecord {
+  readonly index: number;
+  readonly name: string;
+  readonly owner: string;
+  readonly ran: boolean;
+  readonly skipped?: SkipReason;
+  readonly changed?: boolean;
+  readonly timeMs?: number;
+  readonly totalKB?: number;
+  readonly freeableKB?: number;
+}
+
+export interface CompileResult {
+  readonly module: OriModule;
+  readonly phases: readonly PhaseRecord[];
+  readonly diagnostics: DiagnosticSink['all'];
+  /** --stat=phase-wise lines (empty unless stats were asked for). */
+  readonly statLines: readonly string[];
+  /** Ori text captured after phases named in dumpIr. */
+  readonly dumps: ReadonlyArray<{ index: number; phase: string; text: string }>;
+  /** Informational messages from phases (printed with -v). */
+  readonly info: readonly string[];
+}
+
+const KB = 1024;
+/** Rough bytes of one Ori instruction with its operands, for the Freeable column. */
+const INSTR_BYTES = 160;
+
+interface Slot {
+  readonly index: number;
+  readonly name: string;
+  readonly owner: string;
+  readonly impl: PhaseImpl | undefined;
+  readonly gate: (typeof PHASE_TABLE)[number]['gate'];
+}
+
+/**
+ * One compilation: resolved in a child container that holds the unit, knob values, analyses, diagnostics,
+ * options and target. Runs the dispatch loop of the spec (sub_C64F70): for each phase index of the order,
+ * skip when isNoOp, else execute, with statistics and instrumentation around it.
+ */
+@injectable()
+export class Compilation {
+  private readonly info: string[] = [];
+
+  constructor(
+    @inject(TOKENS.Registry) private readonly registry: PluginRegistry,
+    @inject(TOKENS.Unit) private readonly unit: OriModule,
+    @inject(TOKENS.KnobValues) private readonly knobs: KnobValues,
+    @inject(TOKENS.Analyses) private readonly analyses: AnalysisManager,
+    @inject(TOKENS.Diagnostics) private readonly diagnostics: DiagnosticSink,
+    @inject(TOKENS.Options) private readonly options: ResolvedCompileOptions,
+    @inject(TOKENS.Target) private readonly target: TargetView,
+  ) {}
+
+  /** Build the 159 slots for this compilation: plugin phases, hook phases, target phases, placeholders. */
+  private buildSlots(targetBinding: TargetBinding | undefined): Slot[] {
+    return PHASE_TABLE.map((p) => {
+      const hookName = HOOK_NAMES.find((h) => HOOK_POINTS[h].index === p.index);
+      if (hookName) {
+        const handlers = this.registry.hookHandlers(hookName, targetBinding);
+        const owner = handlers.length ? [...new Set(handlers.map((h) => h.owner))].join('+') : 'hook (no handlers)';
+        return { index: p.index, name: p.name, owner, impl: hookPhase(hookName, handlers.map((h) => ({ owner: h.owner, fn: h.fn }))), gate: p.gate };
+      }
+      const b = this.registry.phases.get(p.index);
+      if (b) return { index: p.index, name: p.name, owner: b.owner, impl: b.create(), gate: p.gate };
+      const tf = targetBinding?.target.phases?.[p.name];
+      if (tf) return { index: p.index, name: p.name, owner: targetBinding!.owner, impl: tf(), gate: p.gate };
+      return { index: p.index, name: p.name, owner: 'placeholder', impl: undefined, gate: p.gate };
+    });
+  }
+
+  run(targetBinding: TargetBinding | undefined, instrumentation: readonly Instrumentation[]): CompileResult {
+    const slots = this.buildSlots(targetBinding);
+    const order: PhaseStep[] = this.options.namedPhases
+      ? parseNamedPhases(this.options.namedPhases, this.options.shuffleSeed)
+      : defaultPhaseOrder();
+    const records: PhaseRecord[] = [];
+    const dumps: Array<{ index: number; phase: string; text: string }> = [];
+    const statLines: string[] = [];
+    const baseline = heapUsed();
+    const t0 = performance.now();
+    let peak = baseline;
+    const ctxFor = (slot: Slot, param: string | undefined): PhaseContext => this.context(slot, param);
+
+    const dumpSet = this.options.dumpIr === 'all' ? 'all' : new Set((this.options.dumpIr ?? []).map((s) => s.toLowerCase()));
+    const pipelineCtx = ctxFor(slots[0]!, undefined);
+    for (const ins of instrumentation) guarded(this.unit, ins.name, () => ins.beforePipeline?.(this.unit, pipelineCtx));
+
+    for (const step of order) {
+      const slot = slots[step.index]!;
+      const base = { index: slot.index, name: slot.name, owner: slot.owner };
+      if (!slot.impl) {
+        records.push({ ...base, ran: false, skipped: 'placeholder' });
+        continue;
+      }
+      if (!gateAllows(slot.gate, this.options.optLevel)) {
+        records.push({ ...base, ran: false, skipped: 'opt-level' });
+        continue;
+      }
+      if (isPassDisabled(this.options.disablePasses, slot.name)) {
+        records.push({ ...base, ran: false, skipped: 'disabled' });
+        continue;
+      }
+      const ctx = ctxFor(slot, step.param);
+      if (slot.impl.isNoOp?.(ctx)) {
+        records.push({ ...base, ran: false, skipped: 'no-op' });
+        continue;
+      }
+      const info: PhaseInfo = base;
+      for (const ins of instrumentation) guarded(this.unit, ins.name, () => ins.beforePhase?.(info, this.unit, ctx));
+      const v0 = irVersionSum(this.unit);
+      const n0 = instrCount(this.unit);
+      const h0 = heapUsed();
+      const p0 = performance.now();
+      try {
+        slot.impl.execute(ctx);
+      } catch (e) {
+        if (e instanceof PtxforgeError) throw e;
+        throw new PtxforgeError('PHASE_FAILED', `phase ${slot.index} ${slot.name} (${slot.owner}) failed: ${(e as Error).message}`, {
+          plugin: slot.owner,
+          cause: e,
+        });
+      }
+      const timeMs = performance.now() - p0;
+      const h1 = heapUsed();
+      peak = Math.max(peak, h1);
+      const changed = irVersionSum(this.unit) !== v0;
+      this.analyses.invalidate(undefined, changed ? (slot.impl.preserves ?? 'none') : 'all');
+      if (this.options.verifyIr) assertValidModule(this.unit, `after phase ${slot.index} ${slot.name}`);
+      const totalKB = Math.max(0, Math.round((h1 - h0) / KB));
+      const freeableKB = Math.round((Math.max(0, n0 - instrCount(this.unit)) * INSTR_BYTES) / KB);
+      records.push({ ...base, ran: true, changed, timeMs, totalKB, freeableKB });
+      if (dumpSet === 'all' || dumpSet.has(slot.name.toLowerCase())) {
+        dumps.push({ index: slot.index, phase: slot.name, text: printModule(this.unit) });
+      }
+      for (const ins of instrumentation) guarded(this.unit, ins.name, () => ins.afterPhase?.(info, this.unit, { changed, timeMs }, ctx));
+    }
+    for (const ins of instrumentation) guarded(this.unit, ins.name, () => ins.afterPipeline?.(this.unit, pipelineCtx));
+
+    if (this.options.stats) {
+      const total = performance.now() - t0;
+      const pct = (ms: number): string => `(${total > 0 ? Math.round((100 * ms) / total) : 0}%)`;
+      for (const r of records) {
+        if (!r.ran) continue;
+        statLines.push(
+          `${r.name} :: [Total ${r.totalKB} KB] [Freeable ${r.freeableKB} KB] [Freeable Leaked 0 KB] ${pct(r.timeMs!)} [Time ${r.timeMs!.toFixed(3)} ms]`,
+        );
+      }
+      const sumKB = records.reduce((s, r) => s + (r.totalKB ?? 0), 0);
+      const sumFree = records.reduce((s, r) => s + (r.freeableKB ?? 0), 0);
+      statLines.push(`All Phases Summary :: [Total ${sumKB} KB] [Freeable ${sumFree} KB] [Freeable Leaked 0 KB] (100%) [Time ${total.toFixed(3)} ms]`);
+      statLines.push(`[Pool Consumption = ${Math.max(0, Math.round((peak - baseline) / KB))} KB]`);
+    }
+    return { module: this.unit, phases: records, diagnostics: this.diagnostics.all, statLines, dumps, info: this.info };
+  }
+
+  private context(slot: Slot, param: string | undefined): PhaseContext {
+    const { unit, target, options, knobs, analyses, diagnostics, info } = this;
+    return {
+      module: unit,
+      target,
+      optLevel: options.optLevel,
+      phase: { index: slot.index, name: slot.name },
+      phaseParam: param,
+      knob: <T extends boolean | number | string>(name: string): T => knobs.get<T>(name),
+      analysis: (fn, a) => analyses.get(fn, a),
+      invalidate: (fn, preserved: Preserved = 'none') => analyses.invalidate(fn, preserved),
+      isPassDisabled: (name) => isPassDisabled(options.disablePasses, name),
+      diagnostics,
+      info: (m) => info.push(m),
+    };
+  }
+}
+
+/** A hook slot as a phase: no-op without handlers, else runs them in order (errors name plugin and hook). */
+function hookPhase(name: HookName, handlers: Array<{ owner: string; fn: (ctx: PhaseContext) => void }>): PhaseImpl {
+  return {
+    isNoOp: () => handlers.length === 0,
+    execute(ctx) {
+      for (const h of handlers) {
+        try {
+          h.fn(ctx);
+        } catch (e) {
+          if (e instanceof PtxforgeError) throw e;
+          throw new PtxforgeError('HOOK_FAILED', `hook ${name} of plugin ${h.owner} failed: ${(e as Error).message}`, { plugin: h.owner, cause: e });
+        }
+      }
+    },
+  };
+}
+
+function guarded(unit: OriModule, who: string, f: () => void): void {
+  const v = irVersionSum(unit);
+  f();
+  if (irVersionSum(unit) !== v) {
+    throw new PtxforgeError('INSTRUMENTATION_MUTATED_IR', `instrumentation ${who} changed the IR; instrumentation callbacks must treat the IR as read-only`);
+  }
+}
+
+function irVersionSum(m: OriModule): number {
+  let s = 0;
+  for (const f of m.functions) s += f.irVersion;
+  return s;
+}
+function instrCount(m: OriModule): number {
+  let s = 0;
+  for (const f of m.functions) s += f.instructionCount;
+  return s;
+}
+function heapUsed(): number {
+  return process.memoryUsage().heapUsed;
+}

@@ -1,0 +1,171 @@
+import 'reflect-metadata';
+import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import { AnalysisManager } from '../analysis/manager.js';
+import { PtxforgeError } from '../errors.js';
+import type { OriModule } from '../ir/core.js';
+import { parseOri } from '../ir/parse.js';
+import { KnobValues } from '../knobs.js';
+import { HOOK_NAMES, HOOK_POINTS } from '../pipeline/hooks.js';
+import type { Diagnostic, DiagnosticSink } from '../pipeline/protocol.js';
+import { PHASE_TABLE } from '../pipeline/table.js';
+import type { PluginDefinition } from '../plugin.js';
+import { KNOWN_ARCHS, smNumber, type TargetView } from '../target.js';
+import { Compilation, type CompileResult } from './compilation.js';
+import type { CompileOptions, ResolvedCompileOptions } from './options.js';
+import { PluginRegistry, type TargetBinding } from './registry.js';
+import { TOKENS } from './tokens.js';
+
+/** A plugin, or a plugin with its options. */
+export type PluginEntry = PluginDefinition<any> | readonly [PluginDefinition<any>, unknown]; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+export interface ToolchainConfig {
+  plugins: readonly PluginEntry[];
+}
+
+/** Input of a compilation: Ori IR in memory, or source text whose file extension picks the front end. */
+export type CompileInput = OriModule | { readonly text: string; readonly file: string };
+
+export interface PhaseListRow {
+  readonly index: number;
+  readonly name: string;
+  /** Implementing package, hook handler owners, or 'placeholder'. */
+  readonly owner: string;
+  readonly gate: string;
+  readonly note?: string;
+}
+
+class CollectingDiagnostics implements DiagnosticSink {
+  readonly all: Diagnostic[] = [];
+  report(d: Diagnostic): void {
+    this.all.push(d);
+  }
+}
+
+/**
+ * A composed compiler. The root DI container (a child of tsyringe's global one, so toolchains never share
+ * state) holds the plugin registry; every compile gets its own child container, disposed at the end.
+ */
+export class Toolchain {
+  private readonly root: DependencyContainer;
+  readonly registry: PluginRegistry;
+
+  constructor(config: ToolchainConfig) {
+    this.root = rootContainer.createChildContainer();
+    this.registry = new PluginRegistry();
+    this.root.register(TOKENS.Registry, { useValue: this.registry });
+    this.root.register(TOKENS.KnobRegistry, { useValue: this.registry.knobs });
+    for (const p of config.plugins) this.use(p);
+  }
+
+  /** Add a plugin (only before the first compilation). */
+  use(entry: PluginEntry): this {
+    if (Array.isArray(entry)) this.registry.use(entry[0] as PluginDefinition<unknown>, entry[1]);
+    else this.registry.use(entry as PluginDefinition<unknown>);
+    return this;
+  }
+
+  /** The target binding for an -arch, or a coded error that says which package to install. */
+  resolveTarget(arch: string): TargetBinding {
+    const b = this.registry.targets.get(arch);
+    if (b) return b;
+    const pkg = KNOWN_ARCHS.get(arch);
+    if (pkg) {
+      throw new PtxforgeError('TARGET_NOT_INSTALLED', `no installed target serves ${arch}; install ${pkg} and add it to the toolchain`);
+    }
+    const known = [...this.registry.targets.keys()];
+    throw new PtxforgeError(
+      'TARGET_UNKNOWN_ARCH',
+      `unknown GPU architecture '${arch}'${known.length ? `; installed targets serve ${known.join(', ')}` : ''}`,
+    );
+  }
+
+  /** Parse source text with the front end for its extension (`.ori` is built in). */
+  load(text: string, file: string, target?: TargetView): OriModule {
+    const ext = /\.[^./\\]+$/.exec(file)?.[0]?.toLowerCase() ?? '';
+    if (ext === '.ori') return parseOri(text, { file });
+    const fe = this.registry.frontends.get(ext);
+    if (!fe) {
+      const have = ['.ori', ...this.registry.frontends.keys()].join(', ');
+      throw new PtxforgeError('INPUT_UNSUPPORTED', `no front end reads '${ext || file}' files (this toolchain reads ${have})`, {
+        pos: { file, line: 1, col: 1 },
+      });
+    }
+    if (!target) throw new PtxforgeError('INPUT_NEEDS_TARGET', `reading ${file} needs the target (-arch) to be known`);
+    return fe.load(text, file, { target });
+  }
+
+  compile(input: CompileInput, options: CompileOptions): CompileResult {
+    this.registry.freeze();
+    const optLevel = options.optLevel ?? 3;
+    if (!Number.isInteger(optLevel) || optLevel < 0 || optLevel > 4) {
+      throw new PtxforgeError('OPT_LEVEL_INVALID', `optimization level must be 0..4, got ${options.optLevel}`);
+    }
+    const binding = this.resolveTarget(options.arch);
+    const resolved: ResolvedCompileOptions = {
+      arch: options.arch,
+      optLevel,
+      namedPhases: options.namedPhases,
+      shuffleSeed: options.shuffleSeed ?? 0,
+      disablePasses: options.disablePasses ?? '',
+      stats: !!options.stats,
+      verifyIr: !!options.verifyIr,
+      dumpIr: options.dumpIr,
+    };
+    const knobs = new KnobValues(this.registry.knobs);
+    if (Array.isArray(options.knobs)) {
+      for (const k of options.knobs as ReadonlyArray<{ name: string; value: string; where?: string }>) knobs.set(k.name, k.value, k.where);
+    } else {
+      for (const [k, v] of Object.entries(options.knobs ?? {})) knobs.set(k, v as string);
+    }
+    const t = binding.target;
+    const view: TargetView = Object.freeze({
+      id: t.id,
+      family: t.family,
+      arch: options.arch,
+      sm: smNumber(options.arch) ?? 0,
+      pipeWidths: t.pipeWidths,
+      capabilities: t.capabilities,
+      slot17: t.slot17,
+    });
+    const unit = 'text' in input ? this.load(input.text, input.file, view) : input;
+    const child = this.root.createChildContainer();
+    try {
+      child.register(TOKENS.Unit, { useValue: unit });
+      child.register(TOKENS.KnobValues, { useValue: knobs });
+      child.register(TOKENS.Analyses, { useValue: new AnalysisManager() });
+      child.register(TOKENS.Diagnostics, { useValue: new CollectingDiagnostics() });
+      child.register(TOKENS.Options, { useValue: resolved });
+      child.register(TOKENS.Target, { useValue: view });
+      const compilation = child.resolve(Compilation);
+      return compilation.run(binding, options.instrumentation ?? []);
+    } finally {
+      void child.dispose();
+    }
+  }
+
+  /** The 159 rows of --list-phases: index, spec name, owner or `placeholder` (for an -arch if given). */
+  listPhases(arch?: string): PhaseListRow[] {
+    const binding = arch ? this.resolveTarget(arch) : undefined;
+    return PHASE_TABLE.map((p) => {
+      const hook = HOOK_NAMES.find((h) => HOOK_POINTS[h].index === p.index);
+      if (hook) {
+        const owners = [...new Set(this.registry.hookHandlers(hook, binding).map((h) => h.owner))];
+        return { index: p.index, name: p.name, owner: owners.length ? owners.join('+') : 'hook (no handlers)', gate: p.gate };
+      }
+      const b = this.registry.phases.get(p.index);
+      if (b) {
+        const row: PhaseListRow = { index: p.index, name: p.name, owner: b.owner, gate: p.gate };
+        if (p.index === 14 && binding) {
+          return { ...row, note: `slot 17 of ${binding.target.id}: ${binding.target.slot17.name} (${binding.target.slot17.status})` };
+        }
+        return row;
+      }
+      if (binding?.target.phases?.[p.name]) return { index: p.index, name: p.name, owner: binding.owner, gate: p.gate };
+      return { index: p.index, name: p.name, owner: 'placeholder', gate: p.gate };
+    });
+  }
+}
+
+export function createToolchain(config: ToolchainConfig): Toolchain {
+  return new Toolchain(config);
+}

@@ -1,0 +1,26 @@
+import 'reflect-metadata';
+
+export * from './errors.js';
+export * from './version.js';
+export * from './ir/core.js';
+export * from './ir/opcodes.js';
+export * from './ir/print.js';
+export { parseOri, getComments, setComments, getTrailingComments, type ParseOptions } from './ir/parse.js';
+export * from './ir/verify.js';
+export * from './analysis/manager.js';
+export * from './analysis/cfg.js';
+export * from './analysis/dominators.js';
+export * from './analysis/loops.js';
+export * from './pipeline/table.js';
+export * from './pipeline/hooks.js';
+export * from './pipeline/protocol.js';
+export * from './knobs.js';
+export * from './target.js';
+export * from './plugin.js';
+export * from './host/tokens.js';
+export * from './host/options.js';
+export * from './host/instrumentation.js';
+export * from './host/named-phases.js';
+export * from './host/registry.js';
+export * from './host/compilation.js';
+export * from './host/toolchain.js';

@@ -1,0 +1,198 @@
+import { PtxforgeError } from '../errors.js';
+import { computeRpo } from '../analysis/cfg.js';
+import type { Block, Instr, Operand, OriFunction, OriModule, Register } from './core.js';
+import { isPredicateClass, operandRegs } from './core.js';
+import { opcodeInfo } from './opcodes.js';
+import { printInstr } from './print.js';
+
+/** One problem found by the verifier. */
+export interface VerifyIssue {
+  readonly code: string;
+  readonly message: string;
+  readonly fn: string;
+  readonly block?: string;
+  readonly instr?: string;
+}
+
+/**
+ * Structural verifier for Ori IR (run by phase 0 OriCheckInitialProgram, phase 94 FinalInspectionPass and
+ * after every phase with --verify-ir). Checks:
+ *  - CFG: branch targets are blocks of the function; control cannot run off the last block;
+ *    control-flow instructions stand last in their block and nothing follows an unguarded one;
+ *  - register table: the incrementally kept def/use sets match the instructions;
+ *  - every use is reached by a definition (on some path) or is a parameter;
+ *  - guards are predicates; operands fit the register classes of their positions (opcode signatures).
+ */
+export function verifyFunction(fn: OriFunction): VerifyIssue[] {
+  const issues: VerifyIssue[] = [];
+  const add = (code: string, message: string, b?: Block, i?: Instr): void => {
+    const e: { code: string; message: string; fn: string; block?: string; instr?: string } = { code, message, fn: fn.name };
+    if (b) e.block = b.label;
+    if (i) e.instr = printInstr(i);
+    issues.push(e);
+  };
+  if (fn.blocks.length === 0) {
+    add('ORI_VERIFY_EMPTY', `function ${fn.name} has no blocks`);
+    return issues;
+  }
+  const inFn = new Set(fn.blocks);
+  const labels = new Set<string>();
+  for (const b of fn.blocks) {
+    if (labels.has(b.label)) add('ORI_VERIFY_CFG', `block label ${b.label} is used by two blocks`, b);
+    labels.add(b.label);
+    let seenCf = false;
+    b.instrs.forEach((i, k) => {
+      if (i.block !== b) add('ORI_VERIFY_CFG', 'instruction does not know its block', b, i);
+      const info = opcodeInfo(i.opcode);
+      if (!info) add('ORI_VERIFY_OPCODE', `unknown opcode ${i.opcode}`, b, i);
+      if (i.isControlFlow) {
+        seenCf = true;
+        if (i.endsFlowUnconditionally && k !== b.instrs.length - 1) {
+          add('ORI_VERIFY_TERMINATOR', `instructions follow the unconditional ${i.opcode}`, b, i);
+        }
+      } else if (seenCf) {
+        add('ORI_VERIFY_TERMINATOR', `${i.opcode} follows a control-flow instruction; control flow must be last in the block`, b, i);
+      }
+      for (const u of i.uses) {
+        for (const t of u.kind === 'label' ? [u.block] : u.kind === 'labels' ? u.blocks : []) {
+          if (!inFn.has(t)) add('ORI_VERIFY_CFG', `target ${t.label} is not a block of ${fn.name}`, b, i);
+        }
+      }
+      if (i.guard && !isPredicateClass(i.guard.reg.cls)) {
+        add('ORI_VERIFY_GUARD', `guard ${i.guard.reg.name} is a ${i.guard.reg.cls} register, not a predicate`, b, i);
+      }
+      if (info?.defs) checkSignature(info.defs, i.defs, true, (m) => add('ORI_VERIFY_OPERAND', `${i.opcode} def ${m}`, b, i));
+      if (info?.uses) checkSignature(info.uses, i.uses, false, (m) => add('ORI_VERIFY_OPERAND', `${i.opcode} operand ${m}`, b, i));
+    });
+  }
+  const last = fn.blocks[fn.blocks.length - 1]!;
+  if (last.fallsThrough) add('ORI_VERIFY_CFG', `control runs off the end of the function after block ${last.label}`, last);
+
+  // Register table consistency.
+  const defs = new Map<Register, Set<Instr>>();
+  const uses = new Map<Register, Map<Instr, number>>();
+  for (const i of fn.instructions()) {
+    for (const r of i.defRegs()) {
+      if (!defs.has(r)) defs.set(r, new Set());
+      defs.get(r)!.add(i);
+    }
+    for (const r of i.useRegs()) {
+      if (!uses.has(r)) uses.set(r, new Map());
+      const m = uses.get(r)!;
+      m.set(i, (m.get(i) ?? 0) + 1);
+    }
+  }
+  for (const r of fn.registers) {
+    const d = defs.get(r) ?? new Set();
+    const u = uses.get(r) ?? new Map();
+    const sameDefs = d.size === r.defs.size && [...d].every((x) => r.defs.has(x));
+    const sameUses = u.size === r.uses.size && [...u].every(([x, c]) => r.uses.get(x) === c);
+    if (!sameDefs || !sameUses) add('ORI_VERIFY_TABLE', `register table entry of ${r.name} does not match the instructions`);
+  }
+
+  // Uses reached by a definition on some path (forward "maybe defined" dataflow over reachable blocks).
+  const rpo = computeRpo(fn);
+  const params = new Set(fn.registers.filter((r) => r.isParam));
+  const out = new Map<Block, Set<Register>>();
+  const gen = new Map<Block, Set<Register>>();
+  for (const b of rpo.order) {
+    const g = new Set<Register>();
+    for (const i of b.instrs) for (const r of i.defRegs()) g.add(r);
+    gen.set(b, g);
+    out.set(b, new Set());
+  }
+  let changed = true;
+  while (changed) {
+    changed = false;
+    for (const b of rpo.order) {
+      const o = out.get(b)!;
+      const before = o.size;
+      for (const p of b.preds) for (const r of out.get(p) ?? []) o.add(r);
+      for (const r of gen.get(b)!) o.add(r);
+      if (o.size !== before) changed = true;
+    }
+  }
+  for (const b of rpo.order) {
+    const live = new Set<Register>(params);
+    for (const p of b.preds) for (const r of out.get(p) ?? []) live.add(r);
+    for (const i of b.instrs) {
+      for (const r of i.useRegs()) {
+        if (!live.has(r)) {
+          add('ORI_VERIFY_UNDEF_USE', `${r.name} is used but no definition reaches it`, b, i);
+          live.add(r); // report each register once per block
+        }
+      }
+      for (const r of i.defRegs()) live.add(r);
+    }
+  }
+  return issues;
+}
+
+function checkSignature(sig: readonly string[], ops: readonly Operand[], isDef: boolean, report: (m: string) => void): void {
+  let k = 0;
+  for (let s = 0; s < sig.length; s++) {
+    const spec = sig[s]!;
+    const star = spec.endsWith('*');
+    const kind = spec[0]!;
+    if (star) {
+      while (k < ops.length && fits(kind, ops[k]!, isDef)) k++;
+      continue;
+    }
+    const o = ops[k];
+    if (!o) {
+      report(`${k + 1} is missing (expected ${kindName(kind)})`);
+      return;
+    }
+    if (!fits(kind, o, isDef)) report(`${k + 1} should be ${kindName(kind)}, found ${describe(o)}`);
+    k++;
+  }
+  if (k < ops.length) report(`${k + 1} is unexpected (${ops.length} given, at most ${k} allowed here)`);
+}
+
+function fits(kind: string, o: Operand, isDef: boolean): boolean {
+  switch (kind) {
+    case 'x':
+      return true;
+    case 'p':
+      return (o.kind === 'reg' && isPredicateClass(o.reg.cls)) || o.kind === 'pt';
+    case 'b':
+      return o.kind === 'reg' && o.reg.cls === 'B';
+    case 'a':
+      return o.kind === 'mem';
+    case 'l':
+      return o.kind === 'label';
+    case 'L':
+      return o.kind === 'labels';
+    case 's':
+      if (o.kind === 'sreg') return true;
+      return fits('r', o, isDef);
+    case 'r':
+      if (o.kind === 'reg') return o.reg.cls === 'R' || o.reg.cls === 'UR';
+      if (isDef) return o.kind === 'rz';
+      return o.kind === 'rz' || o.kind === 'imm' || o.kind === 'cbank' || o.kind === 'sym';
+    default:
+      return false;
+  }
+}
+
+function kindName(k: string): string {
+  return ({ r: 'an R/UR data operand', p: 'a predicate', b: 'a B register', a: 'an address', l: 'a label', L: 'a label table', s: 'a special or data operand', x: 'an operand' } as Record<string, string>)[k] ?? k;
+}
+function describe(o: Operand): string {
+  if (o.kind === 'reg') return `${o.reg.name} (class ${o.reg.cls})`;
+  return o.kind;
+}
+
+export function verifyModule(m: OriModule): VerifyIssue[] {
+  return m.functions.flatMap(verifyFunction);
+}
+
+/** Throw ORI_VERIFY (listing every issue) when the module is not well formed. */
+export function assertValidModule(m: OriModule, when = 'verification'): void {
+  const issues = verifyModule(m);
+  if (issues.length) {
+    const lines = issues.map((x) => `  [${x.code}] @${x.fn}${x.block ? ` ${x.block}` : ''}: ${x.message}${x.instr ? `\n      at: ${x.instr}` : ''}`);
+    throw new PtxforgeError('ORI_VERIFY', `IR is not well formed (${when}):\n${lines.join('\n')}`);
+  }
+}
+

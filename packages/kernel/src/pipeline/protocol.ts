@@ -1,0 +1,58 @@
+import type { Analysis } from '../analysis/manager.js';
+import type { OriFunction, OriModule } from '../ir/core.js';
+import type { TargetView } from '../target.js';
+
+/** What a phase says it keeps valid: 'all', 'cfg' (every CFG-only analysis), 'none', or analysis names. */
+export type Preserved = 'all' | 'cfg' | 'none' | readonly string[];
+
+/**
+ * The phase protocol (spec: "Phase Object Layout": execute, isNoOp, getName). A phase implementation is
+ * created once per compilation by its factory; `isNoOp` is asked first and a no-op phase is skipped.
+ */
+export interface PhaseImpl {
+  isNoOp?(ctx: PhaseContext): boolean;
+  execute(ctx: PhaseContext): void;
+  /** Analyses still valid after execute. Default 'none'. */
+  readonly preserves?: Preserved;
+}
+
+export type PhaseFactory = () => PhaseImpl;
+
+export type DiagnosticSeverity = 'error' | 'warning' | 'remark' | 'info';
+export interface Diagnostic {
+  readonly severity: DiagnosticSeverity;
+  readonly code: string;
+  readonly message: string;
+  readonly phase?: string;
+  readonly fn?: string;
+  /** PTX/Ori line the diagnostic is about, when known. */
+  readonly line?: number;
+}
+
+export interface DiagnosticSink {
+  report(d: Diagnostic): void;
+  readonly all: readonly Diagnostic[];
+}
+
+/**
+ * The narrow view a phase (and a hook handler) gets of its compilation: the unit, the target, option and
+ * knob values, cached analyses and diagnostics. Plugins never see the DI container.
+ */
+export interface PhaseContext {
+  readonly module: OriModule;
+  readonly target: TargetView;
+  readonly optLevel: number;
+  /** Index and spec name of the running phase. */
+  readonly phase: { readonly index: number; readonly name: string };
+  /** The `=param` given to this phase in --named-phases, if any. */
+  readonly phaseParam: string | undefined;
+  knob<T extends boolean | number | string>(name: string): T;
+  analysis<T>(fn: OriFunction, a: Analysis<T>): T;
+  /** Drop cached analyses of a function after an in-phase CFG change (the dispatch loop also invalidates). */
+  invalidate(fn: OriFunction, preserved?: Preserved): void;
+  /** Case-insensitive substring check of --disable-passes for a sub-pass name (spec: IsPassDisabled). */
+  isPassDisabled(name: string): boolean;
+  readonly diagnostics: DiagnosticSink;
+  /** Informational output (printed by the CLI with -v). */
+  info(message: string): void;
+}

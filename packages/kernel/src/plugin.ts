@@ -1,0 +1,173 @@
+import semver from 'semver';
+import { PtxforgeError } from './errors.js';
+import type { OriModule } from './ir/core.js';
+import type { OpcodeInfo } from './ir/opcodes.js';
+import type { KnobDef } from './knobs.js';
+import type { HookHandlers } from './pipeline/hooks.js';
+import type { PhaseFactory } from './pipeline/protocol.js';
+import type { TargetDescriptor, TargetView } from './target.js';
+
+export interface PluginMeta {
+  /** npm package name, e.g. `@ptxforge/plugin-branch`. */
+  readonly name: string;
+  readonly version: string;
+  /** Semver range of kernel versions this plugin works with, e.g. `^0.1.0`. */
+  readonly kernel: string;
+  readonly description?: string;
+}
+
+/** A phase contribution: a factory, or a factory with `replace: true` to take a slot another plugin filled. */
+export type PhaseContribution = PhaseFactory | { readonly create: PhaseFactory; readonly replace?: boolean };
+
+/** What a front end is told about the compilation it reads for. */
+export interface FrontendOptions {
+  /** The selected target (the front end places kernel parameters at its capabilities.paramBase). */
+  readonly target: TargetView;
+}
+/** A front end turns a source file into Ori (the PTX front end registers `.ptx`). */
+export type Frontend = (text: string, file: string, options: FrontendOptions) => OriModule;
+
+/** What a plugin adds to a toolchain. Keys are validated; an unknown key is an error. */
+export interface PluginContributions {
+  /** Pipeline phases by spec name (e.g. `OriBranchOpt`). */
+  readonly phases?: Readonly<Record<string, PhaseContribution>>;
+  /** AdvancedPhase hook handlers. */
+  readonly hooks?: HookHandlers;
+  readonly knobs?: readonly KnobDef[];
+  readonly targets?: readonly TargetDescriptor[];
+  readonly opcodes?: readonly OpcodeInfo[];
+  /** Input front ends by file extension (`.ptx`). */
+  readonly frontends?: Readonly<Record<string, Frontend>>;
+}
+
+export interface PluginDefinition<O = void> {
+  readonly kind: 'ptxforge-plugin';
+  readonly meta: PluginMeta;
+  readonly factory: (options: O) => PluginContributions;
+}
+
+/**
+ * Declare a plugin: its metadata (with the kernel range it supports) and a factory that returns its
+ * contributions for the given options. The host checks the range before calling the factory.
+ */
+export function definePlugin<O = void>(
+  meta: PluginMeta,
+  factory: ((options: O) => PluginContributions) | PluginContributions,
+): PluginDefinition<O> {
+  return Object.freeze({
+    kind: 'ptxforge-plugin' as const,
+    meta: Object.freeze({ ...meta }),
+    factory: typeof factory === 'function' ? factory : () => factory,
+  });
+}
+
+type Check = (v: unknown) => string | undefined;
+interface FieldRule {
+  readonly required: boolean;
+  readonly check: Check;
+}
+const str: Check = (v) => (typeof v === 'string' && v.length > 0 ? undefined : 'must be a non-empty string');
+const obj: Check = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? undefined : 'must be an object');
+const arr: Check = (v) => (Array.isArray(v) ? undefined : 'must be an array');
+const fn: Check = (v) => (typeof v === 'function' ? undefined : 'must be a function');
+
+/** Manifest rules, one row per allowed key (Babel-style table-driven validation). */
+export const META_RULES: Readonly<Record<keyof PluginMeta, FieldRule>> = {
+  name: { required: true, check: str },
+  version: { required: true, check: (v) => str(v) ?? (semver.valid(v as string) ? undefined : 'must be a semver version') },
+  kernel: { required: true, check: (v) => str(v) ?? (semver.validRange(v as string) ? undefined : 'must be a semver range') },
+  description: { required: false, check: str },
+};
+export const CONTRIBUTION_RULES: Readonly<Record<keyof PluginContributions, FieldRule>> = {
+  phases: { required: false, check: obj },
+  hooks: { required: false, check: obj },
+  knobs: { required: false, check: arr },
+  targets: { required: false, check: arr },
+  opcodes: { required: false, check: arr },
+  frontends: { required: false, check: obj },
+};
+export const TARGET_RULES: Readonly<Record<keyof TargetDescriptor, FieldRule>> = {
+  id: { required: true, check: str },
+  family: { required: true, check: str },
+  archs: {
+    required: true,
+    check: (v) => arr(v) ?? ((v as unknown[]).length && (v as unknown[]).every((a) => typeof a === 'string' && /^sm_\d+[a-z]?$/.test(a)) ? undefined : 'must list arch names like sm_90'),
+  },
+  pipeWidths: {
+    required: true,
+    check: (v) => (Array.isArray(v) && v.length === 7 && v.every((x) => Number.isInteger(x) && x > 0) ? undefined : 'must be 7 positive integers (ALU FMA DFMA MMA LSU TEX BRA)'),
+  },
+  capabilities: { required: true, check: obj },
+  slot17: {
+    required: true,
+    check: (v) => obj(v) ?? (['noop', 'placeholder', 'implemented'].includes((v as { status: string }).status) ? undefined : "status must be 'noop', 'placeholder' or 'implemented'"),
+  },
+  hooks: { required: false, check: obj },
+  phases: { required: false, check: obj },
+};
+const KNOB_RULES: Readonly<Record<keyof KnobDef, FieldRule>> = {
+  name: { required: true, check: (v) => str(v) ?? (/^[A-Za-z_][\w.]*$/.test(v as string) ? undefined : 'must be an identifier') },
+  type: { required: true, check: (v) => (['bool', 'int', 'float', 'double', 'string'].includes(v as string) ? undefined : 'must be bool, int, float, double or string') },
+  default: { required: true, check: (v) => (['boolean', 'number', 'string'].includes(typeof v) ? undefined : 'must be a boolean, number or string') },
+  description: { required: true, check: str },
+  owner: { required: false, check: str },
+};
+
+/** Check an object against a rule table: unknown keys, missing required keys, bad values. */
+export function validateFields(
+  value: unknown,
+  rules: Readonly<Record<string, FieldRule>>,
+  what: string,
+  plugin: string,
+): void {
+  if (!value || typeof value !== 'object') {
+    throw new PtxforgeError('PLUGIN_MANIFEST_INVALID', `${what} of plugin ${plugin} must be an object`, { plugin });
+  }
+  for (const k of Object.keys(value)) {
+    if (!(k in rules)) {
+      throw new PtxforgeError(
+        'PLUGIN_MANIFEST_UNKNOWN_KEY',
+        `plugin ${plugin}: unknown key '${k}' in ${what} (allowed: ${Object.keys(rules).join(', ')})`,
+        { plugin },
+      );
+    }
+  }
+  for (const [k, rule] of Object.entries(rules)) {
+    const v = (value as Record<string, unknown>)[k];
+    if (v === undefined) {
+      if (rule.required) throw new PtxforgeError('PLUGIN_MANIFEST_INVALID', `plugin ${plugin}: ${what} is missing '${k}'`, { plugin });
+      continue;
+    }
+    const msg = rule.check(v);
+    if (msg) throw new PtxforgeError('PLUGIN_MANIFEST_INVALID', `plugin ${plugin}: ${what}.${k} ${msg}`, { plugin });
+  }
+}
+
+export function validateMeta(meta: unknown): PluginMeta {
+  const name = (meta as { name?: unknown })?.name;
+  validateFields(meta, META_RULES, 'manifest', typeof name === 'string' ? name : '<unnamed>');
+  return meta as PluginMeta;
+}
+
+export function validateContributions(c: unknown, plugin: string): PluginContributions {
+  validateFields(c, CONTRIBUTION_RULES, 'contributions', plugin);
+  const pc = c as PluginContributions;
+  for (const t of pc.targets ?? []) validateFields(t, TARGET_RULES, `target ${(t as { id?: string }).id ?? '?'}`, plugin);
+  for (const k of pc.knobs ?? []) validateFields(k, KNOB_RULES, `knob ${(k as { name?: string }).name ?? '?'}`, plugin);
+  for (const [name, p] of Object.entries(pc.phases ?? {})) {
+    const f = typeof p === 'function' ? p : (p as { create?: unknown })?.create;
+    if (fn(f)) throw new PtxforgeError('PLUGIN_MANIFEST_INVALID', `plugin ${plugin}: phase ${name} needs a factory function`, { plugin });
+  }
+  return pc;
+}
+
+/** Semver check of the kernel range (KERNEL_VERSION_UNSUPPORTED names the plugin and both versions). */
+export function checkKernelRange(meta: PluginMeta, kernelVersion: string): void {
+  if (!semver.satisfies(kernelVersion, meta.kernel, { includePrerelease: true })) {
+    throw new PtxforgeError(
+      'KERNEL_VERSION_UNSUPPORTED',
+      `plugin ${meta.name}@${meta.version} supports kernel ${meta.kernel}, but this kernel is ${kernelVersion}; install a version of ${meta.name} built for kernel ${kernelVersion}`,
+      { plugin: meta.name },
+    );
+  }
+}

@@ -1,0 +1,95 @@
+import type { HookHandlers } from './pipeline/hooks.js';
+import type { PhaseContext, PhaseFactory } from './pipeline/protocol.js';
+
+/**
+ * The 7-entry pipe-width table (spec: loop passes, "Pipe width values from code_object+16"): issue slots per
+ * cycle per SM sub-partition for ALU, FMA, DFMA, MMA, LSU, TEX and BRA/SMEM, the denominators of ResMII.
+ */
+export type PipeWidths = readonly [alu: number, fma: number, dfma: number, mma: number, lsu: number, tex: number, bra: number];
+export const PIPE_NAMES = ['ALU', 'FMA', 'DFMA', 'MMA', 'LSU', 'TEX', 'BRA/SMEM'] as const;
+
+/**
+ * A target's vtable slot 17 handler, called by phase 14 DoSwitchOptFirst (spec: branch/switch, "Phase 14
+ * Vtable Slot 17 -- Per-SM Dispatch Resolution"). `status` says what it is: a genuine no-op (SM30, SM50),
+ * a placeholder for a handler not implemented yet, or an implementation.
+ */
+export interface Slot17Handler {
+  /** Spec handler identity: 'NO-OP', 'A (sync-pattern restructuring + branch scan)', 'B (branch-distance rewriter)'. */
+  readonly name: string;
+  readonly status: 'noop' | 'placeholder' | 'implemented';
+  run?(ctx: PhaseContext): void;
+}
+
+/** What the rest of the compiler may ask about hardware: passes ask here instead of testing SM numbers. */
+export interface TargetCapabilities {
+  /** Uniform datapath (UR/UP registers), sm_75+. */
+  readonly uniformRegisters: boolean;
+  /** BSSY/BSYNC convergence barriers (sm_70+); earlier targets use SSY/SYNC. */
+  readonly convergenceBarriers: boolean;
+  /** Three-input IADD3/LOP3 (sm_70+ on the SASS side; Maxwell/Pascal have IADD3 and LOP3 too). */
+  readonly threeInputAlu: boolean;
+  /** Hardware-supported f16x2 arithmetic. */
+  readonly packedHalf: boolean;
+  /** Warpgroup MMA (sm_90). */
+  readonly warpgroupMma: boolean;
+  /** Constant-bank offset of the first kernel parameter (c[0x0][paramBase]). */
+  readonly paramBase: number;
+  /** Architectural registers per thread. */
+  readonly maxRegistersPerThread: number;
+  /** Shared memory per CTA in bytes (default carve-out upper limit). */
+  readonly maxSharedPerBlock: number;
+}
+
+/**
+ * The SM backend contract. A target package registers one descriptor; `archs` lists every `-arch` name it
+ * answers (`sm_90`, `sm_90a` ...), and no two installed targets may claim the same one.
+ */
+export interface TargetDescriptor {
+  /** Short id, e.g. `sm90`. */
+  readonly id: string;
+  /** Marketing family, e.g. `Hopper`. */
+  readonly family: string;
+  readonly archs: readonly string[];
+  readonly pipeWidths: PipeWidths;
+  readonly capabilities: TargetCapabilities;
+  /** vtable slot 17 (phase 14). */
+  readonly slot17: Slot17Handler;
+  /** AdvancedPhase overrides. */
+  readonly hooks?: HookHandlers;
+  /** Target-specific phases for slots 139..158 (ArchSpecificPhase<N>), by slot name. */
+  readonly phases?: Readonly<Record<string, PhaseFactory>>;
+}
+
+/** The read-only view of the selected target that phases get. */
+export interface TargetView {
+  readonly id: string;
+  readonly family: string;
+  /** The -arch the user asked for (e.g. `sm_90a`). */
+  readonly arch: string;
+  /** Numeric SM version of `arch` (90 for sm_90a). Reports only: passes ask capabilities. */
+  readonly sm: number;
+  readonly pipeWidths: PipeWidths;
+  readonly capabilities: TargetCapabilities;
+  readonly slot17: Slot17Handler;
+}
+
+/**
+ * Every SM the project knows and the target package that serves it, so that an `-arch` whose package is
+ * not installed gets "install @ptxforge/target-smNN" rather than "unknown arch".
+ */
+export const KNOWN_ARCHS: ReadonlyMap<string, string> = new Map([
+  ...['sm_30', 'sm_32', 'sm_35', 'sm_37'].map((a) => [a, '@ptxforge/target-sm30'] as const),
+  ...['sm_50', 'sm_52', 'sm_53'].map((a) => [a, '@ptxforge/target-sm50'] as const),
+  ...['sm_60', 'sm_61', 'sm_62'].map((a) => [a, '@ptxforge/target-sm60'] as const),
+  ...['sm_70', 'sm_72', 'sm_75'].map((a) => [a, '@ptxforge/target-sm70'] as const),
+  ...['sm_80', 'sm_86', 'sm_87'].map((a) => [a, '@ptxforge/target-sm80'] as const),
+  ...['sm_89'].map((a) => [a, '@ptxforge/target-sm89'] as const),
+  ...['sm_90', 'sm_90a', 'sm_100', 'sm_100a', 'sm_101', 'sm_103', 'sm_120', 'sm_120a', 'sm_121'].map(
+    (a) => [a, '@ptxforge/target-sm90'] as const,
+  ),
+]);
+
+export function smNumber(arch: string): number | undefined {
+  const m = /^sm_(\d+)[a-z]?$/.exec(arch);
+  return m ? Number(m[1]) : undefined;
+}
