@@ -1,0 +1,4 @@
+export * from './ast.js';
+export { parsePtx } from './parser.js';
+export { tokenize, Tk, type Tokens } from './lexer.js';
+export { PTX_INSTRUCTIONS } from './ptx-opcodes.js';
