@@ -8,7 +8,7 @@ import { corePlugin } from '@ptxforge/plugin-core';
  * table, so a user who installs only @ptxforge/target-sm90 gets exactly that backend, and asking for
  * another arch names the package to install. Phase-family plugins join this list as they are written.
  */
-export const OPTIONAL_PLUGIN_PACKAGES: readonly string[] = [...new Set(KNOWN_ARCHS.values())];
+export const OPTIONAL_PLUGIN_PACKAGES: readonly string[] = ['@ptxforge/ptx', ...new Set(KNOWN_ARCHS.values())];
 
 function isPlugin(x: unknown): x is PluginDefinition<unknown> {
   return !!x && typeof x === 'object' && (x as { kind?: unknown }).kind === 'ptxforge-plugin';
