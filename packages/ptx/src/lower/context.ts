@@ -383,17 +383,25 @@ export class FnLowerer {
     return reg(this.tmp(1, 'I2I', [t.kind === 's' ? 'S32' : 'U32', `${t.kind === 's' ? 'S' : 'U'}${t.bits}`], [v]));
   }
 
-  special(name: string, t: PtxType): Register {
+  /** Read a special register (into `into` when it has the right width, else a temporary). */
+  special(name: string, t: PtxType, into?: Register): Register {
+    const put = (width: RegWidth, opcode: string, use: OriOperand): Register => {
+      if (into && into.cls === 'R' && into.width === width) {
+        this.emit(opcode, [], [reg(into)], [use]);
+        return into;
+      }
+      return this.tmp(width, opcode, [], [use]);
+    };
     if (name in SREG_S2R) {
-      const r = this.tmp(1, 'S2R', [], [{ kind: 'sreg', name: SREG_S2R[name]! }]);
-      return t.bits === 64 ? this.fit(r, U32_64) : r;
+      const r = put(1, 'S2R', { kind: 'sreg', name: SREG_S2R[name]! });
+      return t.bits === 64 && r !== into ? this.fit(r, U32_64) : r;
     }
     if (name in SREG_CBANK) {
-      const r = this.tmp(1, 'MOV', [], [cbank(0, SREG_CBANK[name]!)]);
-      return t.bits === 64 ? this.fit(r, U32_64) : r;
+      const r = put(1, 'MOV', cbank(0, SREG_CBANK[name]!));
+      return t.bits === 64 && r !== into ? this.fit(r, U32_64) : r;
     }
-    if (name === '%clock64') return this.tmp(2, 'S2R', [], [{ kind: 'sreg', name: 'SR_CLOCK64' }]);
-    if (name === 'WARP_SZ') return this.tmp(t.bits === 64 ? 2 : 1, 'MOV', [], [imm(32)]);
+    if (name === '%clock64') return put(2, 'S2R', { kind: 'sreg', name: 'SR_CLOCK64' });
+    if (name === 'WARP_SZ') return put(t.bits === 64 ? 2 : 1, 'MOV', imm(32));
     this.unsupported(`special register ${name}`);
   }
 

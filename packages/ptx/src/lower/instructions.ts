@@ -745,6 +745,13 @@ const mov: Handler = (c: FnLowerer) => {
     if (s.vec !== 0) return pack(c, t, dst, [], s.regs);
   }
   if (src.kind === 'name' && c.lookup(src.name)?.kind === 'func') c.unsupported('taking the address of a function');
+  if (src.kind === 'name' && !c.lookup(src.name) && isSpecialRegister(src.comp !== undefined ? `${src.name}.${src.comp}` : src.name)) {
+    // Read the special register straight into the destination.
+    const d = c.dst(dst);
+    const r = c.special(src.comp !== undefined ? `${src.name}.${src.comp}` : src.name, t, d);
+    if (r !== d) c.assign(d, r, t);
+    return;
+  }
   const v = c.src(src, t);
   withDst(c, dst, t, (d) => c.emit('MOV', [], [reg(d)], [v]));
 };
@@ -1189,4 +1196,4 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   nanosleep: nop, prefetch: nop, prefetchu: nop, pmevent: nop, createpolicy,
 };
 
-export { isSpecialRegister, PRED };
+export { PRED };
