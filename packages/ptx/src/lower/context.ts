@@ -28,6 +28,8 @@ export interface ModuleInfo {
   /** Parameter and return shapes of every function of the module (for CALL). */
   readonly funcs: Map<string, { params: Array<{ type: PtxType; vec: number; aggregate: boolean; words: number }>; returns: Array<{ type: PtxType; vec: number }> }>;
   readonly fileIndex: Map<number, number>;
+  /** Module variables (function-scope .global/.const/.shared variables are hoisted here). */
+  readonly moduleVars: import('@ptxforge/kernel').VarDecl[];
 }
 
 const SREG_S2R: Record<string, string> = {
@@ -269,7 +271,11 @@ export class FnLowerer {
           return reg(this.fit(r, t));
         }
         if (s.kind === 'var') return reg(this.varAddress(s, t, 0n));
-        if (s.kind === 'kparam') this.unsupported(`taking the address of kernel parameter '${o.name}'`);
+        if (s.kind === 'kparam') {
+          // The address of a kernel parameter in .param space is its constant-bank offset (ld.param through
+          // a register becomes an indexed LDC).
+          return imm(this.mod.paramBase + s.offset, 'hex');
+        }
         this.fail('PTX_SEMANTIC', `${this.opText}: '${o.name}' cannot be used as a value here`);
       }
       // falls through (unreachable)
