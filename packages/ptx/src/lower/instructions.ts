@@ -1089,7 +1089,7 @@ function atomic(isRed: boolean): Handler {
       c.expectOperands(2);
       const a = c.address(c.operand(0), space);
       const v = c.src(c.operand(1), t);
-      if (op === 'ATOMG') c.emit('RED', ['E', ...mods], [], [a, v]);
+      if (op === 'ATOMG') c.emit('RED', mods, [], [a, v]);
       else c.emit(op, mods, [RZ], [a, v]);
       return;
     }
@@ -1097,7 +1097,7 @@ function atomic(isRed: boolean): Handler {
     c.expectOperands(cas ? 4 : 3);
     const a = c.address(c.operand(1), space);
     const vals = (cas ? [2, 3] : [2]).map((k) => c.src(c.operand(k), t));
-    withDst(c, c.operand(0), t, (d) => c.emit(op, op === 'ATOMG' ? ['E', ...mods] : mods, [reg(d)], [a, ...vals]));
+    withDst(c, c.operand(0), t, (d) => c.emit(op, mods, [reg(d)], [a, ...vals]));
   };
 }
 
