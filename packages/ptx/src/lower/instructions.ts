@@ -916,6 +916,7 @@ function orderingMods(c: FnLowerer, space: string): string[] {
 /** Destinations of a load / sources of a store, one per element (vector operands or vector registers). */
 function elements(c: FnLowerer, o: Operand, n: number): Operand[] {
   if (n === 0) {
+    if (o.kind === 'vec' && o.elems.length === 1) return o.elems; // Triton: ld.global.b32 { %r1 }, [...]
     if (o.kind === 'name' && o.comp === undefined) {
       const s = c.lookup(o.name);
       if (s?.kind === 'reg' && s.vec) return s.regs.map((_, k) => ({ kind: 'name', name: o.name, comp: 'xyzw'[k]! }));
@@ -1058,9 +1059,22 @@ const cp: Handler = (c: FnLowerer) => {
   c.expectOperands(3, 4);
   const size = c.operand(2);
   const srcSize = c.ins.operands[3] ?? size;
-  if (size.kind !== 'int' || srcSize.kind !== 'int') c.unsupported(`${c.opText} with a register size`);
+  if (size.kind !== 'int') c.unsupported(`${c.opText} with a register copy size`);
   const dst = c.address(c.operand(0), 'shared');
   const src = c.address(c.operand(1), 'global');
+  if (srcSize.kind !== 'int') {
+    // Register src-size (Triton masking): word k is loaded only when 4k < src-size, else it is zero.
+    const n = c.src(srcSize, U32);
+    for (let k = 0; k < Number(size.value); k += 4) {
+      // The guard of the PTX instruction is folded into p, which is written on every path.
+      const p = c.fn.newReg('P', 1);
+      c.emit('ISETP', ['LT', 'U32', 'AND'], [reg(p)], [imm(k), n, c.guard ? reg(c.guard.reg, { not: c.guard.not }) : PT], { noGuard: true });
+      const v = c.tmp(1, 'MOV', [], [RZ]);
+      c.emit('LDG', ['E', '32'], [reg(v)], [{ ...src, offset: src.offset + k }], { noGuard: true }).setGuard({ reg: p, not: false });
+      c.emit('STS', ['32'], [], [{ ...dst, offset: dst.offset + k }, reg(v)]);
+    }
+    return;
+  }
   for (let k = 0; k < Number(size.value); k += 4) {
     const v = k < Number(srcSize.value) ? reg(c.tmp(1, 'LDG', ['E', '32'], [{ ...src, offset: src.offset + k }])) : RZ;
     c.emit('STS', ['32'], [], [{ ...dst, offset: dst.offset + k }, v]);
