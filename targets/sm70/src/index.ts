@@ -1,0 +1,31 @@
+import { definePlugin, type TargetCapabilities, type TargetDescriptor } from '@ptxforge/kernel';
+import { PIPE_WIDTHS_SM80, slot17HandlerA } from '@ptxforge/target-common';
+
+const capabilities = (arch: string): TargetCapabilities => ({
+  // Turing (sm_75) added the uniform datapath; Volta (sm_70/72) has none.
+  uniformRegisters: arch === 'sm_75',
+  convergenceBarriers: true,
+  threeInputAlu: true,
+  packedHalf: true,
+  warpgroupMma: false,
+  paramBase: 0x160,
+  maxRegistersPerThread: 255,
+  maxSharedPerBlock: arch === 'sm_75' ? 64 * 1024 : 96 * 1024,
+});
+
+/** The Volta/Turing backend: sm_70, sm_72, sm_75. Slot 17 per the branch/switch spec's dispatch table. */
+export const sm70Target: TargetDescriptor = {
+  id: 'sm70',
+  family: 'Volta/Turing',
+  archs: ['sm_70', 'sm_72', 'sm_75'],
+  pipeWidths: PIPE_WIDTHS_SM80,
+  capabilities,
+  slot17: slot17HandlerA,
+};
+
+export const targetSm70Plugin = definePlugin(
+  { name: '@ptxforge/target-sm70', version: '0.1.0', kernel: '^0.1.0', description: 'Volta/Turing SM backend' },
+  { targets: [sm70Target] },
+);
+
+export default targetSm70Plugin;

@@ -1,0 +1,30 @@
+import { definePlugin, type TargetCapabilities, type TargetDescriptor } from '@ptxforge/kernel';
+import { PIPE_WIDTHS_SM80, slot17HandlerB } from '@ptxforge/target-common';
+
+const capabilities: TargetCapabilities = {
+  uniformRegisters: true,
+  convergenceBarriers: true,
+  threeInputAlu: true,
+  packedHalf: true,
+  warpgroupMma: false,
+  paramBase: 0x160,
+  maxRegistersPerThread: 255,
+  maxSharedPerBlock: 99 * 1024,
+};
+
+/** The Ada backend: sm_89. Slot 17 per the branch/switch spec's dispatch table. */
+export const sm89Target: TargetDescriptor = {
+  id: 'sm89',
+  family: 'Ada',
+  archs: ['sm_89'],
+  pipeWidths: PIPE_WIDTHS_SM80,
+  capabilities,
+  slot17: slot17HandlerB,
+};
+
+export const targetSm89Plugin = definePlugin(
+  { name: '@ptxforge/target-sm89', version: '0.1.0', kernel: '^0.1.0', description: 'Ada SM backend' },
+  { targets: [sm89Target] },
+);
+
+export default targetSm89Plugin;
