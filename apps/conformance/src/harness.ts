@@ -1,41 +1,12 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { createToolchain, isPtxforgeError, type Instrumentation, type OriModule, type Toolchain } from '@ptxforge/kernel';
+import { createToolchain, isPtxforgeError, type Toolchain } from '@ptxforge/kernel';
+import { createVerifyEachInstrumentation, runKernel, type Launch } from '@ptxforge/interp';
 import { loadDefaultPlugins } from '@ptxforge/cli';
 import { parsePtx } from '@ptxforge/ptx';
 
-/**
- * The subset of @ptxforge/interp the harness uses (runKernel and its launch description, see
- * packages/interp/src/launch.ts). Loaded dynamically so that the parse suite runs without the interpreter.
- */
-export interface LaunchLike {
-  kernel?: string;
-  grid?: readonly number[];
-  block?: readonly number[];
-  buffers?: Record<string, { type?: string; count?: number; hex?: string; fill?: number | string; values?: ReadonlyArray<number | string> }>;
-  params?: ReadonlyArray<{ buffer: string } | { type: string; value: number | string }>;
-  outputs?: readonly string[];
-  paramBase?: number;
-  maxSteps?: number;
-  sharedBytes?: number;
-}
-export interface InterpApi {
-  runKernel(module: OriModule, launch: LaunchLike): { ok: boolean; buffers: Record<string, { bytes: Uint8Array }>; errors: ReadonlyArray<{ message: string }> };
-  /** --verify-each: an instrumentation that runs the launch after every phase and compares with the first run. */
-  verifyEach?: (opts: { launch: LaunchLike }) => Instrumentation & { report: { mismatch?: { message: string; phase: { name: string } } | undefined } };
-}
-
-export async function loadInterp(): Promise<InterpApi | undefined> {
-  const spec = '@ptxforge/interp';
-  try {
-    const m = (await import(spec)) as Record<string, unknown>;
-    if (typeof m.runKernel !== 'function') return undefined;
-    const ve = m.createVerifyEachInstrumentation as InterpApi['verifyEach'] | undefined;
-    return { runKernel: m.runKernel as InterpApi['runKernel'], ...(typeof ve === 'function' ? { verifyEach: ve } : {}) };
-  } catch {
-    return undefined;
-  }
-}
+/** A launch as @ptxforge/interp's runKernel reads it. */
+export type LaunchLike = Launch;
 
 export interface SuiteResult {
   passed: number;
@@ -47,13 +18,13 @@ export interface SuiteResult {
 
 export interface Harness {
   corpus: string;
+  /** The CLI's default plugin set (front end, core, targets and every installed optimization plugin). */
   tc: Toolchain;
-  interp: InterpApi;
   arch: string;
 }
 
-export async function makeHarness(corpus: string, interp: InterpApi, arch = 'sm_90'): Promise<Harness> {
-  return { corpus, tc: createToolchain({ plugins: await loadDefaultPlugins() }), interp, arch };
+export async function makeHarness(corpus: string, arch = 'sm_90'): Promise<Harness> {
+  return { corpus, tc: createToolchain({ plugins: await loadDefaultPlugins() }), arch };
 }
 
 /**
@@ -64,12 +35,13 @@ export function runAt(h: Harness, text: string, file: string, level: 0 | 3, laun
   // ZLUDA's warp kernels take the output pointer once or twice: pass as many pointers as the kernel has.
   const module0 = h.tc.compile({ text, file }, { arch: h.arch, optLevel: 0 }).module;
   const k = module0.functions.find((f) => f.name === launchIn.kernel);
-  const launch = k && launchIn.params && launchIn.params.length > k.params.length ? { ...launchIn, params: launchIn.params.slice(0, k.params.length) } : launchIn;
-  const ve = level === 3 && h.interp.verifyEach ? h.interp.verifyEach({ launch }) : undefined;
+  const given = launchIn.params as readonly unknown[] | undefined;
+  const launch: Launch = k && Array.isArray(given) && given.length > k.params.length ? { ...launchIn, params: given.slice(0, k.params.length) as Launch['params'] } : launchIn;
+  const ve = level === 3 ? createVerifyEachInstrumentation({ launch }) : undefined;
   const result = level === 0 ? { module: module0 } : h.tc.compile({ text, file }, { arch: h.arch, optLevel: level, verifyIr: true, instrumentation: ve ? [ve] : [] });
   const mm = ve?.report.mismatch;
-  if (mm) throw new Error(`--verify-each: ${mm.phase.name}: ${mm.message}`);
-  const run = h.interp.runKernel(result.module, launch);
+  if (mm) throw new Error(`--verify-each: after ${mm.phase.name}: ${mm.message}`);
+  const run = runKernel(result.module, launch);
   if (!run.ok) throw new Error(run.errors.map((e) => e.message).join('; ') || 'interpreter failed');
   const out: Record<string, Uint8Array> = {};
   for (const [k, v] of Object.entries(run.buffers)) out[k] = v.bytes;
@@ -224,7 +196,7 @@ export function runPtoxide(h: Harness): SuiteResult {
       const vars: Record<string, number> = {};
       for (const [k, v] of Object.entries(inst)) if (typeof v === 'number') vars[k] = v;
       const inputs: Record<string, Float32Array> = {};
-      const buffers: NonNullable<LaunchLike['buffers']> = {};
+      const buffers: Record<string, { hex: string }> = {};
       for (const b of c.buffers_in ?? []) {
         inputs[b.name] = generate(b, vars, inputs);
         buffers[b.name] = { hex: hex(new Uint8Array(inputs[b.name]!.buffer)) };
@@ -234,7 +206,7 @@ export function runPtoxide(h: Harness): SuiteResult {
         expected[b.name] = hex(new Uint8Array(generate(b, vars, inputs).buffer));
         buffers[b.name] = { hex: '00'.repeat(expected[b.name]!.length / 2) };
       }
-      const params = c.params.map((p) => ('buffer' in p ? { buffer: p.buffer } : { type: p.kind, value: typeof p.value === 'string' ? vars[p.value]! : p.value }));
+      const params = c.params.map((p) => ('buffer' in p ? { buffer: p.buffer } : { type: p.kind as 'u64', value: typeof p.value === 'string' ? vars[p.value]! : p.value }));
       const launch: LaunchLike = { kernel: c.entry, grid: inst.grid as number[], block: inst.block as number[], buffers, params, outputs: Object.keys(expected) };
       why = runBothLevels(h, path.join('ptoxide', c.ptx_file), launch, (out) => {
         for (const [name, want] of Object.entries(expected)) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { corpusDir, loadInterp, makeHarness, runParse, runPtoxide, runZluda } from './harness.js';
+import { corpusDir, makeHarness, runParse, runPtoxide, runZluda } from './harness.js';
 
 /**
  * `pnpm -s conformance`: one line per suite (`zluda: N passed, M failed`, `ptoxide: ...`,
@@ -19,12 +19,8 @@ export async function main(argv: readonly string[], out: (s: string) => void = (
   const want = (s: string): boolean => only.size === 0 || only.has(s);
   const failures: string[] = [];
   let ok = true;
-  const interp = await loadInterp();
-  if ((want('zluda') || want('ptoxide')) && !interp) {
-    out('zluda: skipped (the @ptxforge/interp interpreter is not installed)\n');
-    out('ptoxide: skipped (the @ptxforge/interp interpreter is not installed)\n');
-  } else if (interp) {
-    const h = await makeHarness(corpus, interp);
+  if (want('zluda') || want('ptoxide')) {
+    const h = await makeHarness(corpus);
     if (want('zluda')) {
       const { io, warp } = runZluda(h);
       out(`zluda: ${io.passed + warp.passed} passed, ${io.failed + warp.failed} failed (io ${io.passed}/${io.passed + io.failed}, warp ${warp.passed}/${warp.passed + warp.failed})\n`);
