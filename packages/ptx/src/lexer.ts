@@ -166,6 +166,7 @@ export function tokenizeShared(text: string, file: string): Tokens {
         continue;
       }
       if (c === 48 && (d === 120 || d === 88)) {
+        if (!isHex(text.charCodeAt(i + 2))) fail(`expected hexadecimal digits after '0x'`, s);
         i += 2;
         while (i < len && isHex(text.charCodeAt(i))) i++;
         if (text.charCodeAt(i) === 85) i++; // U suffix

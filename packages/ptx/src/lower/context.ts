@@ -2,6 +2,7 @@ import {
   Block, Instr, PtxforgeError, RZ, PT, cbank, imm, label, mem, reg,
   type Guard, type MemOperand, type Operand as OriOperand, type OriFunction, type Register, type RegWidth,
 } from '@ptxforge/kernel';
+import { opcodeInfo } from '@ptxforge/kernel';
 import type { Instruction, Operand, Pos } from '../ast.js';
 import { ptxType, regShape, type PtxType } from './types.js';
 
@@ -173,10 +174,45 @@ export class FnLowerer {
       guard: opts.noGuard ? undefined : this.guard,
       mods, defs, uses, loc: { line: this.ins.pos.line, col: this.ins.pos.col }, flags,
     });
+    this.checkClasses(i);
     const b = this.block();
     b.append(i);
     if (i.isControlFlow) this.endBlock();
     return i;
+  }
+
+  /**
+   * A PTX register of the wrong kind (a `.pred` where data is expected or the reverse) shows up as an operand
+   * that does not fit the opcode's signature: report it at the PTX instruction instead of emitting bad IR.
+   */
+  private checkClasses(i: Instr): void {
+    const info = opcodeInfo(i.opcode);
+    const check = (sig: readonly string[] | undefined, ops: readonly OriOperand[], what: string): void => {
+      if (!sig) return;
+      let k = 0;
+      for (const spec of sig) {
+        const kind = spec[0]!;
+        const star = spec.endsWith('*');
+        do {
+          const o = ops[k];
+          if (!o) break;
+          if (o.kind === 'reg' && (kind === 'p' || kind === 'r')) {
+            const isPred = o.reg.cls === 'P' || o.reg.cls === 'UP';
+            if (kind === 'p' && !isPred) {
+              if (star) break;
+              this.fail('PTX_SEMANTIC', `${this.opText}: expected a .pred register as ${what}, found a data register`);
+            }
+            if (kind === 'r' && isPred) {
+              if (star) break;
+              this.fail('PTX_SEMANTIC', `${this.opText}: a .pred register cannot be used as ${what} here (expected a data register)`);
+            }
+          }
+          k++;
+        } while (star);
+      }
+    };
+    check(info?.defs, i.defs, 'a destination');
+    check(info?.uses, i.uses, 'a source');
   }
   /** Emit an instruction with one fresh def of the given class/width and return that register. */
   tmp(width: RegWidth, opcode: string, mods: readonly string[], uses: readonly OriOperand[]): Register {
