@@ -119,4 +119,49 @@ DONE:
     const e2 = errorOf(() => lower(kernel('  bra NOWHERE;')));
     expect(e2.format()).toBe("k.ptx:6:3: error PTX_SEMANTIC: bra: label 'NOWHERE' is not defined in this function");
   });
+
+  it('lowers brx.idx to BRX over the .branchtargets blocks and keeps .loc as a dbg flag', () => {
+    const m = lower(`.version 8.0
+.target sm_90
+.address_size 64
+.file 1 "k.cu"
+.visible .entry k(.param .u32 sel, .param .u64 out)
+{
+  .reg .b32 %r<3>; .reg .b64 %rd<2>;
+  .loc 1 7 3
+  ld.param.u32 %r1, [sel];
+  ld.param.u64 %rd1, [out];
+  ts: .branchtargets L0, L1;
+  brx.idx %r1, ts;
+L0:
+  mov.u32 %r2, 10;
+  bra.uni DONE;
+L1:
+  mov.u32 %r2, 20;
+DONE:
+  st.global.u32 [%rd1], %r2;
+  ret;
+}`);
+    expect(verifyModule(m)).toEqual([]);
+    expect(m.files).toEqual(['k.cu']);
+    const text = printFunction(m.functions[0]!);
+    expect(text).toContain('BRX %r1, (L0, L1) {line=12 col=3 dbg.0.7.3}');
+    expect(text).toContain('BRA.U DONE {line=15 col=3 dbg.0.7.3}');
+  });
+
+  it('marks every loop header for a function-level .pragma "nounroll"', () => {
+    const m = lower(kernel(`.reg .pred %p<2>; .reg .b32 %r<3>;
+  .pragma "nounroll";
+  mov.u32 %r1, 0;
+A:
+  add.u32 %r1, %r1, 1;
+  setp.lt.u32 %p1, %r1, 10;
+  @%p1 bra A;
+B:
+  add.u32 %r1, %r1, 2;
+  setp.lt.u32 %p1, %r1, 100;
+  @%p1 bra B;
+  ret;`));
+    expect(m.functions[0]!.blocks.filter((b) => b.attrs.has('nounroll')).map((b) => b.label)).toEqual(['A', 'B']);
+  });
 });
