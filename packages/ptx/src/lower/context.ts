@@ -312,6 +312,7 @@ export class FnLowerer {
           // a register becomes an indexed LDC).
           return imm(this.mod.paramBase + s.offset, 'hex');
         }
+        if (s.kind === 'pvar') this.unsupported(`taking the address of .param variable '${o.name}' in a .func or call sequence`);
         this.fail('PTX_SEMANTIC', `${this.opText}: '${o.name}' cannot be used as a value here`);
       }
       // falls through (unreachable)

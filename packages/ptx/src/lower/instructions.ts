@@ -118,7 +118,7 @@ function floatAdd(c: FnLowerer, t: PtxType, sub: boolean): void {
 function negate(c: FnLowerer, v: OriOperand, t: PtxType): OriOperand {
   if (v.kind === 'reg') return { ...v, neg: !v.neg };
   if (v.kind === 'imm') {
-    const sign = t.bits === 64 ? 1n << 63n : t.bits === 16 ? 0x8000n : 0x80000000n;
+    const sign = t.bits === 64 ? 1n << 63n : t.bits === 16 ? 0x8000n : t.name.endsWith('x2') ? 0x80008000n : 0x80000000n;
     return imm(v.value ^ sign, v.fmt);
   }
   return reg(c.tmp(w(t), 'MOV', [], [v]), { neg: true });
@@ -1018,6 +1018,10 @@ function pvarRead(c: FnLowerer, p: PVar, off: number, t: PtxType, name: string):
     const r = p.regs[0]!;
     return r.cls === 'R' && r.width !== w(t) ? c.fit(r, t) : r;
   }
+  if (t.bits < 32 && Math.floor(off / 4) === Math.floor((off + t.bits / 8 - 1) / 4)) {
+    // A byte or half-word inside one 32-bit word of the aggregate.
+    return c.tmp(1, 'BFE', [t.kind === 's' ? 'S32' : 'U32'], [reg(wordOf(c, p, Math.floor(off / 4), name)), imm((off % 4) * 8), imm(t.bits)]);
+  }
   if (off % 4 !== 0 || (t.bits !== 32 && t.bits !== 64)) c.unsupported(`${c.opText}: ${t.bits}-bit access at offset ${off} of aggregate parameter '${name}'`);
   const k = off / 4;
   if (t.bits === 32) return wordOf(c, p, k, name);
@@ -1039,6 +1043,11 @@ function pvarWrite(c: FnLowerer, p: PVar, off: number, t: PtxType, v: OriOperand
     if (v.kind === 'reg' && v.reg.width !== d.width) return c.assign(d, v.reg, t);
     c.emit('MOV', [], [reg(d)], [v]);
     return;
+  }
+  if (t.bits < 32 && Math.floor(off / 4) === Math.floor((off + t.bits / 8 - 1) / 4)) {
+    // Insert the byte / half-word into its word (the other bytes keep their values).
+    const word = wordOf(c, p, Math.floor(off / 4), name);
+    return void c.emit('BFI', [], [reg(word)], [v, reg(word), imm((off % 4) * 8), imm(t.bits)]);
   }
   if (off % 4 !== 0 || (t.bits !== 32 && t.bits !== 64)) c.unsupported(`${c.opText}: ${t.bits}-bit access at offset ${off} of aggregate parameter '${name}'`);
   const k = off / 4;
