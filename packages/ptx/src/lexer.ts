@@ -32,6 +32,15 @@ export interface Tokens {
   readonly end: Uint32Array;
   readonly line: Uint32Array;
   readonly col: Uint32Array;
+  /** For identifiers and dotted words: hash of the name (without the dot), see `nameHash`. */
+  readonly hash: Int32Array;
+}
+
+/** The hash the lexer computes for names: h = h * 31 + charCode over the characters, 32-bit. */
+export function nameHash(s: string): number {
+  let h = 0;
+  for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
+  return h;
 }
 
 // Character classes (bit 1: identifier start, bit 2: identifier continue, bit 4: digit, bit 8: hex digit).
@@ -52,12 +61,12 @@ const isHex = (c: number): boolean => c < 128 && (CC[c]! & 8) !== 0;
 const PUNCT = new Set('{}()[];,:@!+-*/%<>=|&^~?'.split('').map((c) => c.charCodeAt(0)));
 
 /** Token arrays reused from one parse to the next (parsing is synchronous and not re-entrant). */
-let scratch: { kind: Uint8Array; start: Uint32Array; end: Uint32Array; line: Uint32Array; col: Uint32Array } | undefined;
+let scratch: { kind: Uint8Array; start: Uint32Array; end: Uint32Array; line: Uint32Array; col: Uint32Array; hash: Int32Array } | undefined;
 
 /** Tokenize into fresh arrays (the caller may keep them). */
 export function tokenize(text: string, file: string): Tokens {
   const t = tokenizeShared(text, file);
-  return { ...t, kind: t.kind.slice(), start: t.start.slice(), end: t.end.slice(), line: t.line.slice(), col: t.col.slice() };
+  return { ...t, kind: t.kind.slice(), start: t.start.slice(), end: t.end.slice(), line: t.line.slice(), col: t.col.slice(), hash: t.hash.slice() };
 }
 
 /**
@@ -67,13 +76,15 @@ export function tokenize(text: string, file: string): Tokens {
 export function tokenizeShared(text: string, file: string): Tokens {
   let cap = Math.max(1024, text.length >> 2, scratch?.kind.length ?? 0);
   if (!scratch || scratch.kind.length < cap) {
-    scratch = { kind: new Uint8Array(cap), start: new Uint32Array(cap), end: new Uint32Array(cap), line: new Uint32Array(cap), col: new Uint32Array(cap) };
+    scratch = { kind: new Uint8Array(cap), start: new Uint32Array(cap), end: new Uint32Array(cap), line: new Uint32Array(cap), col: new Uint32Array(cap), hash: new Int32Array(cap) };
   }
   let kind = scratch.kind;
   let start = scratch.start;
   let end = scratch.end;
   let lineA = scratch.line;
   let colA = scratch.col;
+  let hashA = scratch.hash;
+  let h = 0;
   let n = 0;
   const grow = (): void => {
     cap *= 2;
@@ -92,7 +103,10 @@ export function tokenizeShared(text: string, file: string): Tokens {
     const c = new Uint32Array(cap);
     c.set(colA);
     colA = c;
-    scratch = { kind, start, end, line: lineA, col: colA };
+    const hh = new Int32Array(cap);
+    hh.set(hashA);
+    hashA = hh;
+    scratch = { kind, start, end, line: lineA, col: colA, hash: hashA };
   };
   const len = text.length;
   let i = 0;
@@ -108,6 +122,7 @@ export function tokenizeShared(text: string, file: string): Tokens {
     end[n] = e;
     lineA[n] = line;
     colA[n] = s - lineStart + 1;
+    hashA[n] = h;
     n++;
   };
   while (i < len) {
@@ -146,8 +161,9 @@ export function tokenizeShared(text: string, file: string): Tokens {
     if (c < 128 && (CC[c]! & 1) !== 0) {
       // Identifier ('%' alone is the modulo operator).
       const s = i;
+      h = c;
       i++;
-      while (i < len && isIdCont(text.charCodeAt(i))) i++;
+      for (let d = text.charCodeAt(i); i < len && isIdCont(d); d = text.charCodeAt(++i)) h = (Math.imul(h, 31) + d) | 0;
       if (c === 37 && i === s + 1) {
         push(Tk.Punct, s, i);
         continue;
@@ -204,11 +220,13 @@ export function tokenizeShared(text: string, file: string): Tokens {
       const s = i;
       i++;
       if (!isIdCont(text.charCodeAt(i))) fail(`expected a directive or modifier name after '.', found '${text[i] ?? 'end of input'}'`, s);
-      while (i < len && isIdCont(text.charCodeAt(i))) i++;
+      h = 0;
+      for (let d = text.charCodeAt(i); i < len && isIdCont(d); d = text.charCodeAt(++i)) h = (Math.imul(h, 31) + d) | 0;
       // `.L2::evict_last`, `.L2::128B`: scoped modifier parts.
       while (text.charCodeAt(i) === 58 && text.charCodeAt(i + 1) === 58 && isIdCont(text.charCodeAt(i + 2))) {
+        h = (Math.imul(Math.imul(h, 31) + 58, 31) + 58) | 0;
         i += 2;
-        while (i < len && isIdCont(text.charCodeAt(i))) i++;
+        for (let d = text.charCodeAt(i); i < len && isIdCont(d); d = text.charCodeAt(++i)) h = (Math.imul(h, 31) + d) | 0;
       }
       push(Tk.Dot, s, i);
       continue;
@@ -237,7 +255,7 @@ export function tokenizeShared(text: string, file: string): Tokens {
   push(Tk.Eof, len, len);
   return {
     text, file, count: n,
-    kind: kind.subarray(0, n), start: start.subarray(0, n), end: end.subarray(0, n),
+    kind: kind.subarray(0, n), start: start.subarray(0, n), end: end.subarray(0, n), hash: hashA.subarray(0, n),
     line: lineA.subarray(0, n), col: colA.subarray(0, n),
   };
 }

@@ -1,6 +1,6 @@
 import { PtxforgeError } from '@ptxforge/kernel';
 import type { FunctionDecl, Init, Instruction, Operand, Pos, PtxModule, Statement, VarDecl } from './ast.js';
-import { Tk, tokenizeShared, type Tokens } from './lexer.js';
+import { nameHash, Tk, tokenizeShared, type Tokens } from './lexer.js';
 import { PTX_INSTRUCTIONS } from './ptx-opcodes.js';
 
 /**
@@ -40,16 +40,13 @@ class Parser {
   private table: Array<string | undefined> = new Array<string | undefined>(4096);
   private tableCount = 0;
   private interned(k = this.p): string {
-    return this.internRange(this.t.start[k]!, this.t.end[k]!);
+    return this.internRange(this.t.start[k]!, this.t.end[k]!, this.t.hash[k]!);
   }
-  /** Hash the characters in place; only a miss allocates the substring. */
-  private internRange(a: number, b: number): string {
+  /** Look the name up by the hash the lexer computed; only a miss allocates the substring. */
+  private internRange(a: number, b: number, h: number): string {
     const text = this.text;
-    // Long names (mangled C++ symbols) become cheap sliced strings that share the source text in V8;
-    // hashing them would cost more than it saves.
+    // Long names (mangled C++ symbols) become cheap sliced strings that share the source text in V8.
     if (b - a > 12) return text.slice(a, b);
-    let h = b - a;
-    for (let i = a; i < b; i++) h = (Math.imul(h, 31) + text.charCodeAt(i)) | 0;
     const mask = this.table.length - 1;
     let slot = h & mask;
     for (;;) {
@@ -69,9 +66,7 @@ class Parser {
     const mask = this.table.length - 1;
     for (const s of old) {
       if (s === undefined) continue;
-      let h = s.length;
-      for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
-      let slot = h & mask;
+      let slot = nameHash(s) & mask;
       while (this.table[slot] !== undefined) slot = (slot + 1) & mask;
       this.table[slot] = s;
     }
@@ -118,7 +113,7 @@ class Parser {
   }
   /** Dot word without its dot (interned). */
   private dotWord(k = this.p): string {
-    return this.internRange(this.t.start[k]! + 1, this.t.end[k]!);
+    return this.internRange(this.t.start[k]! + 1, this.t.end[k]!, this.t.hash[k]!);
   }
   private intLit(what: string): bigint {
     let neg = false;
