@@ -97,7 +97,7 @@ export const TARGET_RULES: Readonly<Record<keyof TargetDescriptor, FieldRule>> =
     required: true,
     check: (v) => (Array.isArray(v) && v.length === 7 && v.every((x) => Number.isInteger(x) && x > 0) ? undefined : 'must be 7 positive integers (ALU FMA DFMA MMA LSU TEX BRA)'),
   },
-  capabilities: { required: true, check: obj },
+  capabilities: { required: true, check: (v) => (typeof v === 'function' ? undefined : obj(v)) },
   slot17: {
     required: true,
     check: (v) => obj(v) ?? (['noop', 'placeholder', 'implemented'].includes((v as { status: string }).status) ? undefined : "status must be 'noop', 'placeholder' or 'implemented'"),

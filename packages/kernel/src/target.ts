@@ -51,7 +51,8 @@ export interface TargetDescriptor {
   readonly family: string;
   readonly archs: readonly string[];
   readonly pipeWidths: PipeWidths;
-  readonly capabilities: TargetCapabilities;
+  /** Capabilities, or a function of the -arch when they differ between the archs it serves (sm_70 vs sm_75). */
+  readonly capabilities: TargetCapabilities | ((arch: string) => TargetCapabilities);
   /** vtable slot 17 (phase 14). */
   readonly slot17: Slot17Handler;
   /** AdvancedPhase overrides. */
@@ -92,4 +93,9 @@ export const KNOWN_ARCHS: ReadonlyMap<string, string> = new Map([
 export function smNumber(arch: string): number | undefined {
   const m = /^sm_(\d+)[a-z]?$/.exec(arch);
   return m ? Number(m[1]) : undefined;
+}
+
+/** The capabilities of a target for one of its archs. */
+export function capabilitiesFor(t: TargetDescriptor, arch: string): TargetCapabilities {
+  return typeof t.capabilities === 'function' ? t.capabilities(arch) : t.capabilities;
 }

@@ -9,7 +9,7 @@ import { HOOK_NAMES, HOOK_POINTS } from '../pipeline/hooks.js';
 import type { Diagnostic, DiagnosticSink } from '../pipeline/protocol.js';
 import { PHASE_TABLE } from '../pipeline/table.js';
 import type { PluginDefinition } from '../plugin.js';
-import { KNOWN_ARCHS, smNumber, type TargetView } from '../target.js';
+import { capabilitiesFor, KNOWN_ARCHS, smNumber, type TargetView } from '../target.js';
 import { Compilation, type CompileResult } from './compilation.js';
 import type { CompileOptions, ResolvedCompileOptions } from './options.js';
 import { PluginRegistry, type TargetBinding } from './registry.js';
@@ -124,7 +124,7 @@ export class Toolchain {
       arch: options.arch,
       sm: smNumber(options.arch) ?? 0,
       pipeWidths: t.pipeWidths,
-      capabilities: t.capabilities,
+      capabilities: capabilitiesFor(t, options.arch),
       slot17: t.slot17,
     });
     const unit = 'text' in input ? this.load(input.text, input.file, view) : input;

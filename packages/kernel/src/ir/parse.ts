@@ -341,7 +341,7 @@ class Parser {
     let hasDefs = false;
     for (let k = this.p; ; k++) {
       const tk = this.toks[k]!;
-      if (tk.kind === 'nl' || tk.kind === 'eof' || (tk.kind === 'punct' && tk.text === '{')) break;
+      if (tk.kind === 'nl' || tk.kind === 'eof' || tk.kind === 'comment' || (tk.kind === 'punct' && tk.text === '{')) break;
       if (tk.kind === 'punct' && tk.text === '=') {
         hasDefs = true;
         break;
@@ -358,7 +358,7 @@ class Parser {
     if (!opcodeInfo(opcode!)) this.fail(`unknown opcode ${opcode}`, opTok, 'ORI_UNKNOWN_OPCODE');
     if (mods.some((m) => m === '')) this.fail(`empty modifier in ${opTok.text}`, opTok);
     const uses: Operand[] = [];
-    if (!this.is('nl') && !this.is('eof') && !this.is('punct', '{')) {
+    if (!this.is('nl') && !this.is('eof') && !this.is('comment') && !this.is('punct', '{')) {
       do uses.push(this.parseOperand(fn));
       while (this.accept('punct', ','));
     }

@@ -1,0 +1,53 @@
+import { pathToFileURL } from 'node:url';
+import path from 'node:path';
+import { KNOWN_ARCHS, PtxforgeError, type PluginDefinition, type PluginEntry } from '@ptxforge/kernel';
+import { corePlugin } from '@ptxforge/plugin-core';
+
+/**
+ * Plugin packages the CLI composes when they are installed. Targets are discovered from the known arch
+ * table, so a user who installs only @ptxforge/target-sm90 gets exactly that backend, and asking for
+ * another arch names the package to install. Phase-family plugins join this list as they are written.
+ */
+export const OPTIONAL_PLUGIN_PACKAGES: readonly string[] = [...new Set(KNOWN_ARCHS.values())];
+
+function isPlugin(x: unknown): x is PluginDefinition<unknown> {
+  return !!x && typeof x === 'object' && (x as { kind?: unknown }).kind === 'ptxforge-plugin';
+}
+
+/** The plugin a module exports: its default export, else its only export made with definePlugin. */
+export function pluginOf(mod: Record<string, unknown>, from: string): PluginDefinition<unknown> {
+  if (isPlugin(mod.default)) return mod.default;
+  const found = Object.values(mod).filter(isPlugin);
+  if (found.length === 1) return found[0]!;
+  throw new PtxforgeError('PLUGIN_INVALID', `${from} does not export one plugin made with definePlugin (found ${found.length})`);
+}
+
+function isMissing(e: unknown, spec: string): boolean {
+  const err = e as { code?: string; message?: string };
+  return (err.code === 'ERR_MODULE_NOT_FOUND' || err.code === 'MODULE_NOT_FOUND') && !!err.message?.includes(spec);
+}
+
+/** Core plugin plus every optional plugin package that is installed. */
+export async function loadDefaultPlugins(): Promise<PluginEntry[]> {
+  const out: PluginEntry[] = [corePlugin];
+  for (const spec of OPTIONAL_PLUGIN_PACKAGES) {
+    try {
+      out.push(pluginOf((await import(spec)) as Record<string, unknown>, spec));
+    } catch (e) {
+      if (!isMissing(e, spec)) throw e;
+    }
+  }
+  return out;
+}
+
+/** Load a user plugin given on the command line (a package name or a path to a module). */
+export async function loadUserPlugin(spec: string, cwd: string): Promise<PluginEntry> {
+  const target = spec.startsWith('.') || path.isAbsolute(spec) ? pathToFileURL(path.resolve(cwd, spec)).href : spec;
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(target)) as Record<string, unknown>;
+  } catch (e) {
+    throw new PtxforgeError('PLUGIN_NOT_FOUND', `cannot load plugin '${spec}': ${(e as Error).message}`);
+  }
+  return pluginOf(mod, spec);
+}

@@ -1,0 +1,37 @@
+import { defineKnob, definePlugin } from '@ptxforge/kernel';
+import { AnalyzeControlFlow } from './analyze-control-flow.js';
+import { FinalInspectionPass, OriCheckInitialProgram } from './check-initial-program.js';
+import { ReportPhase } from './reports.js';
+import { OriSanitize } from './sanitize.js';
+import { SetControlFlowOpLastInBB } from './set-control-flow-last.js';
+import { DoSwitchOptFirst } from './switch-opt-first.js';
+
+export { AnalyzeControlFlow, FinalInspectionPass, OriCheckInitialProgram, ReportPhase, OriSanitize, SetControlFlowOpLastInBB, DoSwitchOptFirst };
+export { describeFunction } from './reports.js';
+
+/** The core phases every toolchain wants: validation, CFG analysis and fixups, reports, slot-17 dispatch. */
+export const corePlugin = definePlugin(
+  { name: '@ptxforge/plugin-core', version: '0.1.0', kernel: '^0.1.0', description: 'validation, CFG analysis, reports, phase 14 dispatch' },
+  {
+    phases: {
+      OriCheckInitialProgram: () => new OriCheckInitialProgram(),
+      AnalyzeControlFlow: () => new AnalyzeControlFlow(),
+      SetControlFlowOpLastInBB: () => new SetControlFlowOpLastInBB(),
+      ReportInitialRepresentation: () => new ReportPhase('ReportInitialRepresentation'),
+      OriSanitize: () => new OriSanitize(),
+      DoSwitchOptFirst: () => new DoSwitchOptFirst(),
+      FinalInspectionPass: () => new FinalInspectionPass(),
+      ReportBeforeScheduling: () => new ReportPhase('ReportBeforeScheduling'),
+    },
+    knobs: [
+      defineKnob({
+        name: 'OriSanitizeRemoveUnreachable',
+        type: 'bool',
+        default: true,
+        description: 'OriSanitize (phase 12) removes blocks unreachable from the entry',
+      }),
+    ],
+  },
+);
+
+export default corePlugin;

@@ -1,0 +1,21 @@
+import { createToolchain, parseOri } from '@ptxforge/kernel';
+import { describe, expect, it } from 'vitest';
+import { sm90Target, targetSm90Plugin } from './index.js';
+
+describe('@ptxforge/target-sm90', () => {
+  it('serves its archs and reports its slot-17 handler', () => {
+    const tc = createToolchain({ plugins: [targetSm90Plugin] });
+    for (const a of sm90Target.archs) expect(tc.resolveTarget(a).target.id).toBe('sm90');
+    expect(sm90Target.slot17.status).toBe('placeholder');
+    expect(sm90Target.pipeWidths).toHaveLength(7);
+  });
+
+  it('compiles a trivial kernel for sm_90', () => {
+    const tc = createToolchain({ plugins: [targetSm90Plugin] });
+    const m = parseOri('.entry @k()\n{\nbb0:\n  EXIT\n}\n');
+    const r = tc.compile(m, { arch: 'sm_90' });
+    // Without phase plugins every slot is a placeholder or an empty hook, so nothing runs.
+    expect(r.phases.filter((p) => p.ran)).toEqual([]);
+    expect(r.phases).toHaveLength(159);
+  });
+});
