@@ -1,0 +1,6 @@
+export * from './bits.js';
+export * from './round.js';
+export * from './int.js';
+export * from './float.js';
+export * from './convert.js';
+export * from './pure.js';
