@@ -193,3 +193,47 @@ bb2:
     expect(run(wrap(body))).not.toContain('%r1 = MOV %r0');
   });
 });
+
+describe('constant folding (interpreter semantics)', () => {
+  it('folds integer, float and compare chains after propagation', () => {
+    expectOpt(
+      `bb0:
+  %r0 = MOV 6
+  %r1 = IMAD %r0, 7, 0x10
+  %r2 = MOV 0f3F800000
+  %r3 = FADD %r2, 0f40000000
+  %r4 = SHR.S32 -8, 1
+  %p0 = ISETP.LT.U32.AND %r4, 5, PT
+  @%p0 %r1 = MOV 0
+  %rd0 = MOV c[0x0][0x210]
+  STG.E.32 [%rd0], %r1
+  STG.E.32 [%rd0+0x4], %r3
+  STG.E.32 [%rd0+0x8], %r4
+  EXIT`,
+      `bb0:
+  %r1 = MOV 58
+  %r3 = MOV 0f40400000
+  %r4 = MOV -4
+  %rd0 = MOV c[0x0][0x210]
+  STG.E.32 [%rd0], %r1
+  STG.E.32 [%rd0+0x4], %r3
+  STG.E.32 [%rd0+0x8], %r4
+  EXIT`,
+    );
+  });
+
+  it('keeps IEEE rules: a NaN compare is false for ordered EQ and 0*inf gives NaN', () => {
+    const out = run(
+      wrap(`bb0:
+  %r0 = FMUL 0f00000000, 0f7F800000
+  %p0 = FSETP.EQ.AND %r0, %r0, PT
+  %r1 = SEL 1, 2, %p0
+  %rd0 = MOV c[0x0][0x210]
+  STG.E.32 [%rd0], %r1
+  STG.E.32 [%rd0+0x4], %r0
+  EXIT`),
+    );
+    expect(out).toContain('%r1 = MOV 2');
+    expect(out).toMatch(/%r0 = MOV 0f7FFFFFFF|%r0 = MOV 0fFFC00000|%r0 = MOV 0f7FC00000/);
+  });
+});
