@@ -41,7 +41,7 @@ describe('ptxforge CLI', () => {
     const r = await cli(['-arch', 'sm_90', '--stat=phase-wise', example]);
     expect(r.code).toBe(0);
     const lines = r.stderr.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^OriCheckInitialProgram :: \[Total \d+ KB\] \[Freeable \d+ KB\]/);
+    expect(lines[0]).toMatch(/^OriCheckInitialProgram :: \[Total \d+ KB \] \[Freeable \d+ KB \]/);
     expect(lines.some((l) => l.startsWith('All Phases Summary :: '))).toBe(true);
   });
 

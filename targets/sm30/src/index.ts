@@ -1,8 +1,7 @@
 import { definePlugin, type TargetCapabilities, type TargetDescriptor } from '@ptxforge/kernel';
+import { PIPE_WIDTHS_SM80, slot17NoOp } from '@ptxforge/target-common';
 
-// Pipe widths (ALU FMA DFMA MMA LSU TEX BRA/SMEM). The spec gives sm_80's values
-// (4 4 1 1 2 1 1); other generations follow them except where the FP64 rate differs (GP100, GH100: 1:2).
-const capabilities = {
+const capabilities: TargetCapabilities = {
   uniformRegisters: false,
   convergenceBarriers: false,
   threeInputAlu: false,
@@ -18,12 +17,9 @@ export const sm30Target: TargetDescriptor = {
   id: 'sm30',
   family: 'Kepler',
   archs: ['sm_30', 'sm_32', 'sm_35', 'sm_37'],
-  pipeWidths: [4, 4, 1, 1, 2, 1, 1],
+  pipeWidths: PIPE_WIDTHS_SM80,
   capabilities,
-  slot17: {
-    name: 'NO-OP (sub_661210, rep ret)',
-    status: 'noop',
-  },
+  slot17: slot17NoOp,
 };
 
 export const targetSm30Plugin = definePlugin(

@@ -1,8 +1,7 @@
 import { definePlugin, type TargetCapabilities, type TargetDescriptor } from '@ptxforge/kernel';
+import { PIPE_WIDTHS_FAST_FP64, slot17HandlerA } from '@ptxforge/target-common';
 
-// Pipe widths (ALU FMA DFMA MMA LSU TEX BRA/SMEM). The spec gives sm_80's values
-// (4 4 1 1 2 1 1); other generations follow them except where the FP64 rate differs (GP100, GH100: 1:2).
-const capabilities = {
+const capabilities: TargetCapabilities = {
   uniformRegisters: false,
   convergenceBarriers: false,
   threeInputAlu: true,
@@ -18,14 +17,9 @@ export const sm60Target: TargetDescriptor = {
   id: 'sm60',
   family: 'Pascal',
   archs: ['sm_60', 'sm_61', 'sm_62'],
-  pipeWidths: [4, 4, 2, 1, 2, 1, 1],
+  pipeWidths: PIPE_WIDTHS_FAST_FP64,
   capabilities,
-  slot17: {
-    // Handler A (sub_849110): sync-pattern restructuring + branch-target scan. Placeholder until the
-    // branch/switch issue implements it; phase 14 is a no-op meanwhile.
-    name: 'A: sync-pattern restructuring + branch scan (sub_849110)',
-    status: 'placeholder',
-  },
+  slot17: slot17HandlerA,
 };
 
 export const targetSm60Plugin = definePlugin(

@@ -1,7 +1,6 @@
 import { definePlugin, type TargetCapabilities, type TargetDescriptor } from '@ptxforge/kernel';
+import { PIPE_WIDTHS_SM80, slot17HandlerA } from '@ptxforge/target-common';
 
-// Pipe widths (ALU FMA DFMA MMA LSU TEX BRA/SMEM). The spec gives sm_80's values
-// (4 4 1 1 2 1 1); other generations follow them except where the FP64 rate differs (GP100, GH100: 1:2).
 const capabilities = (arch: string): TargetCapabilities => ({
   // Turing (sm_75) added the uniform datapath; Volta (sm_70/72) has none.
   uniformRegisters: arch === 'sm_75',
@@ -19,14 +18,9 @@ export const sm70Target: TargetDescriptor = {
   id: 'sm70',
   family: 'Volta/Turing',
   archs: ['sm_70', 'sm_72', 'sm_75'],
-  pipeWidths: [4, 4, 1, 1, 2, 1, 1],
+  pipeWidths: PIPE_WIDTHS_SM80,
   capabilities,
-  slot17: {
-    // Handler A (sub_849110): sync-pattern restructuring + branch-target scan. Placeholder until the
-    // branch/switch issue implements it; phase 14 is a no-op meanwhile.
-    name: 'A: sync-pattern restructuring + branch scan (sub_849110)',
-    status: 'placeholder',
-  },
+  slot17: slot17HandlerA,
 };
 
 export const targetSm70Plugin = definePlugin(

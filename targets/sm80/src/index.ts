@@ -1,8 +1,7 @@
 import { definePlugin, type TargetCapabilities, type TargetDescriptor } from '@ptxforge/kernel';
+import { PIPE_WIDTHS_SM80, slot17HandlerB } from '@ptxforge/target-common';
 
-// Pipe widths (ALU FMA DFMA MMA LSU TEX BRA/SMEM). The spec gives sm_80's values
-// (4 4 1 1 2 1 1); other generations follow them except where the FP64 rate differs (GP100, GH100: 1:2).
-const capabilities = {
+const capabilities: TargetCapabilities = {
   uniformRegisters: true,
   convergenceBarriers: true,
   threeInputAlu: true,
@@ -18,14 +17,9 @@ export const sm80Target: TargetDescriptor = {
   id: 'sm80',
   family: 'Ampere',
   archs: ['sm_80', 'sm_86', 'sm_87'],
-  pipeWidths: [4, 4, 1, 1, 2, 1, 1],
+  pipeWidths: PIPE_WIDTHS_SM80,
   capabilities,
-  slot17: {
-    // Handler B (sub_729160): per-instruction branch-distance rewriter (Ampere/Ada short branch
-    // encodings). Placeholder until the branch/switch issue implements it; phase 14 is a no-op meanwhile.
-    name: 'B: per-instruction branch-distance rewriter (sub_729160)',
-    status: 'placeholder',
-  },
+  slot17: slot17HandlerB,
 };
 
 export const targetSm80Plugin = definePlugin(

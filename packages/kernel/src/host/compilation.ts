@@ -165,18 +165,22 @@ export class Compilation {
     }
     for (const ins of instrumentation) guarded(this.unit, ins.name, () => ins.afterPipeline?.(this.unit, pipelineCtx));
 
+    // Statistics in the spec's shape (sub_C64310): "<name> :: [Total N KB ] [Freeable N KB ] [Freeable Leaked
+    // N KB ] (P%)", plus the phase time. Total is the JS heap growth during the phase, Freeable the estimated
+    // size of the IR it removed, Leaked is always 0 (garbage collection frees everything unreferenced), and
+    // P is the phase's share of the pipeline time.
     if (this.options.stats) {
       const total = performance.now() - t0;
       const pct = (ms: number): string => `(${total > 0 ? Math.round((100 * ms) / total) : 0}%)`;
       for (const r of records) {
         if (!r.ran) continue;
         statLines.push(
-          `${r.name} :: [Total ${r.totalKB} KB] [Freeable ${r.freeableKB} KB] [Freeable Leaked 0 KB] ${pct(r.timeMs!)} [Time ${r.timeMs!.toFixed(3)} ms]`,
+          `${r.name} :: [Total ${r.totalKB} KB ] [Freeable ${r.freeableKB} KB ] [Freeable Leaked 0 KB ] ${pct(r.timeMs!)} [Time ${r.timeMs!.toFixed(3)} ms ]`,
         );
       }
       const sumKB = records.reduce((s, r) => s + (r.totalKB ?? 0), 0);
       const sumFree = records.reduce((s, r) => s + (r.freeableKB ?? 0), 0);
-      statLines.push(`All Phases Summary :: [Total ${sumKB} KB] [Freeable ${sumFree} KB] [Freeable Leaked 0 KB] (100%) [Time ${total.toFixed(3)} ms]`);
+      statLines.push(`All Phases Summary :: [Total ${sumKB} KB ] [Freeable ${sumFree} KB ] [Freeable Leaked 0 KB ] (100%) [Time ${total.toFixed(3)} ms ]`);
       statLines.push(`[Pool Consumption = ${Math.max(0, Math.round((peak - baseline) / KB))} KB]`);
     }
     return { module: this.unit, phases: records, diagnostics: this.diagnostics.all, statLines, dumps, info: this.info };

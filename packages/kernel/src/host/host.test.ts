@@ -103,7 +103,7 @@ describe('dispatch loop', () => {
 
   it('prints per-phase statistics and the summary', () => {
     const r = createToolchain({ plugins: [targetPlugin, recorder(SLOTS, [])] }).compile(unit(), { arch: 'sm_90', stats: true });
-    expect(r.statLines[0]).toMatch(/^OriCheckInitialProgram :: \[Total \d+ KB\] \[Freeable \d+ KB\] \[Freeable Leaked 0 KB\] \(\d+%\) \[Time [\d.]+ ms\]$/);
+    expect(r.statLines[0]).toMatch(/^OriCheckInitialProgram :: \[Total \d+ KB \] \[Freeable \d+ KB \] \[Freeable Leaked 0 KB \] \(\d+%\) \[Time [\d.]+ ms \]$/);
     expect(r.statLines.at(-2)).toMatch(/^All Phases Summary :: /);
     expect(r.statLines.at(-1)).toMatch(/^\[Pool Consumption = \d+ KB\]$/);
   });
