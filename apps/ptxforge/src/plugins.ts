@@ -9,6 +9,7 @@ import { corePlugin } from '@ptxforge/plugin-core';
  * another arch names the package to install. Phase-family plugins join this list as they are written.
  */
 export const OPTIONAL_PLUGIN_PACKAGES: readonly string[] = [
+  '@ptxforge/ptx',
   ...new Set(KNOWN_ARCHS.values()),
   // Scalar optimization families (issue #5).
   '@ptxforge/plugin-live-dead',

@@ -1,0 +1,487 @@
+import {
+  Block, Instr, PtxforgeError, RZ, PT, cbank, imm, label, mem, reg,
+  type Guard, type MemOperand, type Operand as OriOperand, type OriFunction, type Register, type RegWidth,
+} from '@ptxforge/kernel';
+import type { Instruction, Operand, Pos } from '../ast.js';
+import { ptxType, regShape, type PtxType } from './types.js';
+
+/** What a PTX name means in the current scope. */
+export type Sym =
+  /** A `.reg` variable: one Ori register, or one per component for `.v2`/`.v4` registers. */
+  | { kind: 'reg'; type: PtxType; regs: Register[]; vec: number }
+  /** A `.global/.const/.shared/.local` variable (Ori module or function variable of the same name). */
+  | { kind: 'var'; space: 'global' | 'const' | 'shared' | 'local'; oriName: string; type: PtxType }
+  /** A kernel parameter: it lives in constant bank 0 at `offset`. */
+  | { kind: 'kparam'; offset: number; type: PtxType; size: number }
+  /**
+   * `.param` storage that is not in memory: a `.func` parameter or return value, or a call-site argument.
+   * Scalars are one register; `.b8 x[N]` aggregates are 32-bit words (offset 4k -> regs[k]).
+   */
+  | { kind: 'pvar'; type: PtxType; regs: Register[]; aggregate: boolean }
+  | { kind: 'targets'; labels: string[] }
+  | { kind: 'func'; name: string };
+
+export interface ModuleInfo {
+  readonly file: string;
+  readonly paramBase: number;
+  readonly globals: Map<string, Sym>;
+  /** Parameter and return shapes of every function of the module (for CALL). */
+  readonly funcs: Map<string, { params: Array<{ type: PtxType; vec: number; aggregate: boolean; words: number }>; returns: Array<{ type: PtxType; vec: number }> }>;
+  readonly fileIndex: Map<number, number>;
+}
+
+const SREG_S2R: Record<string, string> = {
+  '%tid.x': 'SR_TID.X', '%tid.y': 'SR_TID.Y', '%tid.z': 'SR_TID.Z',
+  '%ctaid.x': 'SR_CTAID.X', '%ctaid.y': 'SR_CTAID.Y', '%ctaid.z': 'SR_CTAID.Z',
+  '%laneid': 'SR_LANEID', '%warpid': 'SR_WARPID', '%nwarpid': 'SR_NWARPID',
+  '%lanemask_eq': 'SR_LANEMASK_EQ', '%lanemask_lt': 'SR_LANEMASK_LT', '%lanemask_le': 'SR_LANEMASK_LE',
+  '%lanemask_gt': 'SR_LANEMASK_GT', '%lanemask_ge': 'SR_LANEMASK_GE',
+  '%clock': 'SR_CLOCKLO', '%clock_hi': 'SR_CLOCKHI',
+};
+/** Launch dimensions as the hardware passes them: constant bank 0, offsets 0x0..0x14 (ori-semantics.md, Memory). */
+const SREG_CBANK: Record<string, number> = {
+  '%ntid.x': 0x0, '%ntid.y': 0x4, '%ntid.z': 0x8, '%nctaid.x': 0xc, '%nctaid.y': 0x10, '%nctaid.z': 0x14,
+};
+
+export function isSpecialRegister(name: string): boolean {
+  return name in SREG_S2R || name in SREG_CBANK || name === '%clock64' || name === 'WARP_SZ' || /^%(smid|nsmid|gridid|globaltimer|globaltimer_lo|globaltimer_hi|envreg\d+|pm\d+|pm\d+_64|dynamic_smem_size|total_smem_size|aggr_smem_size|reserved_smem_offset_\w+|is_explicit_cluster|cluster\w*|ntid|tid|ctaid|nctaid)$/.test(name);
+}
+
+/**
+ * Lowering state of one function: scopes, blocks in layout order, the current block, and the PTX
+ * instruction being lowered (its position becomes `loc` of every Ori instruction it produces, and its guard
+ * guards all of them).
+ */
+export class FnLowerer {
+  readonly scopes: Array<Map<string, Sym>> = [];
+  readonly labelBlocks = new Map<string, Block>();
+  private cur: Block | undefined;
+  private blockNo = 0;
+  private readonly usedLabels: Set<string>;
+  /** The PTX instruction being lowered. */
+  ins!: Instruction;
+  guard: Guard | undefined;
+  /** `.loc` in effect: added as a `dbg.<file>.<line>.<col>` flag. */
+  dbgFlag: string | undefined;
+  /** The carry flag of add.cc / addc chains. */
+  private ccReg: Register | undefined;
+  /** `.pragma "nounroll"` before the first instruction of the function: every loop header of it. */
+  nounrollAll = false;
+
+  constructor(
+    readonly fn: OriFunction,
+    readonly mod: ModuleInfo,
+    labels: Set<string>,
+  ) {
+    this.usedLabels = labels;
+    this.scopes.push(mod.globals);
+  }
+
+  // ---- diagnostics ----------------------------------------------------------------------------
+  fail(code: 'PTX_UNSUPPORTED' | 'PTX_SEMANTIC', message: string, pos: Pos = this.ins.pos): never {
+    throw new PtxforgeError(code, message, { pos: { file: this.mod.file, line: pos.line, col: pos.col } });
+  }
+  unsupported(what: string, pos?: Pos): never {
+    this.fail('PTX_UNSUPPORTED', `${what} is not supported by the PTX front end`, pos);
+  }
+  /** Full PTX opcode text for messages (`ld.global.v4.f32`). */
+  get opText(): string {
+    return [this.ins.opcode, ...this.ins.mods].join('.');
+  }
+
+  // ---- scopes ---------------------------------------------------------------------------------
+  lookup(name: string): Sym | undefined {
+    for (let k = this.scopes.length - 1; k >= 0; k--) {
+      const s = this.scopes[k]!.get(name);
+      if (s) return s;
+    }
+    return undefined;
+  }
+  declare(name: string, sym: Sym, pos: Pos): void {
+    const top = this.scopes[this.scopes.length - 1]!;
+    if (top.has(name) && this.scopes.length > 1) this.fail('PTX_SEMANTIC', `'${name}' is declared twice in the same scope`, pos);
+    top.set(name, sym);
+  }
+  newRegFor(t: PtxType, ptxName?: string): Register {
+    const s = regShape(t);
+    // Keep the PTX name when it is already a valid Ori name of the right class (%r3, %rd4, %p1): dumps
+    // then read like the source.
+    if (ptxName && FnLowerer.keepsName(ptxName, t) && !this.claimed.has(ptxName)) {
+      this.claimed.add(ptxName);
+      return this.fn.getOrCreateReg(ptxName);
+    }
+    return this.fn.newReg(s.cls, s.width);
+  }
+  private readonly claimed = new Set<string>();
+  static keepsName(ptxName: string, t: PtxType): boolean {
+    const s = regShape(t);
+    const m = /^%(r|rd|p)(\d+)$/.exec(ptxName);
+    const want = s.cls === 'P' ? 'p' : s.width === 2 ? 'rd' : s.width === 1 ? 'r' : '';
+    return !!m && m[1] === want;
+  }
+  /** Create the registers whose PTX names are kept before any other register takes those names. */
+  reserve(names: Iterable<[string, PtxType]>): void {
+    for (const [n, t] of names) if (FnLowerer.keepsName(n, t)) this.fn.getOrCreateReg(n);
+  }
+
+  // ---- blocks ---------------------------------------------------------------------------------
+  freshLabel(): string {
+    let l: string;
+    do l = `bb${this.blockNo++}`;
+    while (this.usedLabels.has(l));
+    this.usedLabels.add(l);
+    return l;
+  }
+  /** The block of a PTX label (created on first mention, placed in layout when the label is reached). */
+  blockOf(name: string): Block {
+    let b = this.labelBlocks.get(name);
+    if (!b) {
+      b = new Block(/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : this.freshLabel(), this.fn);
+      this.labelBlocks.set(name, b);
+    }
+    return b;
+  }
+  placeLabel(name: string, pos: Pos): void {
+    const b = this.blockOf(name);
+    if (this.fn.blocks.includes(b)) this.fail('PTX_SEMANTIC', `label '${name}' is defined twice`, pos);
+    this.fn.blocks.push(b);
+    this.fn._cfgChanged();
+    this.cur = b;
+  }
+  /** Current block, opening an unlabelled one after a terminator. */
+  block(): Block {
+    if (!this.cur) {
+      this.cur = new Block(this.freshLabel(), this.fn);
+      this.fn.blocks.push(this.cur);
+      this.fn._cfgChanged();
+    }
+    return this.cur;
+  }
+  endBlock(): void {
+    this.cur = undefined;
+  }
+  get currentBlock(): Block | undefined {
+    return this.cur;
+  }
+
+  // ---- emission -------------------------------------------------------------------------------
+  emit(opcode: string, mods: readonly string[], defs: readonly OriOperand[], uses: readonly OriOperand[], opts: { noGuard?: boolean } = {}): Instr {
+    const flags = this.dbgFlag ? [this.dbgFlag] : [];
+    const i = new Instr(opcode, {
+      guard: opts.noGuard ? undefined : this.guard,
+      mods, defs, uses, loc: { line: this.ins.pos.line, col: this.ins.pos.col }, flags,
+    });
+    const b = this.block();
+    b.append(i);
+    if (i.isControlFlow) this.endBlock();
+    return i;
+  }
+  /** Emit an instruction with one fresh def of the given class/width and return that register. */
+  tmp(width: RegWidth, opcode: string, mods: readonly string[], uses: readonly OriOperand[]): Register {
+    const r = this.fn.newReg('R', width);
+    this.emit(opcode, mods, [reg(r)], uses);
+    return r;
+  }
+  tmpP(opcode: string, mods: readonly string[], uses: readonly OriOperand[]): Register {
+    const r = this.fn.newReg('P', 1);
+    this.emit(opcode, mods, [reg(r)], uses);
+    return r;
+  }
+  /** Registers the body writes return values into (P registers are converted into fn.results at RET). */
+  readonly retValues: Register[] = [];
+  emitReturn(): void {
+    if (this.fn.kind === 'entry') {
+      this.emit('EXIT', [], [], []);
+      return;
+    }
+    this.retValues.forEach((v, k) => {
+      const r = this.fn.results[k]!;
+      if (v !== r) this.emit('SEL', [], [reg(r)], [imm(1), RZ, reg(v)]);
+    });
+    this.emit('RET', [], [], this.fn.results.map((r) => reg(r)));
+  }
+  get cc(): Register {
+    this.ccReg ??= this.fn.newReg('P', 1);
+    return this.ccReg;
+  }
+
+  // ---- operands -------------------------------------------------------------------------------
+  operand(k: number): Operand {
+    const o = this.ins.operands[k];
+    if (!o) this.fail('PTX_SEMANTIC', `${this.opText} needs at least ${k + 1} operands, found ${this.ins.operands.length}`);
+    return o;
+  }
+  expectOperands(min: number, max = min): void {
+    const n = this.ins.operands.length;
+    if (n < min || n > max) {
+      this.fail('PTX_SEMANTIC', `${this.opText} takes ${min === max ? min : `${min} to ${max}`} operands, found ${n}`);
+    }
+  }
+  describe(o: Operand): string {
+    switch (o.kind) {
+      case 'name': return o.comp ? `${o.name}.${o.comp}` : o.name;
+      case 'int': return o.value.toString();
+      case 'float': return String(o.value);
+      case 'offset': return `${o.base}+${o.offset}`;
+      case 'addr': return `[${o.base ?? ''}${o.offset ? `+${o.offset}` : ''}]`;
+      case 'vec': return `{${o.elems.map((e) => this.describe(e)).join(', ')}}`;
+      case 'list': return `(${o.elems.map((e) => this.describe(e)).join(', ')})`;
+      case 'not': return `!${this.describe(o.operand)}`;
+      case 'neg': return `-${this.describe(o.operand)}`;
+      case 'pair': return `${this.describe(o.first)}|${this.describe(o.second)}`;
+      case 'sink': return '_';
+    }
+  }
+
+  /** The register(s) a name operand denotes; components select one register of a vector register. */
+  regOf(o: Operand, what = 'a register'): Register {
+    if (o.kind !== 'name') this.fail('PTX_SEMANTIC', `${this.opText}: expected ${what}, found '${this.describe(o)}'`);
+    const s = this.lookup(o.name);
+    if (!s) this.fail('PTX_SEMANTIC', `${this.opText}: '${o.name}' is not declared`);
+    if (s.kind !== 'reg') this.fail('PTX_SEMANTIC', `${this.opText}: expected ${what}, found '${o.name}' (not a .reg)`);
+    if (o.comp !== undefined) {
+      const k = 'xyzw'.indexOf(o.comp) >= 0 ? 'xyzw'.indexOf(o.comp) : 'rgba'.indexOf(o.comp);
+      if (s.vec === 0 || k < 0 || k >= s.vec) this.fail('PTX_SEMANTIC', `${this.opText}: '${o.name}.${o.comp}' is not a component of a vector register`);
+      return s.regs[k]!;
+    }
+    if (s.vec !== 0) this.fail('PTX_SEMANTIC', `${this.opText}: vector register '${o.name}' used where a scalar is expected`);
+    return s.regs[0]!;
+  }
+
+  /** Destination register for a value of type t (a wider register than t is allowed: the value is extended). */
+  dst(o: Operand): Register {
+    return this.regOf(o, 'a destination register');
+  }
+
+  /** Read an operand as a value of type t: register, immediate, special register, variable address. */
+  src(o: Operand, t: PtxType): OriOperand {
+    switch (o.kind) {
+      case 'name': {
+        if (o.comp === undefined || !this.lookup(o.name)) {
+          const full = o.comp !== undefined ? `${o.name}.${o.comp}` : o.name;
+          if (isSpecialRegister(full)) return reg(this.special(full, t));
+        }
+        const s = this.lookup(o.name);
+        if (!s) this.fail('PTX_SEMANTIC', `${this.opText}: '${o.name}' is not declared`);
+        if (s.kind === 'reg') {
+          const r = this.regOf(o);
+          if (t.kind === 'pred' || r.cls === 'P') return reg(r);
+          return reg(this.fit(r, t));
+        }
+        if (s.kind === 'var') return reg(this.varAddress(s, t, 0n));
+        if (s.kind === 'kparam') this.unsupported(`taking the address of kernel parameter '${o.name}'`);
+        this.fail('PTX_SEMANTIC', `${this.opText}: '${o.name}' cannot be used as a value here`);
+      }
+      // falls through (unreachable)
+      case 'int':
+        return this.intImm(o.value, t);
+      case 'float':
+        return this.floatImm(o, t);
+      case 'offset': {
+        const s = this.lookup(o.base);
+        if (s?.kind === 'var') return reg(this.varAddress(s, t, o.offset));
+        if (s?.kind === 'reg') {
+          const r = this.regOf({ kind: 'name', name: o.base });
+          const w = t.bits > 32 ? 2 : 1;
+          return reg(this.tmp(w, 'IADD3', [], [reg(this.fit(r, t)), this.intImm(o.offset, t), RZ]));
+        }
+        this.fail('PTX_SEMANTIC', `${this.opText}: '${o.base}' is not a variable or register`);
+      }
+      // falls through (unreachable)
+      case 'neg': {
+        const inner = this.src(o.operand, t);
+        if (inner.kind === 'reg') return { ...inner, neg: !inner.neg };
+        this.fail('PTX_SEMANTIC', `${this.opText}: cannot negate '${this.describe(o.operand)}'`);
+      }
+      // falls through (unreachable)
+      case 'not': {
+        const inner = this.src(o.operand, t);
+        if (inner.kind === 'reg' && inner.reg.cls === 'P') return { ...inner, not: !inner.not };
+        if (inner.kind === 'pt') return { kind: 'pt', not: !inner.not };
+        this.fail('PTX_SEMANTIC', `${this.opText}: '!' applies to predicates, found '${this.describe(o.operand)}'`);
+      }
+      // falls through (unreachable)
+      default:
+        this.fail('PTX_SEMANTIC', `${this.opText}: expected a register or an immediate, found '${this.describe(o)}'`);
+    }
+  }
+
+  /** A predicate source (`%p`, `!%p`, or the integer constants 0/1). */
+  pred(o: Operand): OriOperand {
+    if (o.kind === 'int') return o.value !== 0n ? PT : { kind: 'pt', not: true };
+    const v = this.src(o, PRED);
+    if (v.kind === 'pt' || (v.kind === 'reg' && v.reg.cls === 'P')) return v;
+    this.fail('PTX_SEMANTIC', `${this.opText}: expected a predicate, found '${this.describe(o)}'`);
+  }
+
+  intImm(v: bigint, t: PtxType): OriOperand {
+    if (t.kind === 'f') {
+      // An integer literal used as a float operand: the value, converted.
+      return this.floatImm({ value: Number(v), width: 64 }, t);
+    }
+    const bits = t.bits <= 32 ? 32 : 64;
+    const x = BigInt.asIntN(bits, t.bits < 32 ? BigInt.asIntN(t.bits, v) : v);
+    return imm(x, x >= -4096n && x <= 4096n ? 'int' : 'hex');
+  }
+  floatImm(o: { value: number; bits?: bigint; width: 32 | 64 }, t: PtxType): OriOperand {
+    if (t.kind !== 'f') {
+      // Float literal as raw bits of an untyped operand (mov.b32 %r1, 0f3F800000).
+      if (o.bits !== undefined) return imm(o.bits, 'hex');
+      this.fail('PTX_SEMANTIC', `${this.opText}: decimal float literal used as a .${t.name} operand`);
+    }
+    if (t.bits === 64) {
+      if (o.bits !== undefined && o.width === 64) return imm(o.bits, 'f64');
+      const dv = new DataView(new ArrayBuffer(8));
+      dv.setFloat64(0, o.value);
+      return imm(dv.getBigUint64(0), 'f64');
+    }
+    let bits32: bigint;
+    if (o.bits !== undefined && o.width === 32) bits32 = o.bits;
+    else {
+      const dv = new DataView(new ArrayBuffer(4));
+      dv.setFloat32(0, o.value);
+      bits32 = BigInt(dv.getUint32(0));
+    }
+    if (t.bits === 16) return imm(f32BitsToF16(Number(bits32)), 'hex');
+    return imm(bits32, 'f32');
+  }
+
+  /** A register holding r at the width of type t (truncating or zero/sign-extending across 32/64). */
+  fit(r: Register, t: PtxType): Register {
+    const want = regShape(t).width;
+    if (r.cls !== 'R' || r.width === want) return r;
+    if (want === 1 && r.width === 2) return this.tmp(1, 'I2I', ['U32', 'U64'], [reg(r)]);
+    if (want === 2 && r.width === 1) return this.tmp(2, 'I2I', [t.kind === 's' ? 'S64' : 'U64', t.kind === 's' ? 'S32' : 'U32'], [reg(r)]);
+    this.fail('PTX_SEMANTIC', `${this.opText}: register ${r.name} does not fit a .${t.name} operand`);
+  }
+
+  /** Write value register v (computed at the width of t) into destination d, extending when d is wider. */
+  assign(d: Register, v: Register, t: PtxType): void {
+    if (d === v) return;
+    if (d.width === v.width) this.emit(d.cls === 'P' ? 'COPY' : 'MOV', [], [reg(d)], [reg(v)]);
+    else if (d.width === 2 && v.width === 1) this.emit('I2I', [t.kind === 's' ? 'S64' : 'U64', t.kind === 's' ? 'S32' : 'U32'], [reg(d)], [reg(v)]);
+    else if (d.width === 1 && v.width === 2) this.emit('I2I', ['U32', 'U64'], [reg(d)], [reg(v)]);
+    else this.fail('PTX_SEMANTIC', `${this.opText}: cannot write a .${t.name} value into ${d.name}`);
+  }
+
+  /**
+   * Destination handling for "compute into a register of width(t), then store into d": returns d itself when
+   * the widths agree, else a temporary that `finish` copies into d.
+   */
+  out(o: Operand, t: PtxType): { r: Register; finish: () => void } {
+    const d = this.dst(o);
+    const w = regShape(t).width;
+    if (d.cls === 'P' || d.width === w) return { r: d, finish: () => {} };
+    const r = this.fn.newReg('R', w);
+    return { r, finish: () => this.assign(d, r, t) };
+  }
+
+  /** Sub-word integer source normalized to a full 32-bit value (sign or zero extension by t). */
+  norm(o: Operand, t: PtxType): OriOperand {
+    const v = this.src(o, t);
+    if (t.bits >= 32 || t.kind === 'f' || v.kind !== 'reg') return v;
+    return reg(this.tmp(1, 'I2I', [t.kind === 's' ? 'S32' : 'U32', `${t.kind === 's' ? 'S' : 'U'}${t.bits}`], [v]));
+  }
+
+  special(name: string, t: PtxType): Register {
+    if (name in SREG_S2R) {
+      const r = this.tmp(1, 'S2R', [], [{ kind: 'sreg', name: SREG_S2R[name]! }]);
+      return t.bits === 64 ? this.fit(r, U32_64) : r;
+    }
+    if (name in SREG_CBANK) {
+      const r = this.tmp(1, 'MOV', [], [cbank(0, SREG_CBANK[name]!)]);
+      return t.bits === 64 ? this.fit(r, U32_64) : r;
+    }
+    if (name === '%clock64') return this.tmp(2, 'S2R', [], [{ kind: 'sreg', name: 'SR_CLOCK64' }]);
+    if (name === 'WARP_SZ') return this.tmp(t.bits === 64 ? 2 : 1, 'MOV', [], [imm(32)]);
+    this.unsupported(`special register ${name}`);
+  }
+
+  /** Address of a variable in its own space (global/const: global address; shared/local: window offset). */
+  varAddress(s: Extract<Sym, { kind: 'var' }>, t: PtxType, offset: bigint): Register {
+    const w = t.bits > 32 ? 2 : 1;
+    const base = this.tmp(w, 'MOV', [], [{ kind: 'sym', name: s.oriName }]);
+    if (offset === 0n) return base;
+    return this.tmp(w, 'IADD3', [], [reg(base), imm(offset), RZ]);
+  }
+
+  /**
+   * A memory operand for `[base+off]` in state space `space` ('global', 'shared', 'local', 'const', '' for
+   * generic). Shared and local addresses are 32-bit window offsets in Ori; a 64-bit base is truncated.
+   */
+  address(o: Operand, space: string): MemOperand {
+    if (o.kind !== 'addr') this.fail('PTX_SEMANTIC', `${this.opText}: expected an address [..], found '${this.describe(o)}'`);
+    if (o.list) this.fail('PTX_SEMANTIC', `${this.opText}: unexpected operand list inside [..]`);
+    const off = Number(o.offset);
+    if (o.base === undefined) return mem(undefined, off);
+    const s = this.lookup(o.base.split('.')[0]!);
+    if (!s) this.fail('PTX_SEMANTIC', `${this.opText}: '${o.base}' is not declared`);
+    if (s.kind === 'var') {
+      if (space === '' && (s.space === 'shared' || s.space === 'local')) {
+        // generic access to a shared/local variable: window base + offset
+        const win = this.tmp(2, 'S2R', [], [{ kind: 'sreg', name: s.space === 'shared' ? 'SR_SWINBASE' : 'SR_LWINBASE' }]);
+        const a = this.tmp(2, 'MOV', [], [{ kind: 'sym', name: s.oriName }]);
+        return mem(this.tmp(2, 'IADD3', [], [reg(win), reg(a), RZ]), off);
+      }
+      if (space !== '' && space !== s.space && !(space === 'global' && s.space === 'const')) {
+        this.fail('PTX_SEMANTIC', `${this.opText}: '${o.base}' is a .${s.space} variable, not .${space}`);
+      }
+      return mem(undefined, off, s.oriName);
+    }
+    if (s.kind === 'reg') {
+      const r = this.regOf({ kind: 'name', name: o.base.split('.')[0]!, ...(o.base.includes('.') ? { comp: o.base.split('.')[1]! } : {}) });
+      if (r.cls !== 'R') this.fail('PTX_SEMANTIC', `${this.opText}: address base ${o.base} is not an integer register`);
+      if ((space === 'shared' || space === 'local') && r.width === 2) return mem(this.fit(r, U32), off);
+      if ((space === 'global' || space === '' || space === 'const') && r.width === 1) return mem(this.fit(r, U32_64), off);
+      return mem(r, off);
+    }
+    this.fail('PTX_SEMANTIC', `${this.opText}: '${o.base}' cannot be used as an address here`);
+  }
+
+  labelOperand(o: Operand): OriOperand {
+    if (o.kind !== 'name') this.fail('PTX_SEMANTIC', `${this.opText}: expected a label, found '${this.describe(o)}'`);
+    if (!this.usedLabelsHas(o.name)) this.fail('PTX_SEMANTIC', `${this.opText}: label '${o.name}' is not defined in this function`);
+    return label(this.blockOf(o.name));
+  }
+  private usedLabelsHas(n: string): boolean {
+    return this.usedLabels.has(n);
+  }
+}
+
+export const PRED = ptxType('pred')!;
+export const U32 = ptxType('u32')!;
+export const S32 = ptxType('s32')!;
+export const U32_64 = ptxType('u64')!;
+export const U64 = U32_64;
+export const S64 = ptxType('s64')!;
+export const F32 = ptxType('f32')!;
+export const F64 = ptxType('f64')!;
+export const B32 = ptxType('b32')!;
+
+/** Round an f32 bit pattern to the nearest f16 bit pattern (ties to even), for f16 immediates. */
+export function f32BitsToF16(b: number): number {
+  const sign = (b >>> 16) & 0x8000;
+  const exp = (b >>> 23) & 0xff;
+  let mant = b & 0x7fffff;
+  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0);
+  let e = exp - 127 + 15;
+  if (e >= 0x1f) return sign | 0x7c00;
+  if (e <= 0) {
+    if (e < -10) return sign;
+    mant |= 0x800000;
+    const shift = 14 - e;
+    let h = mant >>> shift;
+    const rem = mant & ((1 << shift) - 1);
+    const half = 1 << (shift - 1);
+    if (rem > half || (rem === half && (h & 1))) h++;
+    return sign | h;
+  }
+  let h = (e << 10) | (mant >>> 13);
+  const rem = mant & 0x1fff;
+  if (rem > 0x1000 || (rem === 0x1000 && (h & 1))) h++;
+  void e;
+  e = 0;
+  return sign | h;
+}
+
+export { PT, RZ };

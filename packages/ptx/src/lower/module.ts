@@ -1,0 +1,330 @@
+import { OriFunction, OriModule, PT, PtxforgeError, RZ, type Register, type TargetView, type VarDecl as OriVar } from '@ptxforge/kernel';
+import type { FunctionDecl, Init, PtxModule, Statement, VarDecl } from '../ast.js';
+import { FnLowerer, type ModuleInfo, type Sym } from './context.js';
+import { HANDLERS } from './instructions.js';
+import { defineMaybeUndefined } from './undef.js';
+import { byteSize, ptxType, type PtxType } from './types.js';
+
+export interface LowerOptions {
+  /** The compilation target; kernel parameters go to c[0x0][target.capabilities.paramBase + offset]. */
+  readonly target: Pick<TargetView, 'arch'> & { readonly capabilities: Pick<TargetView['capabilities'], 'paramBase'> };
+}
+
+const TEX_OPS = new Set(['tex', 'tld4', 'txq', 'suld', 'sust', 'sured', 'suq', 'istypep']);
+
+/**
+ * Lower a parsed PTX module to Ori (docs/ori-semantics.md): one OriFunction per `.entry`/`.func` with a
+ * body, kernel parameters as constant-bank reads, `.func` parameters as registers, module variables as
+ * module VarDecls. Every Ori instruction gets `loc` = the PTX line/column it came from.
+ */
+export function lowerPtx(ast: PtxModule, options: LowerOptions): OriModule {
+  const m = new OriModule();
+  m.target = options.target.arch;
+  const fileIndex = new Map<number, number>();
+  for (const [n, name] of [...ast.files].sort((a, b) => a[0] - b[0])) {
+    fileIndex.set(n, m.files.length);
+    m.files.push(name);
+  }
+  const globals = new Map<string, Sym>();
+  const mod: ModuleInfo = { file: ast.file, paramBase: options.target.capabilities.paramBase, globals, funcs: new Map(), fileIndex };
+  const fail = (code: string, msg: string, pos: { line: number; col: number }): never => {
+    throw new PtxforgeError(code, msg, { pos: { file: ast.file, line: pos.line, col: pos.col } });
+  };
+  if (ast.addressSize === 32) fail('PTX_UNSUPPORTED', '.address_size 32 is not supported (only 64-bit addressing)', { line: 1, col: 1 });
+
+  for (const v of ast.vars) {
+    if (v.space === 'tex' || v.space === 'texref' || v.space === 'samplerref' || v.space === 'surfref' || v.type === 'texref' || v.type === 'samplerref' || v.type === 'surfref') {
+      globals.set(v.name, { kind: 'var', space: 'global', oriName: v.name, type: ptxType('u64')! });
+      continue; // texture handles: only the texture instructions use them, and those are refused
+    }
+    if (v.space !== 'global' && v.space !== 'const' && v.space !== 'shared') {
+      fail('PTX_UNSUPPORTED', `module-level .${v.space} variable '${v.name}' is not supported`, v.pos);
+    }
+    const t = declType(v, fail);
+    const space = v.space as 'global' | 'const' | 'shared';
+    m.vars.push(oriVar(v, t, space, fail));
+    globals.set(v.name, { kind: 'var', space, oriName: v.name, type: t });
+  }
+  for (const f of ast.functions) {
+    globals.set(f.name, { kind: 'func', name: f.name });
+    const shape = (p: VarDecl): { type: PtxType; vec: number; aggregate: boolean; words: number } => {
+      const t = declType(p, fail);
+      const aggregate = p.dims.length > 0;
+      return { type: t, vec: p.vec, aggregate, words: aggregate ? Math.ceil((byteSize(t) * p.dims.reduce((a, b) => a * Math.max(b, 1), 1)) / 4) : 1 };
+    };
+    const prev = mod.funcs.get(f.name);
+    if (!prev || f.body) mod.funcs.set(f.name, { params: f.params.map(shape), returns: f.returns.map(shape) });
+  }
+  for (const f of ast.functions) {
+    if (!f.body) continue;
+    if (m.getFunction(f.name)) fail('PTX_SEMANTIC', `function '${f.name}' is defined twice`, f.pos);
+    m.addFunction(lowerFunction(f, mod, ast, fail));
+  }
+  return m;
+}
+
+type Fail = (code: string, msg: string, pos: { line: number; col: number }) => never;
+
+function declType(v: VarDecl, fail: Fail): PtxType {
+  const t = ptxType(v.type);
+  if (!t) fail('PTX_UNSUPPORTED', `type .${v.type} of '${v.name}' is not supported`, v.pos);
+  return t;
+}
+
+function oriVar(v: VarDecl, t: PtxType, space: OriVar['space'], fail: Fail): OriVar {
+  const elem = byteSize(t) * Math.max(1, v.vec);
+  let count = 1;
+  let unsized = false;
+  for (const d of v.dims) {
+    if (d < 0) unsized = true;
+    else count *= d;
+  }
+  let init: Uint8Array | undefined;
+  if (v.init) {
+    const flat: Init[] = [];
+    const walk = (i: Init): void => {
+      if (i.kind === 'list') i.elems.forEach(walk);
+      else flat.push(i);
+    };
+    walk(v.init);
+    if (unsized) count = Math.ceil(flat.length / Math.max(1, v.vec)) || 1;
+    const bytes = new Uint8Array(elem * count);
+    const dv = new DataView(bytes.buffer);
+    const size = byteSize(t);
+    flat.forEach((x, k) => {
+      const at = k * size;
+      if (at + size > bytes.length) fail('PTX_SEMANTIC', `too many initializers for '${v.name}'`, x.pos);
+      if (x.kind === 'sym') fail('PTX_UNSUPPORTED', `address initializer '${x.name}' in '${v.name}' is not supported`, x.pos);
+      writeScalar(dv, at, t, x as Exclude<Init, { kind: 'list' | 'sym' }>);
+    });
+    init = bytes;
+  }
+  const ov: OriVar = { space, name: v.name, size: unsized && !init ? 0 : elem * count, align: v.align ?? byteSize(t) * Math.max(1, v.vec) };
+  if (init) ov.init = init;
+  if (v.linkage === 'extern' || (unsized && !init)) ov.extern = true;
+  return ov;
+}
+
+function writeScalar(dv: DataView, at: number, t: PtxType, x: { kind: 'int'; value: bigint } | { kind: 'float'; value: number; bits?: bigint; width: 32 | 64 }): void {
+  if (t.kind === 'f') {
+    const v = x.kind === 'int' ? Number(x.value) : x.value;
+    if (t.bits === 64) {
+      if (x.kind === 'float' && x.bits !== undefined && x.width === 64) dv.setBigUint64(at, x.bits, true);
+      else dv.setFloat64(at, v, true);
+    } else if (t.bits === 32) {
+      if (x.kind === 'float' && x.bits !== undefined && x.width === 32) dv.setUint32(at, Number(x.bits), true);
+      else dv.setFloat32(at, v, true);
+    } else if (x.kind === 'float' && x.bits !== undefined) dv.setUint16(at, Number(x.bits & 0xffffn), true);
+    else dv.setUint16(at, Number(x.kind === 'int' ? x.value : 0n) & 0xffff, true);
+    return;
+  }
+  const bits = x.kind === 'int' ? x.value : x.bits ?? BigInt(Math.trunc(x.value));
+  const n = t.bits / 8;
+  const u = BigInt.asUintN(t.bits, bits);
+  for (let k = 0; k < n; k++) dv.setUint8(at + k, Number((u >> BigInt(8 * k)) & 0xffn));
+}
+
+function* regNames(body: Statement[]): Generator<[string, PtxType]> {
+  for (const s of body) {
+    if (s.kind === 'block') yield* regNames(s.body);
+    else if (s.kind === 'var' && s.space === 'reg' && !s.vec) {
+      const t = ptxType(s.type);
+      if (!t) continue;
+      if (s.paramCount !== undefined) for (let k = 0; k < s.paramCount; k++) yield [`${s.name}${k}`, t];
+      else yield [s.name, t];
+    }
+  }
+}
+
+function collectLabels(body: Statement[], out: Set<string>): void {
+  for (const s of body) {
+    if (s.kind === 'label') out.add(s.name);
+    else if (s.kind === 'block') collectLabels(s.body, out);
+  }
+}
+
+function lowerFunction(f: FunctionDecl, mod: ModuleInfo, ast: PtxModule, fail: Fail): OriFunction {
+  const fn = new OriFunction(f.name, f.entry ? 'entry' : 'func');
+  for (const [k, v] of f.directives) if (v.length) fn.directives.set(k, v);
+  const labels = new Set<string>();
+  collectLabels(f.body!, labels);
+  const c = new FnLowerer(fn, mod, labels);
+  c.reserve(regNames(f.body!));
+  const scope = new Map<string, Sym>();
+  c.scopes.push(scope);
+
+  // Parameters.
+  if (f.entry) {
+    let off = 0;
+    for (const p of f.params) {
+      if (p.space !== 'param') fail('PTX_SEMANTIC', `kernel parameter '${p.name}' must be in .param space`, p.pos);
+      const t = declType(p, fail);
+      const elem = byteSize(t) * Math.max(1, p.vec);
+      const size = elem * p.dims.reduce((a, b) => a * Math.max(b, 1), 1);
+      const align = Math.max(p.align ?? 0, elem);
+      off = Math.ceil(off / align) * align;
+      fn.params.push({ name: p.name, type: p.type, count: p.dims.length ? size / byteSize(t) : 0, align, cbank: { bank: 0, offset: mod.paramBase + off } });
+      scope.set(p.name, { kind: 'kparam', offset: off, type: t, size });
+      off += size;
+    }
+  } else {
+    // Predicates cross calls as 32-bit 0/1 values (CALL/RET carry R registers): the boundary register is
+    // the Ori parameter/result, the body works on a P register converted on entry / before RET.
+    const entryConversions: Array<[Register, Register]> = [];
+    for (const p of f.params) {
+      const sym = paramRegs(c, p, fail);
+      scope.set(p.name, sym);
+      const regs = sym.kind === 'pvar' || sym.kind === 'reg' ? sym.regs : [];
+      regs.forEach((r, k) => {
+        let boundary = r;
+        if (r.cls === 'P') {
+          boundary = fn.newReg('R', 1);
+          entryConversions.push([r, boundary]);
+        }
+        boundary.isParam = true;
+        fn.params.push({ name: regs.length > 1 ? `${p.name}_${k}` : p.name, type: regs.length > 1 ? (sym.kind === 'pvar' && sym.aggregate ? 'b32' : p.type) : p.type, count: 0, reg: boundary });
+      });
+    }
+    for (const r of f.returns) {
+      const sym = paramRegs(c, r, fail);
+      scope.set(r.name, sym);
+      if (sym.kind === 'pvar' || sym.kind === 'reg') {
+        for (const x of sym.regs) {
+          c.retValues.push(x);
+          fn.results.push(x.cls === 'P' ? fn.newReg('R', 1) : x);
+        }
+      }
+    }
+    if (entryConversions.length) {
+      c.ins = { kind: 'instr', opcode: 'ret', mods: [], operands: [], pos: f.pos };
+      for (const [p, r] of entryConversions) c.emit('ISETP', ['NE', 'U32', 'AND'], [{ kind: 'reg', reg: p }], [{ kind: 'reg', reg: r }, RZ, PT]);
+    }
+  }
+  if (f.pragmas.includes('nounroll') || ast.pragmas.includes('nounroll')) c.nounrollAll = true;
+
+  lowerBody(c, f.body!, fail);
+
+  // Control must not run off the end: PTX functions end with ret/exit, but a trailing label may not.
+  const last = fn.blocks[fn.blocks.length - 1];
+  if (!last || last.fallsThrough) {
+    c.ins = { kind: 'instr', opcode: 'ret', mods: [], operands: [], pos: f.pos };
+    c.guard = undefined;
+    c.emitReturn();
+  }
+  if (c.nounrollAll) markAllLoopHeaders(fn);
+  defineMaybeUndefined(fn);
+  return fn;
+}
+
+/** `.param`/`.reg` parameter of a `.func` (or a call-site `.param`): registers, one per component/word. */
+function paramRegs(c: FnLowerer, p: VarDecl, fail: Fail): Sym {
+  const t = declType(p, fail);
+  if (p.space === 'reg') {
+    const n = Math.max(1, p.vec);
+    return { kind: 'reg', type: t, vec: p.vec, regs: Array.from({ length: n }, () => c.newRegFor(t)) };
+  }
+  if (p.dims.length || p.vec) {
+    const bytes = byteSize(t) * Math.max(1, p.vec) * p.dims.reduce((a, b) => a * Math.max(b, 1), 1);
+    const u32 = ptxType('b32')!;
+    return { kind: 'pvar', type: t, aggregate: true, regs: Array.from({ length: Math.ceil(bytes / 4) }, () => c.newRegFor(u32)) };
+  }
+  return { kind: 'pvar', type: t, aggregate: false, regs: [c.newRegFor(t)] };
+}
+
+function lowerBody(c: FnLowerer, body: Statement[], fail: Fail): void {
+  for (const s of body) {
+    switch (s.kind) {
+      case 'instr': {
+        c.ins = s;
+        c.guard = undefined;
+        if (s.guard) {
+          const g = c.lookup(s.guard.name);
+          if (!g || g.kind !== 'reg' || g.regs[0]!.cls !== 'P') fail('PTX_SEMANTIC', `guard '${s.guard.name}' is not a .pred register`, s.pos);
+          c.guard = { reg: g.regs[0]!, not: s.guard.not };
+        }
+        const h = HANDLERS[s.opcode];
+        if (!h) {
+          const what = TEX_OPS.has(s.opcode) ? `texture/surface instruction '${[s.opcode, ...s.mods].join('.')}'` : `instruction '${[s.opcode, ...s.mods].join('.')}'`;
+          c.unsupported(what, s.pos);
+        }
+        h(c);
+        break;
+      }
+      case 'label':
+        c.placeLabel(s.name, s.pos);
+        break;
+      case 'var':
+        declareLocal(c, s, fail);
+        break;
+      case 'block':
+        c.scopes.push(new Map());
+        lowerBody(c, s.body, fail);
+        c.scopes.pop();
+        break;
+      case 'loc': {
+        const fi = c.mod.fileIndex.get(s.file);
+        c.dbgFlag = `dbg.${fi ?? s.file}.${s.line}.${s.col}`;
+        break;
+      }
+      case 'pragma':
+        for (const v of s.values) {
+          if (v === 'nounroll') {
+            // Statement-level nounroll stands in the loop header block (PTX ISA, .pragma "nounroll").
+            if (c.fn.blocks.length === 0 && !c.currentBlock) c.nounrollAll = true;
+            else c.block().attrs.add('nounroll');
+          } else if (!/^(used_bytes_mask|enable_smem_spilling|frequency)/.test(v)) {
+            fail('PTX_UNSUPPORTED', `.pragma "${v}" is not supported`, s.pos);
+          }
+        }
+        break;
+      case 'branchtargets':
+        c.declare(s.name, { kind: 'targets', labels: s.labels }, s.pos);
+        break;
+      case 'calltargets':
+      case 'callprototype':
+        c.declare(s.name, { kind: 'targets', labels: [] }, s.pos);
+        break;
+    }
+  }
+}
+
+function declareLocal(c: FnLowerer, v: VarDecl, fail: Fail): void {
+  switch (v.space) {
+    case 'reg': {
+      const t = declType(v, fail);
+      if (v.dims.length) fail('PTX_UNSUPPORTED', `register arrays ('${v.name}') are not supported`, v.pos);
+      const one = (name: string): void => {
+        const n = Math.max(1, v.vec);
+        c.declare(name, { kind: 'reg', type: t, vec: v.vec, regs: Array.from({ length: n }, () => c.newRegFor(t, n === 1 ? name : undefined)) }, v.pos);
+      };
+      if (v.paramCount !== undefined) for (let k = 0; k < v.paramCount; k++) one(`${v.name}${k}`);
+      else one(v.name);
+      return;
+    }
+    case 'param':
+      c.declare(v.name, paramRegs(c, v, fail), v.pos);
+      return;
+    case 'local':
+    case 'shared':
+    case 'global':
+    case 'const': {
+      const t = declType(v, fail);
+      // Function-scope variables are hoisted to the function (local) or module (shared/global/const)
+      // under a unique name, since nested scopes may reuse names.
+      let name = v.name;
+      for (let k = 1; c.fn.vars.some((x) => x.name === name) || c.mod.globals.has(name); k++) name = `${v.name}_${k}`;
+      const ov = oriVar({ ...v, name }, t, v.space, fail);
+      c.fn.vars.push(ov);
+      c.declare(v.name, { kind: 'var', space: v.space, oriName: name, type: t }, v.pos);
+      return;
+    }
+    default:
+      fail('PTX_UNSUPPORTED', `.${v.space} declarations inside a function are not supported`, v.pos);
+  }
+}
+
+/** Module/function-level nounroll: every loop header of the function (by back edges in layout). */
+function markAllLoopHeaders(fn: OriFunction): void {
+  const index = new Map(fn.blocks.map((b, k) => [b, k]));
+  for (const b of fn.blocks) for (const s of b.succs) if (index.get(s)! <= index.get(b)!) s.attrs.add('nounroll');
+}

@@ -1,0 +1,686 @@
+import { PtxforgeError } from '@ptxforge/kernel';
+import type { FunctionDecl, Init, Instruction, Operand, Pos, PtxModule, Statement, VarDecl } from './ast.js';
+import { Tk, tokenize, type Tokens } from './lexer.js';
+import { PTX_INSTRUCTIONS } from './ptx-opcodes.js';
+
+/**
+ * Parse PTX text into a PtxModule. Syntax errors are PtxforgeError('PTX_SYNTAX') with file:line:col, the
+ * offending token and what was expected. The parser is a hand-written recursive descent over the token
+ * arrays of the lexer; it only builds strings for tokens it keeps.
+ */
+export function parsePtx(text: string, file = '<input>'): PtxModule {
+  return new Parser(tokenize(text, file)).module();
+}
+
+const SPACES = new Set(['reg', 'sreg', 'local', 'shared', 'global', 'const', 'param', 'tex', 'texref', 'samplerref', 'surfref']);
+const LINKAGE = new Set(['visible', 'extern', 'weak', 'common']);
+const PERF_DIRECTIVES = new Set(['maxntid', 'reqntid', 'minnctapersm', 'maxnctapersm', 'maxnreg', 'maxclusterrank', 'reqnctapercluster', 'explicitcluster', 'noreturn', 'blocksareclusters']);
+
+class Parser {
+  private p = 0;
+  private readonly t: Tokens;
+  private readonly text: string;
+
+  constructor(t: Tokens) {
+    this.t = t;
+    this.text = t.text;
+  }
+
+  // ---- token helpers --------------------------------------------------------------------------
+  private kind(k = this.p): Tk {
+    return this.t.kind[k] as Tk;
+  }
+  private str(k = this.p): string {
+    return this.text.slice(this.t.start[k], this.t.end[k]);
+  }
+  private pos(k = this.p): Pos {
+    return { line: this.t.line[k]!, col: this.t.col[k]! };
+  }
+  /** Is the token at k the punctuation character c? (compares char codes, no substring) */
+  private isP(c: string, k = this.p): boolean {
+    return this.t.kind[k] === Tk.Punct && this.text.charCodeAt(this.t.start[k]!) === c.charCodeAt(0);
+  }
+  private isDot(name: string, k = this.p): boolean {
+    if (this.t.kind[k] !== Tk.Dot) return false;
+    const s = this.t.start[k]!;
+    return this.t.end[k]! - s === name.length + 1 && this.text.startsWith(name, s + 1);
+  }
+  private describe(k = this.p): string {
+    return this.kind(k) === Tk.Eof ? 'end of input' : `'${this.str(k)}'`;
+  }
+  fail(expected: string, k = this.p, code = 'PTX_SYNTAX'): never {
+    throw new PtxforgeError(code, `expected ${expected}, found ${this.describe(k)}`, {
+      pos: { file: this.t.file, line: this.t.line[k]!, col: this.t.col[k]! },
+    });
+  }
+  private failMsg(msg: string, k = this.p, code = 'PTX_SYNTAX'): never {
+    throw new PtxforgeError(code, msg, { pos: { file: this.t.file, line: this.t.line[k]!, col: this.t.col[k]! } });
+  }
+  private expectP(c: string, what?: string): void {
+    if (!this.isP(c)) this.fail(what ?? `'${c}'`);
+    this.p++;
+  }
+  private acceptP(c: string): boolean {
+    if (this.isP(c)) {
+      this.p++;
+      return true;
+    }
+    return false;
+  }
+  private ident(what: string): string {
+    if (this.kind() !== Tk.Ident) this.fail(what);
+    return this.str(this.p++);
+  }
+  /** Dot word without its dot. */
+  private dotWord(k = this.p): string {
+    return this.text.slice(this.t.start[k]! + 1, this.t.end[k]);
+  }
+  private intLit(what: string): bigint {
+    let neg = false;
+    if (this.isP('-')) {
+      neg = true;
+      this.p++;
+    }
+    if (this.kind() !== Tk.Int) this.fail(what);
+    const v = parseIntLit(this.str(this.p++));
+    return neg ? -v : v;
+  }
+  private smallInt(what: string): number {
+    return Number(this.intLit(what));
+  }
+
+  // ---- module ---------------------------------------------------------------------------------
+  module(): PtxModule {
+    const m: PtxModule = { file: this.t.file, target: [], files: new Map(), vars: [], functions: [], pragmas: [] };
+    while (this.kind() !== Tk.Eof) {
+      if (this.kind() !== Tk.Dot) this.fail('a directive (.version, .target, .entry, .func, .global ...)');
+      const d = this.dotWord();
+      const at = this.p;
+      switch (d) {
+        case 'version': {
+          this.p++;
+          if (this.kind() !== Tk.Float && this.kind() !== Tk.Int) this.fail('a PTX ISA version like 8.3');
+          m.version = this.str(this.p++);
+          break;
+        }
+        case 'target':
+          this.p++;
+          do m.target.push(this.ident('a target name like sm_90'));
+          while (this.acceptP(','));
+          break;
+        case 'address_size':
+          this.p++;
+          m.addressSize = this.smallInt('32 or 64');
+          if (m.addressSize !== 32 && m.addressSize !== 64) this.fail('address size 32 or 64', this.p - 1);
+          break;
+        case 'file': {
+          this.p++;
+          const n = this.smallInt('a file number');
+          if (this.kind() !== Tk.Str) this.fail('a file name string');
+          m.files.set(n, unquote(this.str(this.p++)));
+          while (this.acceptP(',')) this.intLit('a timestamp or file size');
+          break;
+        }
+        case 'section':
+          this.skipSection();
+          break;
+        case 'pragma':
+          this.p++;
+          m.pragmas.push(...this.pragmaStrings());
+          break;
+        default: {
+          let linkage: string | undefined;
+          while (this.kind() === Tk.Dot && LINKAGE.has(this.dotWord())) {
+            linkage = this.dotWord();
+            this.p++;
+          }
+          if (this.isDot('entry') || this.isDot('func')) {
+            m.functions.push(this.functionDecl(linkage));
+            break;
+          }
+          if (this.kind() === Tk.Dot && SPACES.has(this.dotWord())) {
+            m.vars.push(...this.varDecl(linkage, true));
+            break;
+          }
+          if (this.isDot('alias')) this.failMsg("the .alias directive is not supported", at, 'PTX_UNSUPPORTED');
+          this.fail('a module directive (.version, .target, .address_size, .entry, .func, .global, .const, .shared ...)', this.p);
+        }
+      }
+    }
+    return m;
+  }
+
+  /** `.section .debug_info { ... }`: DWARF bytes for debuggers; skipped as a whole (balanced braces). */
+  private skipSection(): void {
+    this.p++;
+    if (this.kind() !== Tk.Dot && this.kind() !== Tk.Ident) this.fail('a section name');
+    this.p++;
+    this.expectP('{', "'{' opening the section");
+    let depth = 1;
+    while (depth > 0) {
+      if (this.kind() === Tk.Eof) this.fail("'}' closing the .section");
+      if (this.isP('{')) depth++;
+      else if (this.isP('}')) depth--;
+      this.p++;
+    }
+  }
+
+  private pragmaStrings(): string[] {
+    const out: string[] = [];
+    do {
+      if (this.kind() !== Tk.Str) this.fail('a pragma string like "nounroll"');
+      out.push(unquote(this.str(this.p++)));
+    } while (this.acceptP(','));
+    this.expectP(';', "';' after the .pragma");
+    return out;
+  }
+
+  // ---- functions ------------------------------------------------------------------------------
+  private functionDecl(linkage: string | undefined): FunctionDecl {
+    const pos = this.pos();
+    const entry = this.isDot('entry');
+    this.p++;
+    // `.func .attribute(.unified(...))`
+    if (this.isDot('attribute')) {
+      this.p++;
+      this.skipParens();
+    }
+    let returns: VarDecl[] = [];
+    if (!entry && this.isP('(')) returns = this.paramList();
+    const name = this.ident(`the ${entry ? 'kernel' : 'function'} name`);
+    let params: VarDecl[] = [];
+    if (this.isP('(')) params = this.paramList();
+    const fn: FunctionDecl = { kind: 'function', entry, name, params, returns, directives: new Map(), pragmas: [], pos };
+    if (linkage !== undefined) fn.linkage = linkage;
+    for (;;) {
+      if (this.kind() === Tk.Dot && PERF_DIRECTIVES.has(this.dotWord())) {
+        const d = this.dotWord();
+        this.p++;
+        const vals: number[] = [];
+        if (this.kind() === Tk.Int) {
+          do vals.push(this.smallInt('an integer'));
+          while (this.acceptP(','));
+        }
+        fn.directives.set(d, vals);
+        continue;
+      }
+      if (this.isDot('pragma')) {
+        this.p++;
+        fn.pragmas.push(...this.pragmaStrings());
+        continue;
+      }
+      break;
+    }
+    if (this.acceptP(';')) return fn;
+    // PTX 1.x/2.x prototypes may omit the ';' before the next module directive.
+    if (this.kind() === Tk.Dot || this.kind() === Tk.Eof) return fn;
+    if (!this.isP('{')) this.fail(`'{' opening the body of ${name} or ';' ending its declaration`);
+    fn.body = this.block();
+    return fn;
+  }
+
+  private skipParens(): void {
+    this.expectP('(');
+    let depth = 1;
+    while (depth > 0) {
+      if (this.kind() === Tk.Eof) this.fail("')'");
+      if (this.isP('(')) depth++;
+      else if (this.isP(')')) depth--;
+      this.p++;
+    }
+  }
+
+  private paramList(): VarDecl[] {
+    this.expectP('(');
+    const out: VarDecl[] = [];
+    if (this.acceptP(')')) return out;
+    do {
+      if (!(this.isDot('param') || this.isDot('reg'))) this.fail('a parameter declaration (.param or .reg)');
+      out.push(this.varDeclOne('param'));
+    } while (this.acceptP(','));
+    this.expectP(')', "',' or ')' in the parameter list");
+    return out;
+  }
+
+  /** One parameter: `.param [.align N] .type [.ptr [.space] [.align N]] name [[N]]`. */
+  private varDeclOne(_ctx: 'param'): VarDecl {
+    const d = this.declHead(undefined);
+    const name = this.ident('a parameter name');
+    d.name = name;
+    this.dims(d);
+    return d;
+  }
+
+  /** `.space` followed by attributes in any order: `.align N`, `.vN`, `.type`, `.ptr ...`. */
+  private declHead(linkage: string | undefined): VarDecl {
+    const pos = this.pos();
+    const space = this.dotWord() as VarDecl['space'];
+    this.p++;
+    const d: VarDecl = { kind: 'var', space, vec: 0, type: '', name: '', dims: [], pos };
+    if (linkage !== undefined) d.linkage = linkage;
+    for (;;) {
+      if (this.kind() !== Tk.Dot) break;
+      const w = this.dotWord();
+      if (w === 'align') {
+        this.p++;
+        d.align = this.smallInt('an alignment in bytes');
+      } else if (w === 'v2' || w === 'v4' || w === 'v8') {
+        d.vec = Number(w.slice(1));
+        this.p++;
+      } else if (w === 'ptr') {
+        this.p++;
+        d.ptr = {};
+        while (this.kind() === Tk.Dot) {
+          const a = this.dotWord();
+          if (a === 'align') {
+            this.p++;
+            d.ptr.align = this.smallInt('an alignment');
+          } else if (['global', 'shared', 'const', 'local'].includes(a)) {
+            d.ptr.space = a;
+            this.p++;
+          } else break;
+        }
+      } else if (d.type === '' && isTypeName(w)) {
+        d.type = w;
+        this.p++;
+      } else if (LINKAGE.has(w)) {
+        d.linkage = w;
+        this.p++;
+      } else break;
+    }
+    if (d.type === '' && !['tex', 'texref', 'samplerref', 'surfref'].includes(space)) this.fail(`a type (.u32, .f32, .b8, .pred ...) in the .${space} declaration`);
+    return d;
+  }
+
+  private dims(d: VarDecl): void {
+    if (this.isP('<')) {
+      this.p++;
+      d.paramCount = this.smallInt('a register count');
+      this.expectP('>', "'>' closing the register count");
+    }
+    while (this.acceptP('[')) {
+      if (this.acceptP(']')) {
+        d.dims.push(-1);
+        continue;
+      }
+      d.dims.push(this.smallInt('an array size'));
+      this.expectP(']', "']' closing the array size");
+    }
+  }
+
+  /** A state-space declaration with one or more names; `module` allows initializers. */
+  private varDecl(linkage: string | undefined, _module: boolean): VarDecl[] {
+    const head = this.declHead(linkage);
+    const out: VarDecl[] = [];
+    // `.texref name;`, `.tex .u64 name;` and friends
+    do {
+      const d: VarDecl = { ...head, dims: [], pos: this.pos() };
+      d.name = this.ident(`a name for the .${head.space} variable`);
+      this.dims(d);
+      if (this.acceptP('=')) d.init = this.init();
+      out.push(d);
+    } while (this.acceptP(','));
+    this.expectP(';', `';' after the .${head.space} declaration`);
+    return out;
+  }
+
+  private init(): Init {
+    const pos = this.pos();
+    if (this.acceptP('{')) {
+      const elems: Init[] = [];
+      if (!this.isP('}')) {
+        do elems.push(this.init());
+        while (this.acceptP(','));
+      }
+      this.expectP('}', "',' or '}' in the initializer");
+      return { kind: 'list', elems, pos };
+    }
+    if (this.kind() === Tk.Ident) {
+      let name = this.str();
+      let generic = false;
+      if (name === 'generic' && this.isP('(', this.p + 1)) {
+        this.p += 2;
+        name = this.ident('a variable name inside generic()');
+        this.expectP(')');
+        generic = true;
+      } else this.p++;
+      let offset = 0n;
+      if (this.isP('+')) {
+        this.p++;
+        offset = this.constExpr();
+      }
+      return { kind: 'sym', name, generic, offset, pos };
+    }
+    if (this.kind() === Tk.Float || (this.isP('-') && this.kind(this.p + 1) === Tk.Float)) {
+      const neg = this.acceptP('-');
+      const f = floatLit(this.str(this.p++));
+      if (neg) {
+        if (f.bits !== undefined) f.bits ^= f.width === 32 ? 0x80000000n : 0x8000000000000000n;
+        f.value = -f.value;
+      }
+      return { kind: 'float', ...f, pos };
+    }
+    return { kind: 'int', value: this.constExpr(), pos };
+  }
+
+  /** Integer constant expression: literals, unary - ~ !, binary + - * / % << >> & | ^, parentheses. */
+  private constExpr(): bigint {
+    return this.binExpr(0);
+  }
+  private binExpr(minPrec: number): bigint {
+    let lhs = this.unaryExpr();
+    for (;;) {
+      const op = this.binOp();
+      if (!op || op.prec < minPrec) return lhs;
+      this.p += op.len;
+      const rhs = this.binExpr(op.prec + 1);
+      lhs = op.fn(lhs, rhs);
+    }
+  }
+  private binOp(): { prec: number; len: number; fn: (a: bigint, b: bigint) => bigint } | undefined {
+    if (this.kind() !== Tk.Punct) return undefined;
+    const c = this.text[this.t.start[this.p]!];
+    const two = this.isP(c!, this.p + 1) && this.t.start[this.p + 1] === this.t.end[this.p];
+    switch (c) {
+      case '*': return { prec: 10, len: 1, fn: (a, b) => a * b };
+      case '/': return { prec: 10, len: 1, fn: (a, b) => (b === 0n ? this.failMsg('division by zero in a constant expression') : a / b) };
+      case '%': return { prec: 10, len: 1, fn: (a, b) => (b === 0n ? this.failMsg('division by zero in a constant expression') : a % b) };
+      case '+': return { prec: 9, len: 1, fn: (a, b) => a + b };
+      case '-': return { prec: 9, len: 1, fn: (a, b) => a - b };
+      case '<': return two ? { prec: 8, len: 2, fn: (a, b) => a << b } : undefined;
+      case '>': return two ? { prec: 8, len: 2, fn: (a, b) => a >> b } : undefined;
+      case '&': return two ? undefined : { prec: 5, len: 1, fn: (a, b) => a & b };
+      case '^': return { prec: 4, len: 1, fn: (a, b) => a ^ b };
+      case '|': return two ? undefined : { prec: 3, len: 1, fn: (a, b) => a | b };
+      default: return undefined;
+    }
+  }
+  private unaryExpr(): bigint {
+    if (this.acceptP('-')) return -this.unaryExpr();
+    if (this.acceptP('~')) return ~this.unaryExpr();
+    if (this.acceptP('!')) return this.unaryExpr() === 0n ? 1n : 0n;
+    if (this.acceptP('(')) {
+      const v = this.constExpr();
+      this.expectP(')', "')' closing the constant expression");
+      return v;
+    }
+    if (this.kind() !== Tk.Int) this.fail('an integer constant');
+    return parseIntLit(this.str(this.p++));
+  }
+
+  // ---- statements -----------------------------------------------------------------------------
+  private block(): Statement[] {
+    this.expectP('{');
+    const body: Statement[] = [];
+    for (;;) {
+      const k = this.kind();
+      if (k === Tk.Eof) this.fail("'}' closing the function body");
+      if (k === Tk.Punct) {
+        if (this.isP('}')) {
+          this.p++;
+          return body;
+        }
+        if (this.isP('{')) {
+          const pos = this.pos();
+          body.push({ kind: 'block', body: this.block(), pos });
+          continue;
+        }
+        if (this.isP('@')) {
+          body.push(this.instruction());
+          continue;
+        }
+        if (this.isP(';')) {
+          this.p++; // empty statement
+          continue;
+        }
+        this.fail('an instruction, a label, a declaration or \'}\'');
+      }
+      if (k === Tk.Dot) {
+        this.directiveStatement(body);
+        continue;
+      }
+      if (k === Tk.Ident) {
+        if (this.isP(':', this.p + 1)) {
+          const pos = this.pos();
+          const name = this.str();
+          this.p += 2;
+          if (this.isDot('branchtargets')) {
+            this.p++;
+            const labels: string[] = [];
+            do labels.push(this.ident('a label'));
+            while (this.acceptP(','));
+            this.expectP(';');
+            body.push({ kind: 'branchtargets', name, labels, pos });
+          } else if (this.isDot('calltargets')) {
+            this.p++;
+            const funcs: string[] = [];
+            do funcs.push(this.ident('a function name'));
+            while (this.acceptP(','));
+            this.expectP(';');
+            body.push({ kind: 'calltargets', name, funcs, pos });
+          } else if (this.isDot('callprototype')) {
+            this.p++;
+            while (!this.isP(';')) {
+              if (this.kind() === Tk.Eof) this.fail("';' ending the .callprototype");
+              this.p++;
+            }
+            this.p++;
+            body.push({ kind: 'callprototype', name, pos });
+          } else body.push({ kind: 'label', name, pos });
+          continue;
+        }
+        body.push(this.instruction());
+        continue;
+      }
+      this.fail('an instruction, a label or a declaration');
+    }
+  }
+
+  private directiveStatement(body: Statement[]): void {
+    const pos = this.pos();
+    const d = this.dotWord();
+    if (d === 'loc') {
+      this.p++;
+      const file = this.smallInt('a file number');
+      const line = this.smallInt('a line number');
+      const col = this.kind() === Tk.Int ? this.smallInt('a column') : 0;
+      // PTX 7.x+: `.loc 1 2 3, function_name label, inlined_at 1 2 3`
+      while (this.acceptP(',')) {
+        while (!this.isP(',') && !this.isP(';') && this.kind() !== Tk.Eof) {
+          // inlined_at / function_name attributes: a single line ends at the next statement start.
+          if (this.t.line[this.p] !== pos.line) break;
+          this.p++;
+        }
+      }
+      body.push({ kind: 'loc', file, line, col, pos });
+      return;
+    }
+    if (d === 'pragma') {
+      this.p++;
+      body.push({ kind: 'pragma', values: this.pragmaStrings(), pos });
+      return;
+    }
+    let linkage: string | undefined;
+    while (this.kind() === Tk.Dot && LINKAGE.has(this.dotWord())) {
+      linkage = this.dotWord();
+      this.p++;
+    }
+    if (this.kind() === Tk.Dot && SPACES.has(this.dotWord())) {
+      body.push(...this.varDecl(linkage, false));
+      return;
+    }
+    if (this.isDot('func') || this.isDot('entry')) this.failMsg('function declarations are not allowed inside a function body', this.p);
+    this.fail('a declaration (.reg, .local, .shared, .param ...), .loc or .pragma');
+  }
+
+  private instruction(): Instruction {
+    const pos = this.pos();
+    let guard: Instruction['guard'];
+    if (this.acceptP('@')) {
+      const not = this.acceptP('!');
+      guard = { name: this.ident('a predicate register after @'), not };
+    }
+    if (this.kind() !== Tk.Ident) this.fail('an instruction');
+    const opAt = this.p;
+    const opcode = this.str(this.p++);
+    if (!PTX_INSTRUCTIONS.has(opcode)) this.failMsg(`unknown instruction '${opcode}'; expected a PTX instruction`, opAt);
+    const mods: string[] = [];
+    while (this.kind() === Tk.Dot) mods.push(this.dotWord(this.p++));
+    const operands: Operand[] = [];
+    if (!this.isP(';')) {
+      do operands.push(this.operand());
+      while (this.acceptP(','));
+    }
+    if (!this.isP(';')) this.fail(`',' or ';' after the operands of ${opcode}`);
+    this.p++;
+    const ins: Instruction = { kind: 'instr', opcode, mods, operands, pos };
+    if (guard) ins.guard = guard;
+    return ins;
+  }
+
+  private operand(): Operand {
+    const k = this.kind();
+    if (k === Tk.Ident) {
+      const name = this.str(this.p++);
+      if (name === '_') return { kind: 'sink' };
+      let first: Operand = { kind: 'name', name };
+      if (this.kind() === Tk.Dot && this.t.start[this.p] === this.t.end[this.p - 1]) {
+        const comp = this.dotWord(this.p++);
+        first = { kind: 'name', name, comp };
+      }
+      if (this.isP('+') && (this.kind(this.p + 1) === Tk.Int || (this.isP('-', this.p + 1) && this.kind(this.p + 2) === Tk.Int))) {
+        // `sym+4` / `%r1+-1` as a value operand (mov.u64 %rd, arr+8)
+        this.p++;
+        return { kind: 'offset', base: name, offset: this.intLit('an offset') };
+      }
+      if (this.isP('|')) {
+        this.p++;
+        const second = this.operand();
+        return { kind: 'pair', first, second };
+      }
+      return first;
+    }
+    if (k === Tk.Int || (this.isP('-') && this.kind(this.p + 1) === Tk.Int) || this.isP('(') && this.looksLikeConstExpr()) {
+      return { kind: 'int', value: this.constExpr() };
+    }
+    if (k === Tk.Float || (this.isP('-') && this.kind(this.p + 1) === Tk.Float)) {
+      const neg = this.acceptP('-');
+      const f = floatLit(this.str(this.p++));
+      if (neg) {
+        if (f.bits !== undefined) f.bits ^= f.width === 32 ? 0x80000000n : 0x8000000000000000n;
+        f.value = -f.value;
+      }
+      return { kind: 'float', ...f };
+    }
+    if (k === Tk.Punct) {
+      if (this.acceptP('!')) return { kind: 'not', operand: this.operand() };
+      if (this.acceptP('-')) return { kind: 'neg', operand: this.operand() };
+      if (this.isP('[')) return this.address();
+      if (this.acceptP('{')) {
+        const elems: Operand[] = [];
+        if (!this.isP('}')) {
+          do elems.push(this.operand());
+          while (this.acceptP(','));
+        }
+        this.expectP('}', "',' or '}' in the vector operand");
+        return { kind: 'vec', elems };
+      }
+      if (this.acceptP('(')) {
+        const elems: Operand[] = [];
+        if (!this.isP(')')) {
+          do elems.push(this.operand());
+          while (this.acceptP(','));
+        }
+        this.expectP(')', "',' or ')' in the operand list");
+        return { kind: 'list', elems };
+      }
+    }
+    this.fail('an operand (register, immediate, address, label or vector)');
+  }
+
+  /** `(` starting an integer expression rather than a call argument list. */
+  private looksLikeConstExpr(): boolean {
+    let k = this.p;
+    while (this.isP('(', k) || this.isP('-', k) || this.isP('~', k)) k++;
+    return this.kind(k) === Tk.Int;
+  }
+
+  /** `[base]`, `[base+off]`, `[base-off]`, `[off]`, `[base+off+off]`, `[tex, {coords}]`. */
+  private address(): Operand {
+    this.expectP('[');
+    let base: string | undefined;
+    let offset = 0n;
+    if (this.kind() === Tk.Ident) {
+      base = this.str(this.p++);
+      if (this.kind() === Tk.Dot && this.t.start[this.p] === this.t.end[this.p - 1]) base += `.${this.dotWord(this.p++)}`;
+      if (this.isP(',')) {
+        // texture / surface operand list
+        const list: Operand[] = [{ kind: 'name', name: base }];
+        while (this.acceptP(',')) list.push(this.operand());
+        this.expectP(']', "']' closing the texture operand");
+        return { kind: 'addr', base, offset: 0n, list };
+      }
+      while (this.isP('+') || this.isP('-')) {
+        const neg = this.isP('-');
+        this.p++;
+        const v = this.unaryExpr();
+        offset += neg ? -v : v;
+      }
+    } else {
+      offset = this.constExpr();
+    }
+    this.expectP(']', "']' closing the address (or '+offset')");
+    return { kind: 'addr', base, offset } as Operand;
+  }
+}
+
+const TYPE_NAMES = new Set([
+  'u8', 'u16', 'u32', 'u64', 's8', 's16', 's32', 's64', 'b8', 'b16', 'b32', 'b64', 'b128', 'f16', 'f16x2', 'bf16', 'bf16x2',
+  'f32', 'f64', 'pred', 'tf32', 'e4m3', 'e5m2', 'e4m3x2', 'e5m2x2', 's4', 'u4', 's8x4', 'u8x4', 'texref', 'samplerref', 'surfref',
+]);
+function isTypeName(w: string): boolean {
+  return TYPE_NAMES.has(w);
+}
+
+export function parseIntLit(s: string): bigint {
+  // Fast path: short decimal literals (the vast majority).
+  if (s.length < 10 && s.charCodeAt(0) !== 48) {
+    let v = 0;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i) - 48;
+      if (c < 0 || c > 9) return parseIntLitSlow(s);
+      v = v * 10 + c;
+    }
+    return BigInt(v);
+  }
+  if (s === '0') return 0n;
+  return parseIntLitSlow(s);
+}
+function parseIntLitSlow(s: string): bigint {
+  let t = s.endsWith('U') ? s.slice(0, -1) : s;
+  if (/^0[0-7]+$/.test(t)) return BigInt(`0o${t.slice(1)}`);
+  if (t.startsWith('0X')) t = `0x${t.slice(2)}`;
+  if (t.startsWith('0B')) t = `0b${t.slice(2)}`;
+  return BigInt(t);
+}
+
+function floatLit(s: string): { value: number; bits?: bigint; width: 32 | 64 } {
+  const c = s[1];
+  if (s[0] === '0' && (c === 'f' || c === 'F')) {
+    const bits = BigInt(`0x${s.slice(2)}`);
+    const dv = new DataView(new ArrayBuffer(4));
+    dv.setUint32(0, Number(bits));
+    return { value: dv.getFloat32(0), bits, width: 32 };
+  }
+  if (s[0] === '0' && (c === 'd' || c === 'D')) {
+    const bits = BigInt(`0x${s.slice(2)}`);
+    const dv = new DataView(new ArrayBuffer(8));
+    dv.setBigUint64(0, bits);
+    return { value: dv.getFloat64(0), bits, width: 64 };
+  }
+  return { value: Number(s), width: 64 };
+}
+
+function unquote(s: string): string {
+  return s.slice(1, -1).replace(/\\(.)/g, '$1');
+}
