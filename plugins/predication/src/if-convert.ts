@@ -20,6 +20,11 @@ function canGuard(i: Instr, g: Guard): boolean {
   return true;
 }
 
+/** A BRA without modifiers other than `.U` (uniform: a scheduling hint, same meaning). */
+function plainBranchMods(i: Instr): boolean {
+  return i.mods.every((m) => m === 'U');
+}
+
 interface Arm {
   readonly block: Block;
   readonly body: readonly Instr[];
@@ -34,7 +39,7 @@ function armOf(b: Block, a: Block, g: Guard, max: number): Arm | undefined {
   const join = b.succs[0]!;
   const last = b.instrs[b.instrs.length - 1];
   const branches = !!last && last.isControlFlow;
-  if (branches && !(last.opcode === 'BRA' && !last.guard && last.mods.length === 0)) return undefined;
+  if (branches && !(last.opcode === 'BRA' && !last.guard && plainBranchMods(last))) return undefined;
   const body = branches ? b.instrs.slice(0, -1) : b.instrs.slice();
   if (body.length > max || !body.every((i) => canGuard(i, g))) return undefined;
   return { block: b, body, branches, join };
@@ -83,7 +88,7 @@ function formSels(list: Instr[]): Instr[] {
  */
 export function ifConvertAt(fn: OriFunction, a: Block, o: PredicationOptions): boolean {
   const term = a.instrs[a.instrs.length - 1];
-  if (!term || term.opcode !== 'BRA' || !term.guard || term.mods.length || term.uses[0]?.kind !== 'label') return false;
+  if (!term || term.opcode !== 'BRA' || !term.guard || !plainBranchMods(term) || term.uses[0]?.kind !== 'label') return false;
   if (a.instrs.slice(0, -1).some((i) => i.isControlFlow)) return false;
   const x = term.uses[0].block;
   const y = a.layoutNext;
