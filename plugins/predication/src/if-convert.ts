@@ -8,6 +8,29 @@ export interface PredicationOptions {
   readonly allowLongerPaths: boolean;
   /** Turn opposite-guard moves into one SEL. */
   readonly formSel: boolean;
+  /**
+   * How a thread's cost is counted: 'thread' counts instructions whose guard holds for it (the
+   * interpreter's thread-instruction count), 'issue' also counts predicated-off ones (issue slots).
+   */
+  readonly costModel: 'thread' | 'issue';
+}
+
+/**
+ * Whether no thread executes more instructions after the conversion than before, for both outcomes of the
+ * branch condition g (taken: the branch and arm X run; not taken: arm Y runs).
+ */
+function costOk(list: readonly Instr[], arms: readonly Arm[], x: Block, g: Guard, needBra: number, model: 'thread' | 'issue'): boolean {
+  for (const taken of [true, false]) {
+    let before = taken || model === 'issue' ? 1 : 0; // the conditional BRA
+    for (const arm of arms) if ((arm.block === x) === taken) before += arm.body.length + (arm.branches ? 1 : 0);
+    let after = needBra;
+    for (const i of list) {
+      const runs = !i.guard || (i.guard.reg === g.reg && (i.guard.not === g.not) === taken);
+      if (runs || model === 'issue') after++;
+    }
+    if (after > before) return false;
+  }
+  return true;
 }
 
 /** Opcodes that must not be guarded or executed on a path where they did not run (warp/CTA sync, calls). */
@@ -120,10 +143,8 @@ export function ifConvertAt(fn: OriFunction, a: Block, o: PredicationOptions): b
 
   // Cost per thread: the branchy paths against the straight-line code (plus a BRA if the join is not next).
   const remaining = fn.blocks.filter((b) => !armBlocks.has(b));
-  const needBra = remaining[remaining.indexOf(a) + 1] !== join;
-  const after = list.length + (needBra ? 1 : 0);
-  const paths = arms.length === 2 ? arms.map((r) => 1 + r.body.length + (r.branches ? 1 : 0)) : [1];
-  if (!o.allowLongerPaths && paths.some((p) => after > p)) return false;
+  const needBra = remaining[remaining.indexOf(a) + 1] !== join ? 1 : 0;
+  if (!o.allowLongerPaths && !costOk(list, arms, x, g, needBra, o.costModel)) return false;
 
   a.remove(term);
   for (const i of list) a.append(i);

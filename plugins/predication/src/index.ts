@@ -6,6 +6,7 @@ export * from './if-convert.js';
 export const KNOB_PRED_MAX_ARM = 'OriPredicationMaxArmInstrs';
 export const KNOB_PRED_ALLOW_LONGER = 'OriPredicationAllowLongerPaths';
 export const KNOB_PRED_FORM_SEL = 'OriPredicationFormSel';
+export const KNOB_PRED_COST_MODEL = 'OriPredicationCostModel';
 
 export const knobs = [
   defineKnob({ name: KNOB_PRED_MAX_ARM, type: 'int', default: 4, description: 'OriDoPredication: largest branch arm (instructions, without its branch) that is if-converted' }),
@@ -14,6 +15,12 @@ export const knobs = [
     type: 'bool',
     default: false,
     description: 'OriDoPredication: also convert when some thread would execute more instructions than on its branchy path (trades instructions for divergence)',
+  }),
+  defineKnob({
+    name: KNOB_PRED_COST_MODEL,
+    type: 'string',
+    default: 'thread',
+    description: "OriDoPredication: per-thread cost of a path: 'thread' counts instructions whose guard holds (thread-instructions), 'issue' also predicated-off ones",
   }),
   defineKnob({ name: KNOB_PRED_FORM_SEL, type: 'bool', default: true, description: 'OriDoPredication: merge opposite-guard moves of a diamond into one SEL' }),
 ];
@@ -26,6 +33,7 @@ export class PredicationPhase implements PhaseImpl {
       maxArmInstrs: ctx.knob<number>(KNOB_PRED_MAX_ARM),
       allowLongerPaths: ctx.knob<boolean>(KNOB_PRED_ALLOW_LONGER),
       formSel: ctx.knob<boolean>(KNOB_PRED_FORM_SEL) && !ctx.isPassDisabled('PredicationFormSel'),
+      costModel: ctx.knob<string>(KNOB_PRED_COST_MODEL) === 'issue' ? ('issue' as const) : ('thread' as const),
     };
     for (const fn of ctx.module.functions) ifConvert(fn, o);
   }

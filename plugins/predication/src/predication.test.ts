@@ -10,7 +10,7 @@ const wrap = (body: string): string => `.target sm_90
 ${body}
 }
 `;
-const run = (t: string, knobValues: Record<string, boolean | number> = {}): string =>
+const run = (t: string, knobValues: Record<string, boolean | number | string> = {}): string =>
   runPhaseOnText(wrap(t), new PredicationPhase(), { knobs, knobValues });
 
 describe('OriDoPredication (63)', () => {
@@ -98,8 +98,11 @@ bb1:
   STG.E.32 [%rd0], %r1
 bb2:
   EXIT`;
-    expect(run(long)).toBe(normalizeOri(wrap(long)));
-    // With the knob, the two-instruction triangle is converted.
-    expect(run(long, { OriPredicationAllowLongerPaths: true })).toContain('@!%p0 STG.E.32 [%rd0], %r1');
+    // Counting issue slots, the threads that skip the arm would now issue two instructions instead of one.
+    expect(run(long, { OriPredicationCostModel: 'issue' })).toBe(normalizeOri(wrap(long)));
+    // Counting thread-instructions (guard-true lanes, the interpreter's measure) no thread does more work.
+    expect(run(long)).toContain('@!%p0 STG.E.32 [%rd0], %r1');
+    // Arms above the size threshold stay branches.
+    expect(run(long, { OriPredicationMaxArmInstrs: 1 })).toBe(normalizeOri(wrap(long)));
   });
 });
