@@ -1,0 +1,317 @@
+import { parseOri } from '@ptxforge/kernel';
+import { describe, expect, it } from 'vitest';
+import { readElement, runKernel, type Launch, type RunResult } from '../launch.js';
+
+function run(body: string, launch: Launch, params = '.param .u64 out c[0x0][0x210]', extra = ''): RunResult {
+  const m = parseOri(`.target sm_90
+${extra}
+.entry @k(
+  ${params}
+)
+{
+${body}
+}`);
+  return runKernel(m, launch);
+}
+
+function values(r: RunResult, name: string): Array<number | string> {
+  const b = r.buffers[name]!;
+  const n = b.bytes.length / 4;
+  return Array.from({ length: n }, (_, i) => readElement(b.bytes, b.type, i));
+}
+
+/** out[tid] = %r9 epilogue (address computed from the thread id in %r0). */
+const STORE = `
+  %rd0 = IMAD.WIDE.U32 %r0, 4, RZ
+  %rd1 = MOV c[0x0][0x210]
+  %rd2 = IADD3 %rd1, %rd0, RZ
+  STG.E.32 [%rd2], %r9
+  EXIT`;
+
+describe('control flow and divergence', () => {
+  it('if/else diverges and reconverges at the post-dominator', () => {
+    const r = run(`
+bb0:
+  %r0 = S2R SR_TID.X
+  %p0 = ISETP.LT.U32.AND %r0, 10, PT
+  @%p0 BRA bb2
+bb1:
+  %r9 = IADD3 %r0, 100, RZ
+  BRA bb3
+bb2:
+  %r9 = IMAD %r0, 2, RZ
+bb3:
+  %r8 = IADD3 %r9, 1, RZ
+  %r9 = MOV %r8
+${STORE}`, { block: 32, buffers: { out: { type: 'u32', count: 32 } }, params: [{ buffer: 'out' }] });
+    expect(r.errors).toEqual([]);
+    expect(values(r, 'out')).toEqual(Array.from({ length: 32 }, (_, i) => (i < 10 ? 2 * i : i + 100) + 1));
+    expect(r.counts.branches).toBe(2); // the divergent BRA, then the BRA of the else side
+    expect(r.counts.divergentBranches).toBe(1);
+    // bb3 runs once per warp after reconvergence: 2 instructions + the store epilogue (5).
+    expect(r.counts.byBlock['k:bb3']).toEqual({ warp: 7, thread: 7 * 32 });
+    expect(r.counts.byOpcode['IADD3']).toEqual({ warp: 3, thread: 22 + 32 + 32 });
+  });
+
+  it('loops with per-thread trip counts', () => {
+    // out[tid] = sum_{i < tid} i
+    const r = run(`
+bb0:
+  %r0 = S2R SR_TID.X
+  %r1 = MOV 0
+  %r9 = MOV 0
+bb1:
+  %p0 = ISETP.GE.U32.AND %r1, %r0, PT
+  @%p0 BRA bb3
+bb2:
+  %r9 = IADD3 %r9, %r1, RZ
+  %r1 = IADD3 %r1, 1, RZ
+  BRA bb1
+bb3:
+${STORE}`, { block: 40, buffers: { out: { type: 'u32', count: 40 } }, params: [{ buffer: 'out' }] });
+    expect(r.errors).toEqual([]);
+    expect(values(r, 'out')).toEqual(Array.from({ length: 40 }, (_, i) => (i * (i - 1)) / 2 + 0));
+    expect(r.counts.divergentBranches).toBeGreaterThan(0);
+    expect(r.counts.warpInstructions).toBeLessThan(r.counts.threadInstructions);
+  });
+
+  it('PHI selects by the predecessor of each lane', () => {
+    const r = run(`
+bb0:
+  %r0 = S2R SR_TID.X
+  %r1 = LOP3.LUT %r0, 1, RZ, 0xc0
+  %p0 = ISETP.EQ.U32.AND %r1, 0, PT
+  @%p0 BRA bb2
+bb1:
+  %r2 = MOV 7
+  BRA bb3
+bb2:
+  %r3 = MOV 9
+bb3:
+  %r9 = PHI %r2, bb1, %r3, bb2
+${STORE}`, { block: 8, buffers: { out: { type: 'u32', count: 8 } }, params: [{ buffer: 'out' }] });
+    expect(r.errors).toEqual([]);
+    expect(values(r, 'out')).toEqual([9, 7, 9, 7, 9, 7, 9, 7]);
+  });
+
+  it('BRX jumps through a label table per lane', () => {
+    const r = run(`
+bb0:
+  %r0 = S2R SR_TID.X
+  %r1 = LOP3.LUT %r0, 3, RZ, 0xc0
+  BRX %r1, (bb1, bb2, bb3, bb1)
+bb1:
+  %r9 = MOV 10
+  BRA bb4
+bb2:
+  %r9 = MOV 20
+  BRA bb4
+bb3:
+  %r9 = MOV 30
+bb4:
+${STORE}`, { block: 8, buffers: { out: { type: 'u32', count: 8 } }, params: [{ buffer: 'out' }] });
+    expect(r.errors).toEqual([]);
+    expect(values(r, 'out')).toEqual([10, 20, 30, 10, 10, 20, 30, 10]);
+    expect(r.counts.divergentBranches).toBe(1);
+  });
+
+  it('CALL with divergence inside the callee', () => {
+    const m = parseOri(`.target sm_90
+.func @f(
+  .param .u32 a %r0
+) -> (%r1)
+{
+bb0:
+  %p0 = ISETP.LT.U32.AND %r0, 3, PT
+  @%p0 BRA bb2
+bb1:
+  %r1 = IADD3 %r0, 1000, RZ
+  RET %r1
+bb2:
+  %r1 = IMAD %r0, %r0, RZ
+  RET %r1
+}
+
+.entry @k(
+  .param .u64 out c[0x0][0x210]
+)
+{
+bb0:
+  %r0 = S2R SR_TID.X
+  %r9 = CALL @f, %r0
+${STORE}
+}`);
+    const r = runKernel(m, { block: 6, buffers: { out: { type: 'u32', count: 6 } }, params: [{ buffer: 'out' }] });
+    expect(r.errors).toEqual([]);
+    expect(values(r, 'out')).toEqual([0, 1, 4, 1003, 1004, 1005]);
+  });
+
+  it('BSSY/BSYNC reconverge explicitly', () => {
+    const r = run(`
+bb0:
+  %r0 = S2R SR_TID.X
+  %b0 = BSSY bb3
+  %p0 = ISETP.LT.U32.AND %r0, 4, PT
+  @%p0 BRA bb2
+bb1:
+  %r9 = MOV 1
+  BRA bb3
+bb2:
+  %r9 = MOV 2
+bb3:
+  BSYNC %b0
+  %r2 = VOTE.ANY PT
+  %r9 = IADD3 %r9, %r2, RZ
+${STORE}`, { block: 8, buffers: { out: { type: 'u32', count: 8 } }, params: [{ buffer: 'out' }] });
+    expect(r.errors).toEqual([]);
+    expect(values(r, 'out')).toEqual([2, 2, 2, 2, 1, 1, 1, 1].map((x) => x + 0xff));
+  });
+});
+
+describe('memory, barriers and warp operations', () => {
+  it('shared memory with a barrier reverses a block', () => {
+    const r = run(`
+bb0:
+  %r0 = S2R SR_TID.X
+  %r1 = IMAD %r0, 4, RZ
+  %r2 = IADD3 %r0, 1000, RZ
+  STS.32 [%r1+@tile], %r2
+  BAR.SYNC 0
+  %r3 = IADD3 -%r0, 63, RZ
+  %r4 = IMAD %r3, 4, RZ
+  %r9 = LDS.32 [%r4+@tile]
+${STORE}`, { block: 64, buffers: { out: { type: 'u32', count: 64 } }, params: [{ buffer: 'out' }] }, undefined, '.shared .align 4 .b8 @tile[256]');
+    expect(r.errors).toEqual([]);
+    expect(values(r, 'out')).toEqual(Array.from({ length: 64 }, (_, i) => 1063 - i));
+  });
+
+  it('generic addresses reach shared and local windows', () => {
+    const r = run(`
+  .local .align 4 .b8 @buf[16]
+bb0:
+  %r0 = S2R SR_TID.X
+  %rd5 = S2R SR_SWINBASE
+  %r1 = IMAD %r0, 4, RZ
+  %rd6 = IMAD.WIDE.U32 %r0, 4, %rd5
+  ST.E.32 [%rd6+@tile], %r0
+  %r2 = LDS.32 [%r1+@tile]
+  STL.32 [@buf+0x4], %r2
+  %rd7 = S2R SR_LWINBASE
+  %r3 = LD.E.32 [%rd7+@buf+0x4]
+  %r9 = IADD3 %r3, %r3, RZ
+${STORE}`, { block: 4, buffers: { out: { type: 'u32', count: 4 } }, params: [{ buffer: 'out' }] }, undefined, '.shared .align 4 .b8 @tile[64]');
+    expect(r.errors).toEqual([]);
+    expect(values(r, 'out')).toEqual([0, 2, 4, 6]);
+  });
+
+  it('atomics across the grid', () => {
+    const r = run(`
+bb0:
+  %r0 = S2R SR_TID.X
+  %rd1 = MOV c[0x0][0x210]
+  %r1 = ATOMG.E.ADD.U32 [%rd1], 1
+  %r2 = ATOMG.E.MAX.S32 [%rd1+0x4], %r0
+  ATOMG.E.ADD.F32 [%rd1+0x8], 0f3F000000
+  %r3 = ATOMG.E.CAS.U32 [%rd1+0xc], RZ, 5
+  EXIT`, { grid: 3, block: 50, buffers: { out: { type: 'u32', count: 4 } }, params: [{ buffer: 'out' }] });
+    expect(r.errors).toEqual([]);
+    expect(values(r, 'out')).toEqual([150, 49, 0x42960000, 5]); // 150 * 0.5 = 75.0f
+  });
+
+  it('warp shuffle reduction and vote', () => {
+    const r = run(`
+bb0:
+  %r0 = S2R SR_TID.X
+  %r9 = MOV %r0
+  %r1 = SHFL.BFLY %r9, 16, 0x1f
+  %r9 = IADD3 %r9, %r1, RZ
+  %r1 = SHFL.BFLY %r9, 8, 0x1f
+  %r9 = IADD3 %r9, %r1, RZ
+  %r1 = SHFL.BFLY %r9, 4, 0x1f
+  %r9 = IADD3 %r9, %r1, RZ
+  %r1 = SHFL.BFLY %r9, 2, 0x1f
+  %r9 = IADD3 %r9, %r1, RZ
+  %r1 = SHFL.BFLY %r9, 1, 0x1f
+  %r9 = IADD3 %r9, %r1, RZ
+  %p0 = ISETP.LT.U32.AND %r0, 3, PT
+  %r2 = VOTE.ANY %p0
+  %r3 = REDUX.SUM %r0
+  %r9 = IADD3 %r9, %r2, %r3
+${STORE}`, { block: 32, buffers: { out: { type: 'u32', count: 32 } }, params: [{ buffer: 'out' }] });
+    expect(r.errors).toEqual([]);
+    expect(values(r, 'out')).toEqual(Array(32).fill(496 + 7 + 496));
+  });
+});
+
+describe('reported errors', () => {
+  const launch: Launch = { block: 4, buffers: { out: { type: 'u32', count: 4 } }, params: [{ buffer: 'out' }] };
+  it('out-of-bounds global access names the instruction and thread', () => {
+    const r = run(`
+bb0:
+  %r0 = S2R SR_TID.X
+  %r1 = IMAD %r0, 4, 12
+  %rd0 = IMAD.WIDE.U32 %r1, 1, RZ
+  %rd1 = MOV c[0x0][0x210]
+  %rd2 = IADD3 %rd1, %rd0, RZ
+  STG.E.32 [%rd2], %r0
+  EXIT`, launch);
+    expect(r.ok).toBe(false);
+    expect(r.errors[0]!.code).toBe('INTERP_OUT_OF_BOUNDS');
+    expect(r.errors[0]!.message).toContain('STG.E.32 [%rd2], %r0');
+    expect(r.errors[0]!.site.tid).toEqual([1, 0, 0]);
+    // Lane 0 stored before lane 1 failed.
+    expect(values(r, 'out')[3]).toBe(0);
+  });
+  it('misaligned access', () => {
+    const r = run(`
+bb0:
+  %rd1 = MOV c[0x0][0x210]
+  %r0 = LDG.E.32 [%rd1+0x2]
+  EXIT`, launch);
+    expect(r.errors[0]!.code).toBe('INTERP_MISALIGNED');
+  });
+  it('read of a never-written register', () => {
+    const r = run(`
+bb0:
+  %r0 = S2R SR_TID.X
+  %p0 = ISETP.EQ.U32.AND %r0, 2, PT
+  @%p0 BRA bb2
+bb1:
+  %r5 = MOV 1
+bb2:
+  %r6 = IADD3 %r5, 1, RZ
+  EXIT`, launch);
+    expect(r.errors[0]!.code).toBe('INTERP_UNDEFINED_REGISTER');
+    expect(r.errors[0]!.site.tid).toEqual([2, 0, 0]);
+    expect(r.errors[0]!.site.instr).toBe('%r6 = IADD3 %r5, 1, RZ');
+  });
+  it('runaway loop hits the step budget', () => {
+    const r = run(`
+bb0:
+  %r0 = MOV 0
+bb1:
+  %r0 = IADD3 %r0, 1, RZ
+  BRA bb1`, { ...launch, maxSteps: 10000 });
+    expect(r.errors[0]!.code).toBe('INTERP_STEP_LIMIT');
+  });
+  it('barrier deadlock', () => {
+    const r = run(`
+bb0:
+  %r0 = S2R SR_TID.X
+  %p0 = ISETP.LT.U32.AND %r0, 32, PT
+  @%p0 BRA bb2
+bb1:
+  BAR.SYNC 1
+  EXIT
+bb2:
+  BAR.SYNC 0
+  EXIT`, { block: 64, buffers: { out: { count: 4 } }, params: [{ buffer: 'out' }] });
+    expect(r.errors[0]!.code).toBe('INTERP_BARRIER_DEADLOCK');
+    expect(r.errors[0]!.message).toContain('BAR.SYNC');
+  });
+  it('bad launch', () => {
+    const r = run('bb0:\n  EXIT', { block: 4, params: [{ buffer: 'nope' }] });
+    expect(r.errors[0]!.code).toBe('INTERP_BAD_LAUNCH');
+    expect(r.errors[0]!.message).toContain("'nope'");
+  });
+});
