@@ -3,3 +3,5 @@ export { InterpError, type InterpErrorKind, type InterpErrorSite } from './inter
 export { GLOBAL_BASE, SWINBASE, LWINBASE, WINDOW_SIZE } from './interp/memory.js';
 export { DEFAULT_MAX_STEPS, type DynamicCounts, type OpcodeCount } from './interp/machine.js';
 export * from './launch.js';
+export * from './verify/verify-each.js';
+export { generateLaunch, rng, GENERATED_BUFFER_BYTES } from './verify/inputs.js';

@@ -1,0 +1,115 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createToolchain, definePlugin, imm, parseOri, PtxforgeError, type PhaseContext } from '@ptxforge/kernel';
+import { corePlugin } from '@ptxforge/plugin-core';
+import { targetSm90Plugin } from '@ptxforge/target-sm90';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createVerifyEachInstrumentation } from './verify-each.js';
+
+const SRC = `.target sm_90
+.entry @scale(
+  .param .u64 out c[0x0][0x210],
+  .param .u32 n c[0x0][0x218]
+)
+{
+  .maxntid 64, 1, 1
+bb0:
+  %r0 = S2R SR_TID.X
+  %r1 = MOV c[0x0][0x218]
+  %p0 = ISETP.GE.U32.AND %r0, %r1, PT
+  @%p0 EXIT
+bb1:
+  %r2 = IMAD %r0, 3, 1
+  %r7 = IADD3 %r0, %r0, RZ
+  %rd0 = IMAD.WIDE.U32 %r0, 4, RZ
+  %rd1 = MOV c[0x0][0x210]
+  %rd2 = IADD3 %rd1, %rd0, RZ
+  STG.E.32 [%rd2], %r2
+  EXIT
+}`;
+
+/** A correct phase: removes instructions whose defs nobody reads (the IADD3 into %r7). */
+const goodDce = (ctx: PhaseContext): void => {
+  for (const fn of ctx.module.functions) {
+    for (const b of fn.blocks) {
+      for (const i of [...b.instrs]) {
+        if (i.info?.hasSideEffects || i.info?.mayStore || i.isControlFlow || i.defs.length === 0) continue;
+        if (i.defRegs().every((r) => r.useCount === 0)) b.remove(i);
+      }
+    }
+  }
+};
+/** A deliberately wrong phase: changes the constant 3 of the IMAD into 4. */
+const wrongConst = (ctx: PhaseContext): void => {
+  for (const fn of ctx.module.functions) {
+    for (const i of fn.instructions()) {
+      if (i.opcode === 'IMAD' && i.uses[1]?.kind === 'imm' && i.uses[1].value === 3n) i.setUse(1, imm(4));
+    }
+  }
+};
+
+const testPhases = (wrong: boolean) =>
+  definePlugin(
+    { name: '@ptxforge/test-phases', version: '0.1.0', kernel: '^0.1.0' },
+    {
+      phases: {
+        EarlyOriSimpleLiveDead: () => ({ execute: goodDce }),
+        ...(wrong ? { GeneralOptimizeEarly: () => ({ execute: wrongConst }) } : {}),
+      },
+    },
+  );
+
+let dir: string | undefined;
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+describe('--verify-each', () => {
+  it('passes a correct phase and re-runs after each change', () => {
+    const tc = createToolchain({ plugins: [corePlugin, targetSm90Plugin, testPhases(false)] });
+    const v = createVerifyEachInstrumentation({ seed: 7 });
+    const res = tc.compile(parseOri(SRC), { arch: 'sm_90', optLevel: 3, instrumentation: [v] });
+    expect(v.report.mismatch).toBeUndefined();
+    expect(v.report.skipped).toEqual([]);
+    expect(v.report.phasesChecked).toBeGreaterThanOrEqual(1);
+    expect([...res.module.functions[0]!.instructions()].some((i) => i.opcode === 'IADD3' && i.defRegs()[0]?.name === '%r7')).toBe(false);
+  });
+
+  it('catches a deliberately wrong phase and names it, with IR files', () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'verify-each-'));
+    const tc = createToolchain({ plugins: [corePlugin, targetSm90Plugin, testPhases(true)] });
+    const v = createVerifyEachInstrumentation({
+      launch: { grid: 1, block: 8, buffers: { out: { type: 'u32', count: 8 } }, params: [{ buffer: 'out' }, 8] },
+      outDir: dir,
+    });
+    let err: unknown;
+    try {
+      tc.compile(parseOri(SRC), { arch: 'sm_90', optLevel: 3, instrumentation: [v] });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(PtxforgeError);
+    const e = err as PtxforgeError;
+    expect(e.code).toBe('VERIFY_EACH_MISMATCH');
+    expect(e.message).toContain('phase 13 GeneralOptimizeEarly (@ptxforge/test-phases)');
+    expect(e.message).toContain('kernel @scale');
+    // Thread 0 stores 1 before (0*3+1) and 1 after; thread 1 stores 4, now 5: the first difference is element 1.
+    expect(e.message).toContain('element 1): before 0x00000004 (4), after 0x00000005 (5)');
+    const m = v.report.mismatch!;
+    expect(m.phase.name).toBe('GeneralOptimizeEarly');
+    expect(m.address).toBe(0x5_0000_0004);
+    expect(existsSync(m.files!.before)).toBe(true);
+    expect(readFileSync(m.files!.before, 'utf8')).toContain('IMAD %r0, 3, 1');
+    expect(readFileSync(m.files!.after, 'utf8')).toContain('IMAD %r0, 4, 1');
+  });
+
+  it('skips kernels whose reference run fails, saying why', () => {
+    const tc = createToolchain({ plugins: [corePlugin, targetSm90Plugin] });
+    const v = createVerifyEachInstrumentation({ launch: { block: 4, params: [{ buffer: 'missing' }, 4] } });
+    tc.compile(parseOri(SRC), { arch: 'sm_90', optLevel: 3, instrumentation: [v] });
+    expect(v.report.skipped[0]!.kernel).toBe('scale');
+    expect(v.report.skipped[0]!.reason).toContain("'missing'");
+  });
+});

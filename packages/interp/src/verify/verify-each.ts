@@ -1,0 +1,150 @@
+/**
+ * --verify-each: an Instrumentation around the phase dispatch loop. Before the first phase it runs every
+ * kernel of the unit on fixed inputs (a launch description, or inputs generated from a seed) and keeps the
+ * final memory; after each phase that changed the IR it runs again and compares all observable memory
+ * (every launch buffer and every `.global` variable). The first difference stops the compilation with a
+ * VERIFY_EACH_MISMATCH error naming the phase, the kernel, the first differing address and both values,
+ * and (with `outDir`) the IR before and after that phase is written to files.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { printModule, PtxforgeError, type Instrumentation, type OriFunction, type OriModule, type PhaseInfo } from '@ptxforge/kernel';
+import { readElement, runKernel, typeSize, type Launch, type RunResult, type ScalarType } from '../launch.js';
+import { generateLaunch } from './inputs.js';
+
+export interface VerifyEachOptions {
+  /** Inputs for the kernel it names (or the first kernel). Kernels without a launch get generated inputs. */
+  readonly launch?: Launch;
+  /** Seed for generated inputs (default 1). */
+  readonly seed?: number;
+  /** Directory for `<phase>.before.ori` / `.after.ori` on a mismatch (created when needed). */
+  readonly outDir?: string;
+  /** Thread-instruction budget per run (default 20 million). */
+  readonly maxSteps?: number;
+}
+
+export interface VerifyMismatch {
+  readonly phase: PhaseInfo;
+  readonly kernel: string;
+  readonly buffer?: string;
+  readonly address?: number;
+  readonly before?: string;
+  readonly after?: string;
+  readonly message: string;
+  readonly files?: { before: string; after: string };
+}
+
+export interface VerifyEachReport {
+  /** Phases after which the program was re-run and compared. */
+  phasesChecked: number;
+  runs: number;
+  /** Kernels not verified because the run before the first phase already failed, with the reason. */
+  readonly skipped: Array<{ kernel: string; reason: string }>;
+  mismatch: VerifyMismatch | undefined;
+}
+
+export interface VerifyEachInstrumentation extends Instrumentation {
+  readonly report: VerifyEachReport;
+}
+
+interface Reference {
+  readonly kernel: string;
+  readonly launch: Launch;
+  readonly result: RunResult;
+}
+
+const DEFAULT_STEPS = 20_000_000;
+
+export function createVerifyEachInstrumentation(opts: VerifyEachOptions = {}): VerifyEachInstrumentation {
+  const report: VerifyEachReport = { phasesChecked: 0, runs: 0, skipped: [], mismatch: undefined };
+  let refs: Reference[] = [];
+  let lastGoodText = '';
+
+  const launchFor = (m: OriModule, fn: OriFunction, k: number): Launch => {
+    const maxSteps = opts.maxSteps ?? DEFAULT_STEPS;
+    const named = opts.launch?.kernel;
+    if (opts.launch && (named === fn.name || (named === undefined && k === 0))) return { maxSteps, ...opts.launch, kernel: fn.name };
+    return { ...generateLaunch(m, fn, opts.seed ?? 1), maxSteps };
+  };
+
+  return {
+    name: 'verify-each',
+    report,
+    beforePipeline(module) {
+      const m = module as OriModule;
+      refs = [];
+      const entries = m.functions.filter((f) => f.kind === 'entry');
+      entries.forEach((fn, k) => {
+        const launch = launchFor(m, fn, k);
+        const result = runKernel(m, launch);
+        report.runs++;
+        if (!result.ok) {
+          report.skipped.push({ kernel: fn.name, reason: result.errors[0]!.message });
+          return;
+        }
+        refs.push({ kernel: fn.name, launch, result });
+      });
+      lastGoodText = printModule(m);
+    },
+    afterPhase(phase, module, result) {
+      if (!result.changed || !refs.length) return;
+      const m = module as OriModule;
+      report.phasesChecked++;
+      for (const ref of refs) {
+        const now = runKernel(m, ref.launch);
+        report.runs++;
+        const diff = compare(ref.result, now);
+        if (!diff) continue;
+        const afterText = printModule(m);
+        let files: { before: string; after: string } | undefined;
+        if (opts.outDir) {
+          mkdirSync(opts.outDir, { recursive: true });
+          const stem = `phase${String(phase.index).padStart(3, '0')}-${phase.name}`;
+          files = { before: path.join(opts.outDir, `${stem}.before.ori`), after: path.join(opts.outDir, `${stem}.after.ori`) };
+          writeFileSync(files.before, lastGoodText);
+          writeFileSync(files.after, afterText);
+        }
+        const where = files ? `; IR before and after the phase written to ${files.before} and ${files.after}` : '';
+        const message = `phase ${phase.index} ${phase.name} (${phase.owner}) changed the behaviour of kernel @${ref.kernel}: ${diff.text}${where}`;
+        report.mismatch = { phase, kernel: ref.kernel, ...diff.at, message, files };
+        throw new PtxforgeError('VERIFY_EACH_MISMATCH', message, { plugin: phase.owner });
+      }
+      lastGoodText = printModule(m);
+    },
+  };
+}
+
+interface Diff {
+  readonly text: string;
+  readonly at: { buffer?: string; address?: number; before?: string; after?: string };
+}
+
+function hexWord(bytes: Uint8Array, at: number, size: number): string {
+  let s = '';
+  for (let k = size - 1; k >= 0; k--) s += (bytes[at + k] ?? 0).toString(16).padStart(2, '0');
+  return `0x${s}`;
+}
+
+/** The first observable difference between two runs, or undefined. */
+export function compare(before: RunResult, after: RunResult): Diff | undefined {
+  if (!after.ok) return { text: `it now fails: ${after.errors[0]!.message}`, at: {} };
+  for (const [name, b] of Object.entries(before.buffers)) {
+    const a = after.buffers[name];
+    if (!a) return { text: `buffer ${name} is gone`, at: { buffer: name } };
+    const n = Math.max(a.bytes.length, b.bytes.length);
+    for (let i = 0; i < n; i++) {
+      if (a.bytes[i] === b.bytes[i]) continue;
+      const size = Math.min(typeSize(b.type), 8) || 1;
+      const at = i - (i % size);
+      const address = b.address + at;
+      const bv = hexWord(b.bytes, at, size);
+      const av = hexWord(a.bytes, at, size);
+      const typed = (r: Uint8Array): string => (b.type === 'u8' ? '' : ` (${String(readElement(r, b.type as ScalarType, at / size))})`);
+      return {
+        text: `first difference in ${name} at address 0x${address.toString(16)} (element ${at / size}): before ${bv}${typed(b.bytes)}, after ${av}${typed(a.bytes)}`,
+        at: { buffer: name, address, before: bv, after: av },
+      };
+    }
+  }
+  return undefined;
+}
