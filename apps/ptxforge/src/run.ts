@@ -6,6 +6,7 @@ import {
   type PluginEntry, type Toolchain,
 } from '@ptxforge/kernel';
 import { loadDefaultPlugins, loadUserPlugin } from './plugins.js';
+import { interpOptionsOf, runAfterCompile, verifyEachFor, type InterpCliOptions } from './interp.js';
 
 export interface CliIO {
   stdout: (s: string) => void;
@@ -45,6 +46,13 @@ function buildProgram(): Command {
     .option('--verify-ir', 'verify the IR after every executed phase')
     .addOption(new Option('--emit <kind>', 'what to write (stdout unless -o)').choices(['ori']))
     .option('--plugin <module>', 'load an extra plugin (package name or path; repeatable)', collect, [])
+    .option('--verify-each', 'after every phase, run the program and compare all memory with the run before the first phase')
+    .option('--verify-each-dir <dir>', 'where --verify-each writes the IR before/after a failing phase', 'ptxforge-verify-each')
+    .option('--launch <file.json>', 'launch description (grid, block, params, buffers) for --run and --verify-each')
+    .option('--seed <N>', 'seed for generated inputs when there is no --launch')
+    .option('--run', 'run the compiled kernel in the interpreter and print its outputs and dynamic counts as JSON')
+    .option('--run-out <file>', 'with --run: write the JSON to this file instead of stdout')
+    .option('--run-raw <dir>', 'with --run: also write each buffer as raw bytes to <dir>/<name>.bin')
     .exitOverride()
     .configureOutput({ writeOut: () => undefined, writeErr: () => undefined });
 }
@@ -71,7 +79,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     gpuName: string; optLevel: string; output?: string; verbose?: boolean; knob: string[]; knobsFile?: string;
     stat?: string; namedPhases?: string; shuffleSeed: string; disablePasses?: string; listPhases?: boolean;
     listKnobs?: boolean; dumpIr: string[]; verifyIr?: boolean; emit?: string; plugin: string[];
-  }>();
+  } & InterpCliOptions>();
   const input = program.args[0];
   try {
     const plugins: PluginEntry[] = [...(await loadDefaultPlugins())];
@@ -117,6 +125,9 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     };
     const file = path.resolve(io.cwd, input);
     const text = readText(file, input);
+    const interp = interpOptionsOf(o, io.cwd);
+    const verify = verifyEachFor(interp);
+    if (verify) options.instrumentation = [verify];
     const t0 = performance.now();
     const result = tc.compile({ text, file: input }, options);
     const ms = performance.now() - t0;
@@ -134,6 +145,14 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       }
       for (const m of result.info) io.stdout(`ptxforge info    : ${m}\n`);
       io.stdout(`ptxforge info    : Compile time = ${ms.toFixed(3)} ms\n`);
+    }
+    if (verify && o.verbose) {
+      io.stdout(`ptxforge info    : verify-each: ${verify.report.phasesChecked} phases checked, ${verify.report.runs} runs\n`);
+    }
+    for (const s of verify?.report.skipped ?? []) io.stderr(`${input}: warning VERIFY_EACH_SKIPPED: kernel ${s.kernel} not verified: ${s.reason}\n`);
+    if (o.run) {
+      const code = runAfterCompile(result.module, interp, io);
+      if (code !== 0) return code;
     }
     if (o.output || o.emit) {
       const out = printModule(result.module);

@@ -1,0 +1,423 @@
+/**
+ * A seeded generator of valid, structured Ori programs that exercise the optimizer: nested if/else, loops with
+ * constant and per-thread trip counts, nested and adjacent loops, dense (BRX) and sparse (compare chain)
+ * switches with and without default, conditions joined by && and ||, loop-invariant expressions, shared
+ * memory with barriers and mixed int/float arithmetic. Every program initialises its variables before any
+ * control flow, keeps barriers in uniform control flow and indexes memory in bounds, so it runs without
+ * interpreter errors; each thread finally stores all its variables to `out`. The program knows its launch.
+ */
+import type { Launch } from '../launch.js';
+import { rng } from '../verify/inputs.js';
+
+export interface GeneratedProgram {
+  readonly seed: number;
+  readonly text: string;
+  readonly launch: Launch;
+  /** Constructs the program uses (for test statistics). */
+  readonly features: ReadonlySet<string>;
+}
+
+export interface GenerateOptions {
+  /** Statement budget (default 24). */
+  readonly statements?: number;
+  /** Maximum nesting depth of control structures (default 3). */
+  readonly depth?: number;
+}
+
+const CMPS = ['EQ', 'NE', 'LT', 'LE', 'GT', 'GE'];
+const FCMPS = ['LT', 'LE', 'GT', 'GE', 'EQ', 'NEU', 'LTU'];
+
+class Gen {
+  private readonly rand: () => number;
+  private readonly lines: string[] = [];
+  private nextLabel = 1;
+  private nextR = 40;
+  private nextP = 1;
+  private budget: number;
+  readonly features = new Set<string>();
+  /** Registers statements may assign (all initialised in the prologue). */
+  readonly ints: string[] = [];
+  readonly floats: string[] = [];
+  /** Read-only registers (thread ids, inputs, loop counters in scope). */
+  readonly fixed: string[] = ['%r0', '%r3', '%r4', '%r10', '%r11'];
+  readonly block: number;
+  readonly useShared: boolean;
+
+  constructor(readonly seed: number, private readonly opts: Required<GenerateOptions>) {
+    this.rand = rng(seed);
+    this.budget = opts.statements;
+    this.block = this.pick([32, 64, 48, 96, 40]);
+    this.useShared = this.rand() < 0.4;
+  }
+
+  int(n: number): number {
+    return Math.floor(this.rand() * n);
+  }
+  pick<T>(a: readonly T[]): T {
+    return a[this.int(a.length)]!;
+  }
+  chance(p: number): boolean {
+    return this.rand() < p;
+  }
+  label(): string {
+    return `bb${this.nextLabel++}`;
+  }
+  reg(): string {
+    return `%r${this.nextR++}`;
+  }
+  pred(): string {
+    return `%p${this.nextP++}`;
+  }
+  emit(s: string): void {
+    this.lines.push(`  ${s}`);
+  }
+  place(l: string): void {
+    this.lines.push(`${l}:`);
+  }
+  /** An int operand: a variable, a fixed register or a small immediate. */
+  iop(): string {
+    const r = this.rand();
+    if (r < 0.55) return this.pick(this.ints);
+    if (r < 0.8) return this.pick(this.fixed);
+    return String(this.pick([0, 1, 2, 3, 5, 7, 8, 16, 31, 100, -1, -7, 0x7fffffff, 255]));
+  }
+  fop(): string {
+    const r = this.rand();
+    if (r < 0.8) return this.pick(this.floats);
+    return this.pick(['0f3F800000', '0f40000000', '0fBF000000', '0f00000000', '0f42C80000']);
+  }
+
+  prologue(): void {
+    this.place('bb0');
+    this.emit('%r0 = S2R SR_TID.X');
+    this.emit('%r1 = S2R SR_CTAID.X');
+    this.emit('%r2 = MOV c[0x0][0x0]');
+    this.emit('%r3 = IMAD %r1, %r2, %r0');
+    this.emit('%r4 = MOV c[0x0][0x220]');
+    this.emit('%rd0 = MOV c[0x0][0x218]');
+    this.emit('%rd1 = IMAD.WIDE.U32 %r3, 8, %rd0');
+    this.emit('%r10 = LDG.E.32 [%rd1]');
+    this.emit('%r11 = LDG.E.32 [%rd1+0x4]');
+    const nInts = 4 + this.int(3);
+    for (let k = 0; k < nInts; k++) {
+      const r = this.reg();
+      const init = this.pick([`MOV ${this.int(50)}`, 'MOV %r0', 'MOV %r10', 'MOV %r11', `IADD3 %r3, ${this.int(9)}, RZ`, 'LOP3.LUT %r10, %r0, RZ, 0x3c']);
+      this.emit(`${r} = ${init}`);
+      this.ints.push(r);
+    }
+    const nFloats = 2 + this.int(2);
+    for (let k = 0; k < nFloats; k++) {
+      const r = this.reg();
+      this.emit(`${r} = ${this.pick(['I2F.F32.S32 %r10', 'I2F.F32.U32 %r0', 'MOV 0f3FC00000', 'I2F.F32.S32 %r11'])}`);
+      this.floats.push(r);
+    }
+  }
+
+  epilogue(): void {
+    const vars = [...this.ints, ...this.floats];
+    this.emit('%rd2 = MOV c[0x0][0x210]');
+    this.emit(`%rd3 = IMAD.WIDE.U32 %r3, ${vars.length * 4}, %rd2`);
+    vars.forEach((v, k) => this.emit(`STG.E.32 [%rd3+0x${(4 * k).toString(16)}], ${v}`));
+    this.emit('EXIT');
+  }
+
+  assignInt(): void {
+    const d = this.pick(this.ints);
+    const a = this.iop();
+    const b = this.iop();
+    switch (this.int(14)) {
+      case 0: this.emit(`${d} = IADD3 ${a}, ${b}, ${this.iop()}`); break;
+      case 1: this.emit(`${d} = IADD3 ${a}, -${this.pick(this.ints)}, RZ`); break;
+      case 2: this.emit(`${d} = IMAD ${a}, ${b}, ${this.iop()}`); break;
+      case 3: this.emit(`${d} = LOP3.LUT ${a}, ${b}, RZ, ${this.pick(['0xc0', '0xfc', '0x3c'])}`); break;
+      case 4: this.emit(`${d} = SHL ${a}, ${this.int(40)}`); break;
+      case 5: this.emit(`${d} = SHR.${this.pick(['U32', 'S32'])} ${a}, ${this.int(40)}`); break;
+      case 6: this.emit(`${d} = IMNMX${this.pick(['', '.U32'])} ${a}, ${b}, ${this.pick(['PT', '!PT'])}`); break;
+      case 7: {
+        const p = this.pred();
+        this.emit(`${p} = ISETP.${this.pick(CMPS)}.${this.pick(['U32', 'S32'])}.AND ${a}, ${b}, PT`);
+        this.emit(`${d} = SEL ${this.iop()}, ${this.iop()}, ${p}`);
+        break;
+      }
+      case 8: this.emit(`${d} = ${this.pick(['IDIV.U32', 'IREM.U32', 'IDIV.S32', 'IREM.S32'])} ${a}, ${b}`); this.features.add('div'); break;
+      case 9: this.emit(`${d} = F2I.S32.F32 ${this.pick(this.floats)}`); this.features.add('mixed'); break;
+      case 10: this.emit(`${d} = ${this.pick(['IABS', 'POPC', 'BREV'])} ${a}`); break;
+      case 11: this.emit(`${d} = BFE.${this.pick(['U32', 'S32'])} ${a}, ${this.int(32)}, ${this.int(12)}`); break;
+      case 12: this.emit(`${d} = LEA ${a}, ${b}, ${this.int(5)}`); break;
+      default: this.emit(`${d} = IMAD.HI.U32 ${a}, ${b}, RZ`);
+    }
+  }
+
+  assignFloat(): void {
+    const d = this.pick(this.floats);
+    switch (this.int(8)) {
+      case 0: this.emit(`${d} = FADD ${this.fop()}, ${this.fop()}`); break;
+      case 1: this.emit(`${d} = FADD ${this.fop()}, -${this.pick(this.floats)}`); break;
+      case 2: this.emit(`${d} = FMUL ${this.fop()}, ${this.fop()}`); break;
+      case 3: this.emit(`${d} = FFMA ${this.fop()}, ${this.fop()}, ${this.fop()}`); break;
+      case 4: this.emit(`${d} = FMNMX ${this.fop()}, ${this.fop()}, ${this.pick(['PT', '!PT'])}`); break;
+      case 5: this.emit(`${d} = I2F.F32.S32 ${this.iop()}`); this.features.add('mixed'); break;
+      case 6: {
+        const p = this.pred();
+        this.emit(`${p} = FSETP.${this.pick(FCMPS)}.AND ${this.fop()}, ${this.fop()}, PT`);
+        this.emit(`${d} = FSEL ${this.fop()}, ${this.fop()}, ${p}`);
+        break;
+      }
+      default: this.emit(`${d} = MUFU.${this.pick(['RCP', 'SQRT', 'EX2'])} ${this.fop()}`);
+    }
+  }
+
+  /** A predicate register for a random condition. */
+  cond(): string {
+    const p = this.pred();
+    if (this.chance(0.75)) this.emit(`${p} = ISETP.${this.pick(CMPS)}.${this.pick(['U32', 'S32'])}.AND ${this.iop()}, ${this.iop()}, PT`);
+    else this.emit(`${p} = FSETP.${this.pick(FCMPS)}.AND ${this.fop()}, ${this.fop()}, PT`);
+    return p;
+  }
+
+  body(depth: number, uniform: boolean, n: number): void {
+    for (let k = 0; k < n && this.budget > 0; k++) this.statement(depth, uniform);
+  }
+
+  statement(depth: number, uniform: boolean): void {
+    this.budget--;
+    const r = this.rand();
+    const nested = depth < this.opts.depth;
+    if (!nested || r < 0.45) {
+      if (this.chance(0.7)) this.assignInt();
+      else this.assignFloat();
+      return;
+    }
+    const kinds = ['if', 'if', 'andor', 'loopc', 'loopv', 'switchd', 'switchs', 'adjacent', 'invariant'];
+    if (uniform && this.useShared) kinds.push('shared', 'shared');
+    switch (this.pick(kinds)) {
+      case 'if': return this.ifElse(depth);
+      case 'andor': return this.andOr(depth);
+      case 'loopc': return this.loopConst(depth, uniform, this.int(4) + 1);
+      case 'loopv': return this.loopVar(depth);
+      case 'switchd': return this.switchDense(depth);
+      case 'switchs': return this.switchSparse(depth);
+      case 'adjacent': {
+        this.features.add('adjacent-loops');
+        const t = this.int(4) + 1;
+        this.loopConst(depth, uniform, t);
+        this.loopConst(depth, uniform, t);
+        return;
+      }
+      case 'invariant': return this.loopInvariant(depth, uniform);
+      case 'shared': return this.shared();
+    }
+  }
+
+  ifElse(depth: number): void {
+    this.features.add(depth > 0 ? 'nested-if' : 'if');
+    const p = this.cond();
+    const lThen = this.label();
+    const lElse = this.label();
+    const lJoin = this.label();
+    const hasElse = this.chance(0.6);
+    this.emit(`@!${p} BRA ${hasElse ? lElse : lJoin}`);
+    this.place(lThen);
+    this.body(depth + 1, false, 1 + this.int(3));
+    if (hasElse) {
+      this.emit(`BRA ${lJoin}`);
+      this.place(lElse);
+      this.body(depth + 1, false, 1 + this.int(3));
+    }
+    this.place(lJoin);
+  }
+
+  andOr(depth: number): void {
+    const and = this.chance(0.5);
+    this.features.add(and ? 'and' : 'or');
+    const lThen = this.label();
+    const lC2 = this.label();
+    const lElse = this.label();
+    const lJoin = this.label();
+    const p1 = this.cond();
+    this.emit(and ? `@!${p1} BRA ${lElse}` : `@${p1} BRA ${lThen}`);
+    this.place(lC2);
+    const p2 = this.cond();
+    this.emit(`@!${p2} BRA ${lElse}`);
+    this.place(lThen);
+    this.body(depth + 1, false, 1 + this.int(2));
+    this.emit(`BRA ${lJoin}`);
+    this.place(lElse);
+    this.body(depth + 1, false, 1 + this.int(2));
+    this.place(lJoin);
+  }
+
+  /** do { body } while (++i < trips): a constant trip count, uniform when the context is. */
+  loopConst(depth: number, uniform: boolean, trips: number): void {
+    this.features.add(depth > 0 ? 'nested-loop' : 'loop-const');
+    const c = this.reg();
+    this.emit(`${c} = MOV 0`);
+    const lHead = this.label();
+    const lExit = this.label();
+    this.place(lHead);
+    this.fixed.push(c);
+    this.body(depth + 1, uniform, 1 + this.int(3));
+    this.fixed.pop();
+    this.emit(`${c} = IADD3 ${c}, 1, RZ`);
+    const p = this.pred();
+    this.emit(`${p} = ISETP.LT.U32.AND ${c}, ${trips}, PT`);
+    this.emit(`@${p} BRA ${lHead}`);
+    this.place(lExit);
+  }
+
+  /** while (i < trips) with a per-thread trip count in 0..7. */
+  loopVar(depth: number): void {
+    this.features.add('loop-var');
+    const c = this.reg();
+    const t = this.reg();
+    this.emit(`${c} = MOV 0`);
+    this.emit(`${t} = LOP3.LUT ${this.pick([...this.ints, '%r0', '%r10', '%r4'])}, 7, RZ, 0xc0`);
+    const lHead = this.label();
+    const lBody = this.label();
+    const lExit = this.label();
+    this.place(lHead);
+    const p = this.pred();
+    this.emit(`${p} = ISETP.GE.U32.AND ${c}, ${t}, PT`);
+    this.emit(`@${p} BRA ${lExit}`);
+    this.place(lBody);
+    this.fixed.push(c);
+    this.body(depth + 1, false, 1 + this.int(3));
+    this.fixed.pop();
+    this.emit(`${c} = IADD3 ${c}, 1, RZ`);
+    this.emit(`BRA ${lHead}`);
+    this.place(lExit);
+  }
+
+  loopInvariant(depth: number, uniform: boolean): void {
+    this.features.add('loop-invariant');
+    const c = this.reg();
+    const inv = this.reg();
+    const d = this.pick(this.ints);
+    const trips = 2 + this.int(4);
+    this.emit(`${c} = MOV 0`);
+    const lHead = this.label();
+    this.place(lHead);
+    this.emit(`${inv} = IMAD ${this.pick(this.fixed)}, ${this.pick(this.fixed)}, ${this.int(20)}`);
+    this.emit(`${d} = IADD3 ${d}, ${inv}, ${c}`);
+    if (this.chance(0.5)) this.body(depth + 1, uniform, 1);
+    this.emit(`${c} = IADD3 ${c}, 1, RZ`);
+    const p = this.pred();
+    this.emit(`${p} = ISETP.LT.U32.AND ${c}, ${trips}, PT`);
+    this.emit(`@${p} BRA ${lHead}`);
+    this.place(this.label());
+  }
+
+  switchDense(depth: number): void {
+    const k = this.pick([2, 3, 4, 5, 8]);
+    const withDefault = this.chance(0.5);
+    this.features.add(withDefault ? 'switch-dense-default' : 'switch-dense');
+    const idx = this.reg();
+    const cases = Array.from({ length: k }, () => this.label());
+    const lJoin = this.label();
+    if (withDefault) {
+      const lDefault = this.label();
+      this.emit(`${idx} = LOP3.LUT ${this.iop()}, 15, RZ, 0xc0`);
+      const p = this.pred();
+      this.emit(`${p} = ISETP.GE.U32.AND ${idx}, ${k}, PT`);
+      this.emit(`@${p} BRA ${lDefault}`);
+      this.place(this.label());
+      this.emit(`BRX ${idx}, (${cases.join(', ')})`);
+      this.place(lDefault);
+      this.body(depth + 1, false, 1 + this.int(2));
+      this.emit(`BRA ${lJoin}`);
+    } else {
+      // idx in 0..k-1: mask for powers of two, otherwise an unsigned remainder.
+      if ((k & (k - 1)) === 0) this.emit(`${idx} = LOP3.LUT ${this.iop()}, ${k - 1}, RZ, 0xc0`);
+      else this.emit(`${idx} = IREM.U32 ${this.iop()}, ${k}`);
+      this.emit(`BRX ${idx}, (${cases.join(', ')})`);
+    }
+    cases.forEach((l, n) => {
+      this.place(l);
+      this.body(depth + 1, false, 1 + this.int(2));
+      if (n < cases.length - 1 || this.chance(0.5)) this.emit(`BRA ${lJoin}`);
+    });
+    this.place(lJoin);
+  }
+
+  switchSparse(depth: number): void {
+    const withDefault = this.chance(0.5);
+    this.features.add(withDefault ? 'switch-sparse-default' : 'switch-sparse');
+    const v = this.reg();
+    this.emit(`${v} = LOP3.LUT ${this.iop()}, 31, RZ, 0xc0`);
+    const values = [...new Set(Array.from({ length: 2 + this.int(4) }, () => this.int(32)))];
+    const cases = values.map(() => this.label());
+    const lDefault = this.label();
+    const lJoin = this.label();
+    values.forEach((val, n) => {
+      const p = this.pred();
+      this.emit(`${p} = ISETP.EQ.U32.AND ${v}, ${val}, PT`);
+      this.emit(`@${p} BRA ${cases[n]}`);
+      this.place(this.label());
+    });
+    this.emit(`BRA ${withDefault ? lDefault : lJoin}`);
+    cases.forEach((l) => {
+      this.place(l);
+      this.body(depth + 1, false, 1 + this.int(2));
+      this.emit(`BRA ${lJoin}`);
+    });
+    this.place(lDefault);
+    if (withDefault) this.body(depth + 1, false, 1 + this.int(2));
+    this.place(lJoin);
+  }
+
+  /** Exchange a value through shared memory between barriers (uniform control flow only). */
+  shared(): void {
+    this.features.add('shared-barrier');
+    const a = this.reg();
+    const b = this.reg();
+    const v = this.pick(this.ints);
+    const d = this.pick(this.ints);
+    this.emit(`${a} = IMAD %r0, 4, RZ`);
+    this.emit(`STS.32 [${a}+@sh], ${v}`);
+    this.emit('BAR.SYNC 0');
+    this.emit(`${b} = IADD3 %r0, ${1 + this.int(40)}, RZ`);
+    this.emit(`${b} = IREM.U32 ${b}, %r2`);
+    this.emit(`${b} = IMAD ${b}, 4, RZ`);
+    this.emit(`${d} = LDS.32 [${b}+@sh]`);
+    this.emit('BAR.SYNC 0');
+  }
+
+  program(): GeneratedProgram {
+    this.prologue();
+    while (this.budget > 0) this.statement(0, true);
+    this.epilogue();
+    const nvars = this.ints.length + this.floats.length;
+    const grid = 2;
+    const threads = grid * this.block;
+    const head = [
+      `// generated by @ptxforge/interp generateProgram(seed=${this.seed})`,
+      '.target sm_90',
+      ...(this.useShared ? [`.shared .align 4 .b8 @sh[${this.block * 4}]`] : []),
+      '',
+      '.entry @fuzz(',
+      '  .param .u64 out c[0x0][0x210],',
+      '  .param .u64 in c[0x0][0x218],',
+      '  .param .u32 n c[0x0][0x220]',
+      ')',
+      '{',
+      `  .maxntid ${this.block}, 1, 1`,
+    ];
+    const text = [...head, ...this.lines, '}', ''].join('\n');
+    const inRand = rng(this.seed ^ 0x5bd1e995);
+    const inputs = Array.from({ length: threads * 2 }, () => (inRand() < 0.8 ? Math.floor(inRand() * 64) : Math.floor(inRand() * 4294967296)));
+    const launch: Launch = {
+      kernel: 'fuzz',
+      grid,
+      block: this.block,
+      buffers: { out: { type: 'u32', count: threads * nvars }, in: { type: 'u32', values: inputs } },
+      params: [{ buffer: 'out' }, { buffer: 'in' }, { type: 'u32', value: 1 + (this.seed % 16) }],
+      maxSteps: 5_000_000,
+    };
+    return { seed: this.seed, text, launch, features: this.features };
+  }
+}
+
+/** The program for a seed (same seed, same program). */
+export function generateProgram(seed: number, opts: GenerateOptions = {}): GeneratedProgram {
+  return new Gen(seed, { statements: opts.statements ?? 24, depth: opts.depth ?? 3 }).program();
+}
