@@ -23,7 +23,7 @@ export class BitSet {
   unionWith(other: BitSet): boolean {
     let changed = false;
     for (let k = 0; k < this.words.length; k++) {
-      const v = this.words[k]! | other.words[k]!;
+      const v = (this.words[k]! | other.words[k]!) >>> 0;
       if (v !== this.words[k]) {
         this.words[k] = v;
         changed = true;
