@@ -1,6 +1,7 @@
 import { DominatorAnalysis, type OriFunction, type PhaseContext, type PhaseImpl } from '@ptxforge/kernel';
 import { isRemovableWhenDead } from '@ptxforge/opt-utils';
 import { foldConstants } from './fold.js';
+import { fuseMultiplyAdd } from './fuse-mul-add.js';
 import { propagateConstants, propagateCopies, propagatePredicateConstants } from './propagate.js';
 import { simplifyAlgebraic } from './simplify.js';
 
@@ -10,7 +11,7 @@ export type GeneralOptimizeVariant = 'early' | 'mid-loop' | 'mid' | 'mid2' | 'la
 export const KNOB_GO_MAX_ROUNDS = 'GeneralOptimizeMaxRounds';
 
 /** Sub-pass names checked with ctx.isPassDisabled (--disable-passes); OriCopyProp is the spec's name. */
-export const GO_SUBPASSES = ['OriCopyProp', 'OriConstProp', 'OriConstFold', 'OriAlgebraicSimplify', 'OriPredicateSimplify', 'OriDeadMovCleanup'] as const;
+export const GO_SUBPASSES = ['OriCopyProp', 'OriConstProp', 'OriConstFold', 'OriAlgebraicSimplify', 'OriPredicateSimplify', 'OriFuseMulAdd', 'OriDeadMovCleanup'] as const;
 
 /**
  * A GeneralOptimize bundle (spec: phases 13, 29, 37, 46, 58, 65 are "compound passes that bundle multiple
@@ -40,6 +41,7 @@ export function runBundle(fn: OriFunction, ctx: PhaseContext, budget: number): n
     if (on('OriConstFold')) n += foldConstants(fn);
     if (on('OriAlgebraicSimplify')) n += simplifyAlgebraic(fn);
     if (on('OriPredicateSimplify')) n += propagatePredicateConstants(fn, dom);
+    if (on('OriFuseMulAdd')) n += fuseMultiplyAdd(fn, dom);
     if (on('OriDeadMovCleanup')) n += removeUnusedDefs(fn);
     total += n;
     if (!n) break;

@@ -127,11 +127,44 @@ bb1:
   %p0 = ISETP.GE.U32.AND %r0, c[0x0][0x218], PT
   @%p0 EXIT
 bb1:
-  %rd0 = IMAD.WIDE.U32 %r0, %r1, RZ
-  %rd2 = IADD3 c[0x0][0x210], %rd0, RZ
+  %rd2 = IMAD.WIDE.U32 %r0, %r1, c[0x0][0x210]
   STG.E.32 [%rd2], %r0
   EXIT`,
     );
+  });
+
+  it('fuses a product into every add that reads it (IMAD.WIDE base + i*4)', () => {
+    expectOpt(
+      `bb0:
+  %r0 = S2R SR_TID.X
+  %rd0 = IMAD.WIDE.U32 %r0, 4, RZ
+  %rd1 = IADD3 c[0x0][0x210], %rd0, RZ
+  %r1 = LDG.E.32 [%rd1]
+  %rd2 = MOV c[0x0][0x210]
+  %rd3 = IADD3 %rd2, %rd0, RZ
+  %rd4 = IADD3 %rd3, 0x400, RZ
+  STG.E.32 [%rd4], %r1
+  EXIT`,
+      `bb0:
+  %r0 = S2R SR_TID.X
+  %rd1 = IMAD.WIDE.U32 %r0, 4, c[0x0][0x210]
+  %r1 = LDG.E.32 [%rd1]
+  %rd3 = IMAD.WIDE.U32 %r0, 4, c[0x0][0x210]
+  %rd4 = IADD3 %rd3, 0x400, RZ
+  STG.E.32 [%rd4], %r1
+  EXIT`,
+    );
+  });
+
+  it('does not fuse when an operand of the product changes before the add', () => {
+    const body = `bb0:
+  %r0 = S2R SR_TID.X
+  %rd0 = IMAD.WIDE.U32 %r0, 4, RZ
+  %r0 = IADD3 %r0, 1, RZ
+  %rd1 = IADD3 c[0x0][0x210], %rd0, RZ
+  STG.E.32 [%rd1], %r0
+  EXIT`;
+    expect(run(wrap(body))).toContain('%rd0 = IMAD.WIDE.U32 %r0, 4, RZ');
   });
 
   it('simplifies identities: x+0, x*1+c, x*0+c, shift by 0, SEL with equal inputs, LOP3 with zero inputs', () => {

@@ -5,6 +5,7 @@ export * from './general-optimize-phase.js';
 export * from './propagate.js';
 export * from './simplify.js';
 export * from './fold.js';
+export * from './fuse-mul-add.js';
 export * from './lut.js';
 export * from './operand-width.js';
 

@@ -77,13 +77,16 @@ export function propagateCopies(fn: OriFunction, dom: () => DomTree): number {
   return n;
 }
 
-/** A data constant a MOV can carry into its readers: immediate, RZ, or a c-bank word without index register. */
+/**
+ * A data constant a MOV can carry into its readers: immediate, RZ, a c-bank word without index register, or
+ * a variable's address `@sym` (fixed for the whole launch).
+ */
 function isPropagatableConstant(o: Operand): boolean {
-  return o.kind === 'imm' || o.kind === 'rz' || (o.kind === 'cbank' && !o.index);
+  return o.kind === 'imm' || o.kind === 'rz' || o.kind === 'sym' || (o.kind === 'cbank' && !o.index);
 }
 
 /**
- * Constant propagation: `d = MOV <imm | RZ | c[b][off]>` puts the constant straight into the reading
+ * Constant propagation: `d = MOV <imm | RZ | c[b][off] | @sym>` puts the constant straight into the reading
  * instructions (where it is read at d's width, see useOperandWidth), as ptxas does with immediates and
  * constant-bank operands. At most one c-bank operand per instruction.
  */
