@@ -25,7 +25,7 @@ function ptxFiles(): string[] {
 /** Configurations that make each family do the work (the first GeneralOptimize bundle otherwise does most). */
 const CONFIGS: ReadonlyArray<{ name: string; options: Partial<CompileOptions> }> = [
   { name: '-O3', options: {} },
-  { name: '-O3 without GeneralOptimize bundles', options: { disablePasses: 'GeneralOptimize' } },
+  { name: '-O3 without GeneralOptimize bundles', options: { disablePasses: 'GeneralOptimizeEarly,GeneralOptimize,GeneralOptimizeMid,GeneralOptimizeMid2,GeneralOptimizeLate,GeneralOptimizeLate2' } },
   { name: 'only the move, DCE, GVN, strength-reduction and predication phases', options: { namedPhases: 'OriStrengthReduce,GvnCse,OriReplaceEquivMultiDefMov,OriRemoveRedundantMultiDefMov,OriBackCopyPropagate,OriDoPredication,OriPerformLiveDeadFirst', knobs: { OriPredicationMaxArmInstrs: 50 } } },
 ];
 
