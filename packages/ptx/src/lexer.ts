@@ -51,13 +51,29 @@ const isHex = (c: number): boolean => c < 128 && (CC[c]! & 8) !== 0;
 
 const PUNCT = new Set('{}()[];,:@!+-*/%<>=|&^~?'.split('').map((c) => c.charCodeAt(0)));
 
+/** Token arrays reused from one parse to the next (parsing is synchronous and not re-entrant). */
+let scratch: { kind: Uint8Array; start: Uint32Array; end: Uint32Array; line: Uint32Array; col: Uint32Array } | undefined;
+
+/** Tokenize into fresh arrays (the caller may keep them). */
 export function tokenize(text: string, file: string): Tokens {
-  let cap = Math.max(1024, text.length >> 2);
-  let kind = new Uint8Array(cap);
-  let start = new Uint32Array(cap);
-  let end = new Uint32Array(cap);
-  let lineA = new Uint32Array(cap);
-  let colA = new Uint32Array(cap);
+  const t = tokenizeShared(text, file);
+  return { ...t, kind: t.kind.slice(), start: t.start.slice(), end: t.end.slice(), line: t.line.slice(), col: t.col.slice() };
+}
+
+/**
+ * Tokenize into the shared scratch arrays: valid until the next call. The parser uses this so that a 5 MB
+ * file does not allocate (and the GC does not track) 20 MB of fresh typed arrays per parse.
+ */
+export function tokenizeShared(text: string, file: string): Tokens {
+  let cap = Math.max(1024, text.length >> 2, scratch?.kind.length ?? 0);
+  if (!scratch || scratch.kind.length < cap) {
+    scratch = { kind: new Uint8Array(cap), start: new Uint32Array(cap), end: new Uint32Array(cap), line: new Uint32Array(cap), col: new Uint32Array(cap) };
+  }
+  let kind = scratch.kind;
+  let start = scratch.start;
+  let end = scratch.end;
+  let lineA = scratch.line;
+  let colA = scratch.col;
   let n = 0;
   const grow = (): void => {
     cap *= 2;
@@ -76,6 +92,7 @@ export function tokenize(text: string, file: string): Tokens {
     const c = new Uint32Array(cap);
     c.set(colA);
     colA = c;
+    scratch = { kind, start, end, line: lineA, col: colA };
   };
   const len = text.length;
   let i = 0;

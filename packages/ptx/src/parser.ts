@@ -1,6 +1,6 @@
 import { PtxforgeError } from '@ptxforge/kernel';
 import type { FunctionDecl, Init, Instruction, Operand, Pos, PtxModule, Statement, VarDecl } from './ast.js';
-import { Tk, tokenize, type Tokens } from './lexer.js';
+import { Tk, tokenizeShared, type Tokens } from './lexer.js';
 import { PTX_INSTRUCTIONS } from './ptx-opcodes.js';
 
 /**
@@ -9,7 +9,7 @@ import { PTX_INSTRUCTIONS } from './ptx-opcodes.js';
  * arrays of the lexer; it only builds strings for tokens it keeps.
  */
 export function parsePtx(text: string, file = '<input>'): PtxModule {
-  return new Parser(tokenize(text, file)).module();
+  return new Parser(tokenizeShared(text, file)).module();
 }
 
 const SPACES = new Set(['reg', 'sreg', 'local', 'shared', 'global', 'const', 'param', 'tex', 'texref', 'samplerref', 'surfref']);
@@ -33,6 +33,51 @@ class Parser {
   private str(k = this.p): string {
     return this.text.slice(this.t.start[k], this.t.end[k]);
   }
+  /**
+   * Names and modifiers repeat all over a PTX file: one string per distinct spelling keeps the AST small, and
+   * (more important for speed) means the freshly sliced copies die young instead of being copied by the GC.
+   */
+  private table: Array<string | undefined> = new Array<string | undefined>(4096);
+  private tableCount = 0;
+  private interned(k = this.p): string {
+    return this.internRange(this.t.start[k]!, this.t.end[k]!);
+  }
+  /** Hash the characters in place; only a miss allocates the substring. */
+  private internRange(a: number, b: number): string {
+    const text = this.text;
+    // Long names (mangled C++ symbols) become cheap sliced strings that share the source text in V8;
+    // hashing them would cost more than it saves.
+    if (b - a > 12) return text.slice(a, b);
+    let h = b - a;
+    for (let i = a; i < b; i++) h = (Math.imul(h, 31) + text.charCodeAt(i)) | 0;
+    const mask = this.table.length - 1;
+    let slot = h & mask;
+    for (;;) {
+      const s = this.table[slot];
+      if (s === undefined) break;
+      if (s.length === b - a && text.startsWith(s, a)) return s;
+      slot = (slot + 1) & mask;
+    }
+    const v = text.slice(a, b);
+    this.table[slot] = v;
+    if (++this.tableCount * 2 > this.table.length) this.rehash();
+    return v;
+  }
+  private rehash(): void {
+    const old = this.table;
+    this.table = new Array<string | undefined>(old.length * 2);
+    const mask = this.table.length - 1;
+    for (const s of old) {
+      if (s === undefined) continue;
+      let h = s.length;
+      for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
+      let slot = h & mask;
+      while (this.table[slot] !== undefined) slot = (slot + 1) & mask;
+      this.table[slot] = s;
+    }
+  }
+  /** Shared `{kind:'name'}` operands per register/label name (operands are never mutated). */
+  private readonly nameOps = new Map<string, Operand>();
   private pos(k = this.p): Pos {
     return { line: this.t.line[k]!, col: this.t.col[k]! };
   }
@@ -71,9 +116,9 @@ class Parser {
     if (this.kind() !== Tk.Ident) this.fail(what);
     return this.str(this.p++);
   }
-  /** Dot word without its dot. */
+  /** Dot word without its dot (interned). */
   private dotWord(k = this.p): string {
-    return this.text.slice(this.t.start[k]! + 1, this.t.end[k]);
+    return this.internRange(this.t.start[k]! + 1, this.t.end[k]!);
   }
   private intLit(what: string): bigint {
     let neg = false;
@@ -518,18 +563,26 @@ class Parser {
     let guard: Instruction['guard'];
     if (this.acceptP('@')) {
       const not = this.acceptP('!');
-      guard = { name: this.ident('a predicate register after @'), not };
+      if (this.kind() !== Tk.Ident) this.fail('a predicate register after @');
+      guard = { name: this.interned(this.p++), not };
     }
     if (this.kind() !== Tk.Ident) this.fail('an instruction');
     const opAt = this.p;
-    const opcode = this.str(this.p++);
+    const opcode = this.interned(this.p++);
     if (!PTX_INSTRUCTIONS.has(opcode)) this.failMsg(`unknown instruction '${opcode}'; expected a PTX instruction`, opAt);
-    const mods: string[] = [];
-    while (this.kind() === Tk.Dot) mods.push(this.dotWord(this.p++));
-    const operands: Operand[] = [];
+    // Exact-size arrays: arrays grown by push keep spare capacity, which was half the AST's memory.
+    let nm = 0;
+    while (this.kind(this.p + nm) === Tk.Dot) nm++;
+    const mods = new Array<string>(nm);
+    for (let k = 0; k < nm; k++) mods[k] = this.dotWord(this.p++);
+    let operands: Operand[] = EMPTY;
     if (!this.isP(';')) {
-      do operands.push(this.operand());
-      while (this.acceptP(','));
+      const first = this.operand();
+      if (this.isP(',')) {
+        const tmp = [first];
+        while (this.acceptP(',')) tmp.push(this.operand());
+        operands = tmp.slice();
+      } else operands = [first];
     }
     if (!this.isP(';')) this.fail(`',' or ';' after the operands of ${opcode}`);
     this.p++;
@@ -541,9 +594,13 @@ class Parser {
   private operand(): Operand {
     const k = this.kind();
     if (k === Tk.Ident) {
-      const name = this.str(this.p++);
-      if (name === '_') return { kind: 'sink' };
-      let first: Operand = { kind: 'name', name };
+      const name = this.interned(this.p++);
+      if (name === '_') return SINK;
+      let first = this.nameOps.get(name);
+      if (!first) {
+        first = { kind: 'name', name };
+        this.nameOps.set(name, first);
+      }
       if (this.kind() === Tk.Dot && this.t.start[this.p] === this.t.end[this.p - 1]) {
         const comp = this.dotWord(this.p++);
         first = { kind: 'name', name, comp };
@@ -611,7 +668,7 @@ class Parser {
     let base: string | undefined;
     let offset = 0n;
     if (this.kind() === Tk.Ident) {
-      base = this.str(this.p++);
+      base = this.interned(this.p++);
       if (this.kind() === Tk.Dot && this.t.start[this.p] === this.t.end[this.p - 1]) base += `.${this.dotWord(this.p++)}`;
       if (this.isP(',')) {
         // texture / surface operand list
@@ -634,6 +691,9 @@ class Parser {
   }
 }
 
+const SINK: Operand = Object.freeze({ kind: 'sink' });
+const EMPTY: Operand[] = [];
+
 const TYPE_NAMES = new Set([
   'u8', 'u16', 'u32', 'u64', 's8', 's16', 's32', 's64', 'b8', 'b16', 'b32', 'b64', 'b128', 'f16', 'f16x2', 'bf16', 'bf16x2',
   'f32', 'f64', 'pred', 'tf32', 'e4m3', 'e5m2', 'e4m3x2', 'e5m2x2', 's4', 'u4', 's8x4', 'u8x4', 'texref', 'samplerref', 'surfref',
@@ -642,18 +702,19 @@ function isTypeName(w: string): boolean {
   return TYPE_NAMES.has(w);
 }
 
+/** Shared BigInts for the small literals that dominate PTX (offsets, shift amounts, sizes). */
+const SMALL = Array.from({ length: 4096 }, (_, k) => BigInt(k));
 export function parseIntLit(s: string): bigint {
   // Fast path: short decimal literals (the vast majority).
-  if (s.length < 10 && s.charCodeAt(0) !== 48) {
+  if (s.length < 10 && (s.charCodeAt(0) !== 48 || s.length === 1)) {
     let v = 0;
     for (let i = 0; i < s.length; i++) {
       const c = s.charCodeAt(i) - 48;
       if (c < 0 || c > 9) return parseIntLitSlow(s);
       v = v * 10 + c;
     }
-    return BigInt(v);
+    return v < 4096 ? SMALL[v]! : BigInt(v);
   }
-  if (s === '0') return 0n;
   return parseIntLitSlow(s);
 }
 function parseIntLitSlow(s: string): bigint {

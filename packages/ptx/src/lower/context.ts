@@ -28,6 +28,8 @@ export interface ModuleInfo {
   /** Parameter and return shapes of every function of the module (for CALL). */
   readonly funcs: Map<string, { params: Array<{ type: PtxType; vec: number; aggregate: boolean; words: number }>; returns: Array<{ type: PtxType; vec: number }> }>;
   readonly fileIndex: Map<number, number>;
+  /** Module variables (function-scope .global/.const/.shared variables are hoisted here). */
+  readonly moduleVars: import('@ptxforge/kernel').VarDecl[];
 }
 
 const SREG_S2R: Record<string, string> = {
@@ -269,7 +271,11 @@ export class FnLowerer {
           return reg(this.fit(r, t));
         }
         if (s.kind === 'var') return reg(this.varAddress(s, t, 0n));
-        if (s.kind === 'kparam') this.unsupported(`taking the address of kernel parameter '${o.name}'`);
+        if (s.kind === 'kparam') {
+          // The address of a kernel parameter in .param space is its constant-bank offset (ld.param through
+          // a register becomes an indexed LDC).
+          return imm(this.mod.paramBase + s.offset, 'hex');
+        }
         this.fail('PTX_SEMANTIC', `${this.opText}: '${o.name}' cannot be used as a value here`);
       }
       // falls through (unreachable)
@@ -383,17 +389,25 @@ export class FnLowerer {
     return reg(this.tmp(1, 'I2I', [t.kind === 's' ? 'S32' : 'U32', `${t.kind === 's' ? 'S' : 'U'}${t.bits}`], [v]));
   }
 
-  special(name: string, t: PtxType): Register {
+  /** Read a special register (into `into` when it has the right width, else a temporary). */
+  special(name: string, t: PtxType, into?: Register): Register {
+    const put = (width: RegWidth, opcode: string, use: OriOperand): Register => {
+      if (into && into.cls === 'R' && into.width === width) {
+        this.emit(opcode, [], [reg(into)], [use]);
+        return into;
+      }
+      return this.tmp(width, opcode, [], [use]);
+    };
     if (name in SREG_S2R) {
-      const r = this.tmp(1, 'S2R', [], [{ kind: 'sreg', name: SREG_S2R[name]! }]);
-      return t.bits === 64 ? this.fit(r, U32_64) : r;
+      const r = put(1, 'S2R', { kind: 'sreg', name: SREG_S2R[name]! });
+      return t.bits === 64 && r !== into ? this.fit(r, U32_64) : r;
     }
     if (name in SREG_CBANK) {
-      const r = this.tmp(1, 'MOV', [], [cbank(0, SREG_CBANK[name]!)]);
-      return t.bits === 64 ? this.fit(r, U32_64) : r;
+      const r = put(1, 'MOV', cbank(0, SREG_CBANK[name]!));
+      return t.bits === 64 && r !== into ? this.fit(r, U32_64) : r;
     }
-    if (name === '%clock64') return this.tmp(2, 'S2R', [], [{ kind: 'sreg', name: 'SR_CLOCK64' }]);
-    if (name === 'WARP_SZ') return this.tmp(t.bits === 64 ? 2 : 1, 'MOV', [], [imm(32)]);
+    if (name === '%clock64') return put(2, 'S2R', { kind: 'sreg', name: 'SR_CLOCK64' });
+    if (name === 'WARP_SZ') return put(t.bits === 64 ? 2 : 1, 'MOV', imm(32));
     this.unsupported(`special register ${name}`);
   }
 

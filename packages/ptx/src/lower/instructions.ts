@@ -207,12 +207,25 @@ const mad: Handler = (c: FnLowerer) => {
 const fma: Handler = (c: FnLowerer) => {
   c.expectOperands(4);
   const t = typeOf(c);
-  if (t.name.startsWith('bf16')) c.unsupported(`${c.opText} (bf16 arithmetic)`);
+  if (t.name === 'bf16x2' || t.name === 'bf16') return bf16Fma(c, t);
   refuse(c, 'relu', 'oob');
   const op = t.bits === 64 ? 'DFMA' : isF16(t) ? 'HFMA2' : 'FFMA';
   const [a, b, d3] = [1, 2, 3].map((k) => c.src(c.operand(k), t)) as [OriOperand, OriOperand, OriOperand];
   withDst(c, c.operand(0), t, (d) => c.emit(op, [...frnd(c), ...(t.bits === 64 ? [] : ftzSat(c))], [reg(d)], [a, b, d3]));
 };
+
+/** bf16 fma through f32: widening bf16 -> f32 is exact (a 16-bit shift); one rounding back to bf16. */
+function bf16Fma(c: FnLowerer, t: PtxType): void {
+  refuse(c, 'relu', 'oob', 'sat', 'ftz');
+  const ops = [1, 2, 3].map((k) => c.src(c.operand(k), B32));
+  const lanes = (t.name === 'bf16' ? [0] : [0, 16]).map((sh) => {
+    const [a, b, x] = ops.map((v) => reg(sh === 0 ? c.tmp(1, 'SHL', [], [v, imm(16)]) : c.tmp(1, 'LOP3', ['LUT'], [v, imm(0xffff0000n, 'hex'), RZ, imm(LUT_AND)])));
+    const f = c.tmp(1, 'FFMA', [], [a!, b!, x!]);
+    return c.tmp(1, 'F2F', ['BF16', 'F32'], [reg(f)]);
+  });
+  if (lanes.length === 1) return withDst(c, c.operand(0), B32, (d) => c.emit('MOV', [], [reg(d)], [reg(lanes[0]!)]));
+  withDst(c, c.operand(0), B32, (d) => c.emit('PRMT', [], [reg(d)], [reg(lanes[0]!), imm(0x5410, 'hex'), reg(lanes[1]!)]));
+}
 
 function mul24(isMad: boolean): Handler {
   return (c: FnLowerer) => {
@@ -379,12 +392,25 @@ const set: Handler = (c: FnLowerer) => {
   if (!dt || !st) c.fail('PTX_SEMANTIC', `${c.opText}: set needs a destination and a source type`);
   const combMod = c.ins.mods.find((m) => m in BOOL_OPS);
   const cIn = c.ins.operands.length === 4 ? c.pred(c.operand(3)) : PT;
-  if (st.name === 'f16x2') c.unsupported(`${c.opText}`);
+  if (st.name === 'f16x2') return setF16x2(c, dt, combMod ? BOOL_OPS[combMod]! : 'AND', cIn);
   const p = c.fn.newReg('P', 1);
   compare(c, st, c.operand(1), c.operand(2), [reg(p)], combMod ? BOOL_OPS[combMod]! : 'AND', cIn);
   const one = dt.kind === 'f' ? (dt.bits === 16 ? imm(0x3c00, 'hex') : imm(0x3f800000n, 'f32')) : imm(-1);
   withDst(c, c.operand(0), dt, (d) => c.emit('SEL', [], [reg(d)], [one, RZ, reg(p)]));
 };
+
+/** set on .f16x2: each 16-bit lane compares in f32 (exact) and gets 0xffff / 1.0 (f16) or 0. */
+function setF16x2(c: FnLowerer, dt: PtxType, comb: string, cIn: OriOperand): void {
+  const cmp = c.ins.mods.find((m) => FLOAT_CMP.has(m))!;
+  const a = c.src(c.operand(1), B32);
+  const b = c.src(c.operand(2), B32);
+  const lanes = [0, 16].map((sh) => {
+    const [fa, fb] = [a, b].map((v) => reg(c.tmp(1, 'F2F', ['F32', 'F16'], [reg(c.tmp(1, 'BFE', ['U32'], [v, imm(sh), imm(16)]))])));
+    const p = c.tmpP('FSETP', [cmp.toUpperCase(), ...(has(c, 'ftz') ? ['FTZ'] : []), comb], [fa!, fb!, cIn]);
+    return c.tmp(1, 'SEL', [], [dt.kind === 'f' ? imm(0x3c00, 'hex') : imm(0xffff, 'hex'), RZ, reg(p)]);
+  });
+  withDst(c, c.operand(0), B32, (d) => c.emit('PRMT', [], [reg(d)], [reg(lanes[0]!), imm(0x5410, 'hex'), reg(lanes[1]!)]));
+}
 
 const selp: Handler = (c: FnLowerer) => {
   c.expectOperands(4);
@@ -507,6 +533,20 @@ function halves(c: FnLowerer, v: OriOperand): [Register, Register] {
   const sh = c.tmp(2, 'SHR', ['U64'], [v, imm(32)]);
   return [lo, c.tmp(1, 'I2I', ['U32', 'U64'], [reg(sh)])];
 }
+/** bmsk.{clamp,wrap}.b32 d, a, b: b one-bits starting at bit a. */
+const bmsk: Handler = (c: FnLowerer) => {
+  c.expectOperands(3);
+  const wrap = has(c, 'wrap');
+  const lim = (o: Operand): Register => wrap
+    ? c.tmp(1, 'LOP3', ['LUT'], [c.src(o, U32), imm(31), RZ, imm(LUT_AND)])
+    : c.tmp(1, 'IMNMX', ['U32'], [c.src(o, U32), imm(32), PT]);
+  const start = lim(c.operand(1));
+  const width = lim(c.operand(2));
+  const ones = c.tmp(1, 'SHL', [], [imm(-1), reg(width)]);
+  const low = c.tmp(1, 'LOP3', ['LUT'], [reg(ones), RZ, RZ, imm(0x0f)]);
+  withDst(c, c.operand(0), B32, (d) => c.emit('SHL', [], [reg(d)], [reg(low), reg(start)]));
+};
+
 const popc: Handler = (c: FnLowerer) => {
   c.expectOperands(2);
   const t = typeOf(c);
@@ -648,15 +688,27 @@ const testp: Handler = (c: FnLowerer) => {
 
 // ---- conversions ---------------------------------------------------------------------------------
 const IRND: Record<string, string> = { rni: 'RN', rzi: 'TRUNC', rmi: 'FLOOR', rpi: 'CEIL' };
+const FP8 = /^(e4m3|e5m2|e2m1|e2m3|e3m2|ue8m0)(x2)?$/;
 const cvt: Handler = (c: FnLowerer) => {
-  refuse(c, 'relu', 'satfinite', 'pack', 'rs');
+  const fp8 = c.ins.mods.find((m) => FP8.test(m) || m === 'tf32');
+  if (fp8) c.unsupported(`${c.opText} (.${fp8} conversions)`);
   const ts = types(c);
+  if (has(c, 'pack')) return cvtPack(c, ts);
   if (ts.length === 2 && (ts[0]!.name === 'f16x2' || ts[0]!.name === 'bf16x2') && ts[1]!.name === 'f32') {
-    // cvt.rn.f16x2.f32 d, a, b: d = {cvt(a) in the upper half, cvt(b) in the lower half}
+    // cvt.rn[.relu].f16x2.f32 d, a, b: d = {cvt(a) in the upper half, cvt(b) in the lower half}
+    refuse(c, 'satfinite', 'rs');
     c.expectOperands(3);
     const h = ts[0]!.name === 'f16x2' ? 'F16' : 'BF16';
-    const hi = c.tmp(1, 'F2F', [h, 'F32', ...frnd(c)], [c.src(c.operand(1), F32)]);
-    const lo = c.tmp(1, 'F2F', [h, 'F32', ...frnd(c)], [c.src(c.operand(2), F32)]);
+    const half = (k: number): Register => {
+      const x = c.src(c.operand(k), F32);
+      const r = c.tmp(1, 'F2F', [h, 'F32', ...frnd(c)], [x]);
+      if (!has(c, 'relu')) return r;
+      // .relu: negative results become +0 (NaN stays NaN)
+      const neg = c.tmpP('FSETP', ['LT', 'AND'], [x, imm(0n, 'f32'), PT]);
+      return c.tmp(1, 'SEL', [], [RZ, reg(r), reg(neg)]);
+    };
+    const hi = half(1);
+    const lo = half(2);
     withDst(c, c.operand(0), B32, (d) => c.emit('PRMT', [], [reg(d)], [reg(lo), imm(0x5410, 'hex'), reg(hi)]));
     return;
   }
@@ -699,6 +751,18 @@ const cvt: Handler = (c: FnLowerer) => {
   withDst(c, dstOp, dt, (d) => c.emit('F2F', [convMod(dt), convMod(st), ...frnd(c), ...ftz, ...sat], [reg(d)], [a]));
 };
 
+/** cvt.pack.sat.{u8,s8}.s32.b32 d, a, b, c: d = {c[15:0], sat8(a), sat8(b)} (byte 0 = b). */
+function cvtPack(c: FnLowerer, ts: PtxType[]): void {
+  const [dt, st] = ts;
+  if (!dt || !st || (dt.name !== 'u8' && dt.name !== 's8') || c.ins.operands.length !== 4) c.unsupported(`${c.opText}`);
+  const sat = (k: number): Register => c.tmp(1, 'I2I', [convMod(dt), convMod(st), 'SAT'], [c.src(c.operand(k), st)]);
+  const sa = sat(1);
+  const sb = sat(2);
+  const t = c.tmp(1, 'PRMT', [], [reg(sb), imm(0x0040, 'hex'), reg(sa)]);
+  const cc = c.src(c.operand(3), B32);
+  withDst(c, c.operand(0), B32, (d) => c.emit('PRMT', [], [reg(d)], [reg(t), imm(0x5410, 'hex'), cc]));
+}
+
 const cvta: Handler = (c: FnLowerer) => {
   c.expectOperands(2);
   const t = typeOf(c);
@@ -730,7 +794,7 @@ const mov: Handler = (c: FnLowerer) => {
     c.emit('PLOP3', ['LUT'], [reg(c.dst(dst))], [c.pred(src), PT, PT, imm(0xf0), imm(0)]);
     return;
   }
-  if (has(c, 'v2') || has(c, 'v4')) return movVector(c, t);
+  if (has(c, 'v2') || has(c, 'v4') || has(c, 'v8')) return movVector(c, t);
   if (dst.kind === 'vec') return unpack(c, t, dst.elems, c.src(src, t));
   if (src.kind === 'vec') return pack(c, t, dst, src.elems);
   if (dst.kind === 'name' && dst.comp === undefined && c.lookup(dst.name)?.kind === 'reg') {
@@ -745,6 +809,13 @@ const mov: Handler = (c: FnLowerer) => {
     if (s.vec !== 0) return pack(c, t, dst, [], s.regs);
   }
   if (src.kind === 'name' && c.lookup(src.name)?.kind === 'func') c.unsupported('taking the address of a function');
+  if (src.kind === 'name' && !c.lookup(src.name) && isSpecialRegister(src.comp !== undefined ? `${src.name}.${src.comp}` : src.name)) {
+    // Read the special register straight into the destination.
+    const d = c.dst(dst);
+    const r = c.special(src.comp !== undefined ? `${src.name}.${src.comp}` : src.name, t, d);
+    if (r !== d) c.assign(d, r, t);
+    return;
+  }
   const v = c.src(src, t);
   withDst(c, dst, t, (d) => c.emit('MOV', [], [reg(d)], [v]));
 };
@@ -845,6 +916,7 @@ function orderingMods(c: FnLowerer, space: string): string[] {
 /** Destinations of a load / sources of a store, one per element (vector operands or vector registers). */
 function elements(c: FnLowerer, o: Operand, n: number): Operand[] {
   if (n === 0) {
+    if (o.kind === 'vec' && o.elems.length === 1) return o.elems; // Triton: ld.global.b32 { %r1 }, [...]
     if (o.kind === 'name' && o.comp === undefined) {
       const s = c.lookup(o.name);
       if (s?.kind === 'reg' && s.vec) return s.regs.map((_, k) => ({ kind: 'name', name: o.name, comp: 'xyzw'[k]! }));
@@ -902,11 +974,21 @@ function paramSlot(c: FnLowerer, o: Operand): { sym: NonNullable<ReturnType<FnLo
   if (o.kind !== 'addr' || o.base === undefined) c.fail('PTX_SEMANTIC', `${c.opText}: expected [param+offset], found '${c.describe(o)}'`);
   const s = c.lookup(o.base);
   if (!s) c.fail('PTX_SEMANTIC', `${c.opText}: '${o.base}' is not declared`);
-  if (s.kind === 'reg') c.unsupported(`${c.opText} through a register address (parameter addresses)`);
   return { sym: s, off: Number(o.offset), name: o.base };
 }
 function ldParam(c: FnLowerer, t: PtxType, dsts: Operand[]): void {
   const { sym, off, name } = paramSlot(c, c.operand(1));
+  if (sym.kind === 'reg') {
+    // [reg+off] with a kernel-parameter address (see FnLowerer.src): indexed constant-bank load.
+    if (c.fn.kind !== 'entry') c.unsupported(`${c.opText} through a register address in a .func`);
+    const idx = c.fit(c.regOf({ kind: 'name', name }), U32);
+    const size = byteSize(t);
+    dsts.forEach((e, k) => {
+      if (e.kind === 'sink') return;
+      withDst(c, e, t, (d) => c.emit('LDC', [sizeMod(t, true)], [reg(d)], [{ kind: 'cbank', bank: 0, offset: off + k * size, index: idx }]));
+    });
+    return;
+  }
   const size = byteSize(t);
   dsts.forEach((e, k) => {
     if (e.kind === 'sink') return;
@@ -966,6 +1048,39 @@ function pvarWrite(c: FnLowerer, p: PVar, off: number, t: PtxType, v: OriOperand
   c.emit('MOV', [], [reg(wordOf(c, p, k + 1, name))], [reg(hi)]);
 }
 
+/**
+ * cp.async copies synchronously (a load and a store per 4 bytes; bytes past src-size are zero), so
+ * commit_group / wait_group / wait_all have nothing left to wait for.
+ */
+const cp: Handler = (c: FnLowerer) => {
+  if (!has(c, 'async')) c.unsupported(`instruction '${c.opText}'`);
+  if (has(c, 'commit_group') || has(c, 'wait_group') || has(c, 'wait_all')) return void c.emit('NOP', [], [], []);
+  if (!has(c, 'shared') || !has(c, 'global') || c.ins.mods.some((m) => m.startsWith('bulk') || m.startsWith('mbarrier'))) c.unsupported(`instruction '${c.opText}'`);
+  c.expectOperands(3, 4);
+  const size = c.operand(2);
+  const srcSize = c.ins.operands[3] ?? size;
+  if (size.kind !== 'int') c.unsupported(`${c.opText} with a register copy size`);
+  const dst = c.address(c.operand(0), 'shared');
+  const src = c.address(c.operand(1), 'global');
+  if (srcSize.kind !== 'int') {
+    // Register src-size (Triton masking): word k is loaded only when 4k < src-size, else it is zero.
+    const n = c.src(srcSize, U32);
+    for (let k = 0; k < Number(size.value); k += 4) {
+      // The guard of the PTX instruction is folded into p, which is written on every path.
+      const p = c.fn.newReg('P', 1);
+      c.emit('ISETP', ['LT', 'U32', 'AND'], [reg(p)], [imm(k), n, c.guard ? reg(c.guard.reg, { not: c.guard.not }) : PT], { noGuard: true });
+      const v = c.tmp(1, 'MOV', [], [RZ]);
+      c.emit('LDG', ['E', '32'], [reg(v)], [{ ...src, offset: src.offset + k }], { noGuard: true }).setGuard({ reg: p, not: false });
+      c.emit('STS', ['32'], [], [{ ...dst, offset: dst.offset + k }, reg(v)]);
+    }
+    return;
+  }
+  for (let k = 0; k < Number(size.value); k += 4) {
+    const v = k < Number(srcSize.value) ? reg(c.tmp(1, 'LDG', ['E', '32'], [{ ...src, offset: src.offset + k }])) : RZ;
+    c.emit('STS', ['32'], [], [{ ...dst, offset: dst.offset + k }, v]);
+  }
+};
+
 const ATOM_OPS: Record<string, string> = { add: 'ADD', min: 'MIN', max: 'MAX', inc: 'INC', dec: 'DEC', and: 'AND', or: 'OR', xor: 'XOR', exch: 'EXCH', cas: 'CAS' };
 function atomType(c: FnLowerer, t: PtxType): string {
   if (t.kind === 'f') {
@@ -988,7 +1103,7 @@ function atomic(isRed: boolean): Handler {
       c.expectOperands(2);
       const a = c.address(c.operand(0), space);
       const v = c.src(c.operand(1), t);
-      if (op === 'ATOMG') c.emit('RED', ['E', ...mods], [], [a, v]);
+      if (op === 'ATOMG') c.emit('RED', mods, [], [a, v]);
       else c.emit(op, mods, [RZ], [a, v]);
       return;
     }
@@ -996,7 +1111,7 @@ function atomic(isRed: boolean): Handler {
     c.expectOperands(cas ? 4 : 3);
     const a = c.address(c.operand(1), space);
     const vals = (cas ? [2, 3] : [2]).map((k) => c.src(c.operand(k), t));
-    withDst(c, c.operand(0), t, (d) => c.emit(op, op === 'ATOMG' ? ['E', ...mods] : mods, [reg(d)], [a, ...vals]));
+    withDst(c, c.operand(0), t, (d) => c.emit(op, mods, [reg(d)], [a, ...vals]));
   };
 }
 
@@ -1183,10 +1298,10 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   shl, shr, shf, bfe, bfi, prmt, popc, clz, bfind, brev, copysign, sad, dp4a: dp(true), dp2a: dp(false),
   rcp: mufu('RCP'), sqrt: mufu('SQRT'), rsqrt: mufu('RSQ'), sin: mufu('SIN'), cos: mufu('COS'), ex2: mufu('EX2'), lg2: mufu('LG2'), tanh: mufu('TANH'),
   testp, cvt, cvta, mov,
-  ld, ldu: ld, st, atom: atomic(false), red: atomic(true),
+  ld, ldu: ld, st, cp, bmsk, atom: atomic(false), red: atomic(true),
   bra, brx, exit, ret, trap, call,
   bar, barrier: bar, membar, fence, shfl, vote, activemask, match, redux,
   nanosleep: nop, prefetch: nop, prefetchu: nop, pmevent: nop, createpolicy,
 };
 
-export { isSpecialRegister, PRED };
+export { PRED };

@@ -26,7 +26,7 @@ export function lowerPtx(ast: PtxModule, options: LowerOptions): OriModule {
     m.files.push(name);
   }
   const globals = new Map<string, Sym>();
-  const mod: ModuleInfo = { file: ast.file, paramBase: options.target.capabilities.paramBase, globals, funcs: new Map(), fileIndex };
+  const mod: ModuleInfo = { file: ast.file, paramBase: options.target.capabilities.paramBase, globals, funcs: new Map(), fileIndex, moduleVars: m.vars };
   const fail = (code: string, msg: string, pos: { line: number; col: number }): never => {
     throw new PtxforgeError(code, msg, { pos: { file: ast.file, line: pos.line, col: pos.col } });
   };
@@ -311,10 +311,14 @@ function declareLocal(c: FnLowerer, v: VarDecl, fail: Fail): void {
       const t = declType(v, fail);
       // Function-scope variables are hoisted to the function (local) or module (shared/global/const)
       // under a unique name, since nested scopes may reuse names.
-      let name = v.name;
-      for (let k = 1; c.fn.vars.some((x) => x.name === name) || c.mod.globals.has(name); k++) name = `${v.name}_${k}`;
+      // .local stays with the function; .global/.const/.shared are per-module storage and are hoisted.
+      const taken = (n: string): boolean => c.fn.vars.some((x) => x.name === n) || c.mod.globals.has(n) || c.mod.moduleVars.some((x) => x.name === n);
+      let name = v.space === 'local' ? v.name : `${c.fn.name}.${v.name}`;
+      if (!/^[A-Za-z_$][A-Za-z0-9_$.]*$/.test(name)) name = v.name;
+      for (let k = 1; taken(name); k++) name = `${v.space === 'local' ? v.name : `${c.fn.name}.${v.name}`}_${k}`;
       const ov = oriVar({ ...v, name }, t, v.space, fail);
-      c.fn.vars.push(ov);
+      if (v.space === 'local') c.fn.vars.push(ov);
+      else c.mod.moduleVars.push(ov);
       c.declare(v.name, { kind: 'var', space: v.space, oriName: name, type: t }, v.pos);
       return;
     }

@@ -1,0 +1,2 @@
+export * from './harness.js';
+export { main } from './main.js';

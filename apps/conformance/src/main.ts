@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { corpusDir, loadInterp, makeHarness, runParse, runPtoxide, runZluda } from './harness.js';
+
+/**
+ * `pnpm -s conformance`: one line per suite (`zluda: N passed, M failed`, `ptoxide: ...`,
+ * `parse: N accepted, M rejected, K crashed`), then the names of the failures. Exit code 1 when a suite
+ * misses its acceptance bar (>= 95% of ZLUDA io cases, every ptoxide case, 0 parse crashes).
+ */
+export async function main(argv: readonly string[], out: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
+  const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+  const corpus = corpusDir(repoRoot);
+  if (!corpus) {
+    out(`conformance: skipped, ${path.resolve(repoRoot, '../shared/corpus')} is absent\n`);
+    return 0;
+  }
+  const only = new Set(argv.filter((a) => !a.startsWith('-')));
+  const want = (s: string): boolean => only.size === 0 || only.has(s);
+  const failures: string[] = [];
+  let ok = true;
+  const interp = await loadInterp();
+  if ((want('zluda') || want('ptoxide')) && !interp) {
+    out('zluda: skipped (the @ptxforge/interp interpreter is not installed)\n');
+    out('ptoxide: skipped (the @ptxforge/interp interpreter is not installed)\n');
+  } else if (interp) {
+    const h = await makeHarness(corpus, interp);
+    if (want('zluda')) {
+      const { io, warp } = runZluda(h);
+      out(`zluda: ${io.passed + warp.passed} passed, ${io.failed + warp.failed} failed (io ${io.passed}/${io.passed + io.failed}, warp ${warp.passed}/${warp.passed + warp.failed})\n`);
+      failures.push(...io.failures, ...warp.failures);
+      if (io.passed < 0.95 * (io.passed + io.failed)) ok = false;
+    }
+    if (want('ptoxide')) {
+      const p = runPtoxide(h);
+      out(`ptoxide: ${p.passed} passed, ${p.failed} failed\n`);
+      failures.push(...p.failures);
+      if (p.failed) ok = false;
+    }
+  }
+  if (want('parse')) {
+    const p = runParse(corpus);
+    out(`parse: ${p.accepted} accepted, ${p.rejected.length} rejected, ${p.crashed.length} crashed\n`);
+    failures.push(...p.crashed.map((c) => `parse crash: ${c}`));
+    if (argv.includes('--verbose')) failures.push(...p.rejected.map((r) => `parse rejected: ${r}`));
+    if (p.crashed.length) ok = false;
+  }
+  for (const f of failures) out(`  ${f}\n`);
+  return ok ? 0 : 1;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = await main(process.argv.slice(2));
+}

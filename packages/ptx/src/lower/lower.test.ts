@@ -1,0 +1,122 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { PtxforgeError, printFunction, verifyModule } from '@ptxforge/kernel';
+import { describe, expect, it } from 'vitest';
+import { parsePtx } from '../parser.js';
+import { lowerPtx } from './module.js';
+
+const dir = path.join(import.meta.dirname, '../../test/fixtures/kernels');
+const fixture = (name: string): string => readFileSync(path.join(dir, name), 'utf8');
+const SM90 = { target: { arch: 'sm_90', capabilities: { paramBase: 0x210 } } };
+const SM70 = { target: { arch: 'sm_70', capabilities: { paramBase: 0x160 } } };
+const lower = (text: string, opts = SM90) => lowerPtx(parsePtx(text, 'k.ptx'), opts);
+const kernel = (body: string, params = '.param .u64 out'): string =>
+  `.version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(${params})\n{\n${body}\n}\n`;
+
+function errorOf(f: () => unknown): PtxforgeError {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof PtxforgeError) return e;
+    throw e;
+  }
+  throw new Error('expected an error');
+}
+
+describe('lowerPtx', () => {
+  it('lowers a kernel to SASS-like Ori with constant-bank parameters and PTX lines', () => {
+    const m = lower(fixture('hand_vector_add.ptx'));
+    expect(verifyModule(m)).toEqual([]);
+    expect(printFunction(m.functions[0]!)).toBe(`.entry @vector_add(
+  .param .u64 .align 8 a c[0x0][0x210],
+  .param .u64 .align 8 b c[0x0][0x218],
+  .param .u64 .align 8 c c[0x0][0x220],
+  .param .u32 .align 4 n c[0x0][0x228]
+)
+{
+  .maxntid 256, 1, 1
+bb0:
+  %r1 = S2R SR_TID.X {line=19 col=2}
+  %r2 = S2R SR_CTAID.X {line=20 col=2}
+  %r3 = MOV c[0x0][0x0] {line=21 col=2}
+  %r4 = IMAD %r2, %r3, %r1 {line=22 col=2}
+  %r5 = MOV c[0x0][0x228] {line=23 col=2}
+  %p1 = ISETP.GE.U32.AND %r4, %r5, PT {line=24 col=2}
+  @%p1 BRA DONE {line=25 col=2}
+bb1:
+  %rd1 = IMAD.WIDE.U32 %r4, 4, RZ {line=26 col=2}
+  %rd2 = MOV c[0x0][0x210] {line=27 col=2}
+  %rd3 = IADD3 %rd2, %rd1, RZ {line=28 col=2}
+  %r7 = LDG.E.32 [%rd3] {line=29 col=2}
+  %rd4 = MOV c[0x0][0x218] {line=30 col=2}
+  %rd5 = IADD3 %rd4, %rd1, RZ {line=31 col=2}
+  %r8 = LDG.E.32 [%rd5] {line=32 col=2}
+  %r9 = FADD %r7, %r8 {line=33 col=2}
+  %rd6 = MOV c[0x0][0x220] {line=34 col=2}
+  %rd7 = IADD3 %rd6, %rd1, RZ {line=35 col=2}
+  STG.E.32 [%rd7], %r9 {line=36 col=2}
+DONE:
+  EXIT {line=38 col=2}
+}`);
+  });
+
+  it('places parameters at the target paramBase with natural alignment', () => {
+    const m = lower(kernel('ret;', '.param .u8 a, .param .u64 b, .param .align 16 .b8 s[20], .param .u32 c'), SM70);
+    expect(m.functions[0]!.params.map((p) => p.cbank!.offset)).toEqual([0x160, 0x168, 0x170, 0x184]);
+  });
+
+  it('keeps .pragma "nounroll" on the loop header and every instruction on its PTX line', () => {
+    const m = lower(fixture('nounroll_loop.ptx'));
+    const fn = m.functions[0]!;
+    expect(fn.blocks.filter((b) => b.attrs.has('nounroll')).map((b) => b.label)).toEqual(['$L__BB0_2']);
+    expect([...fn.instructions()].every((i) => i.loc && i.loc.line > 0)).toBe(true);
+  });
+
+  it('lowers calls: .reg and .param arguments, predicate results, nested scopes, undefined reads', () => {
+    const m = lower(fixture('hand_calls.ptx'));
+    expect(verifyModule(m)).toEqual([]);
+    const text = printFunction(m.getFunction('calls')!);
+    expect(text).toContain('%r3, %r6 = CALL @add_and_test, %r1, %r2 {line=33 col=2}');
+    expect(text).toContain('%p1 = ISETP.NE.U32.AND %r6, RZ, PT {line=33 col=2}');
+    expect(text).toContain('%rd5 = CALL @twice, %rd4 {line=46 col=3}');
+    expect(text).toContain('%r5 = UNDEF');
+    expect(printFunction(m.getFunction('add_and_test')!)).toContain('%r3 = SEL 1, RZ, %p0 {line=11 col=2}\n  RET %r2, %r3');
+  });
+
+  it('lowers 64-bit integer arithmetic faithfully', () => {
+    const m = lower(kernel(`.reg .b64 %rd<6>; .reg .b32 %r<3>;
+  ld.param.u64 %rd1, [out];
+  mul.lo.s64 %rd2, %rd1, 3;
+  sub.s64 %rd3, %rd2, %rd1;
+  shr.s64 %rd4, %rd3, 7;
+  mul.wide.s32 %rd5, %r1, -2;
+  cvt.u32.u64 %r2, %rd4;
+  ret;`));
+    const text = printFunction(m.functions[0]!);
+    expect(text).toContain('%rd2 = IMAD %rd1, 3, RZ');
+    expect(text).toContain('%rd3 = IADD3 %rd2, ~%rd1, 1');
+    expect(text).toContain('%rd4 = SHR.S64 %rd3, 7');
+    expect(text).toContain('%rd5 = IMAD.WIDE %r1, -2, RZ');
+    expect(text).toContain('%r2 = I2I.U32.U64 %rd4');
+  });
+
+  it('lowers every committed fixture to IR the kernel verifier accepts', () => {
+    for (const f of readdirSync(dir).filter((x) => x.endsWith('.ptx'))) {
+      expect(verifyModule(lower(fixture(f))), f).toEqual([]);
+    }
+  });
+
+  it('refuses unsupported constructs with a located PTX_UNSUPPORTED error naming them', () => {
+    const e = errorOf(() => lower(kernel('.reg .f32 %f<5>; .reg .b64 %rd<2>;\n  tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex0, {%f1, %f2}];')));
+    expect(e.format()).toBe("k.ptx:7:3: error PTX_UNSUPPORTED: texture/surface instruction 'tex.2d.v4.f32.f32' is not supported by the PTX front end");
+    const e2 = errorOf(() => lower(kernel('.reg .f32 %f<3>;\n  min.NaN.f32 %f1, %f2, %f2;')));
+    expect(e2.format()).toBe('k.ptx:7:3: error PTX_UNSUPPORTED: the .NaN modifier of min is not supported by the PTX front end');
+  });
+
+  it('reports semantic errors at the instruction', () => {
+    const e = errorOf(() => lower(kernel('  add.s32 %r1, %r2, %r3;')));
+    expect(e.format()).toBe("k.ptx:6:3: error PTX_SEMANTIC: add.s32: '%r2' is not declared");
+    const e2 = errorOf(() => lower(kernel('  bra NOWHERE;')));
+    expect(e2.format()).toBe("k.ptx:6:3: error PTX_SEMANTIC: bra: label 'NOWHERE' is not defined in this function");
+  });
+});
