@@ -8,7 +8,18 @@ import { corePlugin } from '@ptxforge/plugin-core';
  * table, so a user who installs only @ptxforge/target-sm90 gets exactly that backend, and asking for
  * another arch names the package to install. Phase-family plugins join this list as they are written.
  */
-export const OPTIONAL_PLUGIN_PACKAGES: readonly string[] = ['@ptxforge/ptx', ...new Set(KNOWN_ARCHS.values())];
+export const OPTIONAL_PLUGIN_PACKAGES: readonly string[] = [
+  '@ptxforge/ptx',
+  ...new Set(KNOWN_ARCHS.values()),
+  // Scalar optimization families (issue #5).
+  '@ptxforge/plugin-live-dead',
+  '@ptxforge/plugin-general-optimize',
+  '@ptxforge/plugin-copy-prop',
+  '@ptxforge/plugin-movphi',
+  '@ptxforge/plugin-strength-reduce',
+  '@ptxforge/plugin-predication',
+  '@ptxforge/plugin-gvn-cse',
+];
 
 function isPlugin(x: unknown): x is PluginDefinition<unknown> {
   return !!x && typeof x === 'object' && (x as { kind?: unknown }).kind === 'ptxforge-plugin';

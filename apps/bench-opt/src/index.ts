@@ -1,0 +1,3 @@
+export * from './kernels.js';
+export * from './measure.js';
+export * from './elf.js';

@@ -1,0 +1,6 @@
+export * from './bitset.js';
+export * from './liveness.js';
+export * from './effects.js';
+export * from './order.js';
+export * from './operands.js';
+export * from './test-context.js';

@@ -1,0 +1,86 @@
+import {
+  AnalysisManager,
+  assertValidModule,
+  parseOri,
+  printModule,
+  type Diagnostic,
+  type KnobDef,
+  type OriModule,
+  type PhaseContext,
+  type PhaseImpl,
+  type TargetView,
+} from '@ptxforge/kernel';
+
+/** A Hopper-like target view for unit tests of phases (phases must ask capabilities, not SM numbers). */
+export const TEST_TARGET: TargetView = Object.freeze({
+  id: 'test',
+  family: 'Test',
+  arch: 'sm_90',
+  sm: 90,
+  pipeWidths: [4, 4, 1, 1, 4, 1, 1] as const,
+  capabilities: {
+    uniformRegisters: true,
+    convergenceBarriers: true,
+    threeInputAlu: true,
+    packedHalf: true,
+    warpgroupMma: true,
+    paramBase: 0x210,
+    maxRegistersPerThread: 255,
+    maxSharedPerBlock: 228 * 1024,
+  },
+  slot17: { name: 'NO-OP', status: 'noop' as const },
+});
+
+export interface TestContextOptions {
+  optLevel?: number;
+  knobs?: readonly KnobDef[];
+  knobValues?: Readonly<Record<string, boolean | number | string>>;
+  disablePasses?: string;
+  phaseName?: string;
+  phaseIndex?: number;
+}
+
+/** A PhaseContext over a module without a toolchain (unit tests of single phases). */
+export function makeTestContext(module: OriModule, o: TestContextOptions = {}): PhaseContext & { readonly infos: string[] } {
+  const am = new AnalysisManager();
+  const diags: Diagnostic[] = [];
+  const infos: string[] = [];
+  const defs = new Map((o.knobs ?? []).map((k) => [k.name, k] as const));
+  return {
+    module,
+    target: TEST_TARGET,
+    optLevel: o.optLevel ?? 3,
+    phase: { index: o.phaseIndex ?? 0, name: o.phaseName ?? 'Test' },
+    phaseParam: undefined,
+    knob: <T extends boolean | number | string>(name: string): T => {
+      if (o.knobValues && name in o.knobValues) return o.knobValues[name] as T;
+      const d = defs.get(name);
+      if (!d) throw new Error(`unknown knob ${name} in test context`);
+      return d.default as T;
+    },
+    analysis: (fn, a) => am.get(fn, a),
+    invalidate: (fn, p = 'none') => am.invalidate(fn, p),
+    isPassDisabled: (name) => !!o.disablePasses && o.disablePasses.toLowerCase().includes(name.toLowerCase()),
+    diagnostics: { report: (d) => diags.push(d), all: diags },
+    info: (m) => infos.push(m),
+    infos,
+  };
+}
+
+/**
+ * Parse Ori text, run a phase on it (verifying the IR before and after) and return the printed result.
+ * The workhorse of before/after unit tests.
+ */
+export function runPhaseOnText(text: string, phase: PhaseImpl, o: TestContextOptions = {}): string {
+  const m = parseOri(text);
+  assertValidModule(m, 'test input');
+  const ctx = makeTestContext(m, o);
+  if (!phase.isNoOp?.(ctx)) phase.execute(ctx);
+  assertValidModule(m, 'after the phase under test');
+  return printModule(m);
+}
+
+/** Normalize Ori text for comparison: parse and print (so tests can write loosely formatted expectations). */
+export function normalizeOri(text: string): string {
+  return printModule(parseOri(text));
+}

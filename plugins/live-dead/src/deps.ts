@@ -1,0 +1,2 @@
+export { computeRpo } from '@ptxforge/kernel';
+export { computeLiveness, isRemovableWhenDead, killedRegs } from '@ptxforge/opt-utils';

@@ -1,0 +1,174 @@
+import { Instr, label, type Block, type Guard, type OriFunction } from '@ptxforge/kernel';
+import { isPlainReg } from '@ptxforge/opt-utils';
+
+export interface PredicationOptions {
+  /** Most instructions (without the terminating branch) an arm may have. */
+  readonly maxArmInstrs: number;
+  /** Allow a conversion that makes some thread execute more instructions than its branchy path did. */
+  readonly allowLongerPaths: boolean;
+  /** Turn opposite-guard moves into one SEL. */
+  readonly formSel: boolean;
+  /**
+   * How a thread's cost is counted: 'thread' counts instructions whose guard holds for it (the
+   * interpreter's thread-instruction count), 'issue' also counts predicated-off ones (issue slots).
+   */
+  readonly costModel: 'thread' | 'issue';
+}
+
+/**
+ * Whether no thread executes more instructions after the conversion than before, for both outcomes of the
+ * branch condition g (taken: the branch and arm X run; not taken: arm Y runs).
+ */
+function costOk(list: readonly Instr[], arms: readonly Arm[], x: Block, g: Guard, needBra: number, model: 'thread' | 'issue'): boolean {
+  for (const taken of [true, false]) {
+    let before = taken || model === 'issue' ? 1 : 0; // the conditional BRA
+    for (const arm of arms) if ((arm.block === x) === taken) before += arm.body.length + (arm.branches ? 1 : 0);
+    let after = needBra;
+    for (const i of list) {
+      const runs = !i.guard || (i.guard.reg === g.reg && (i.guard.not === g.not) === taken);
+      if (runs || model === 'issue') after++;
+    }
+    if (after > before) return false;
+  }
+  return true;
+}
+
+/** Opcodes that must not be guarded or executed on a path where they did not run (warp/CTA sync, calls). */
+function canGuard(i: Instr, g: Guard): boolean {
+  const info = i.info;
+  if (!info || i.guard || info.isControlFlow || info.isCall || info.isConvergent) return false;
+  if (i.opcode === 'PHI' || i.opcode === 'BSSY' || i.opcode === 'BSYNC') return false;
+  // The condition must stay the same for every converted instruction.
+  if (i.defRegs().includes(g.reg)) return false;
+  return true;
+}
+
+/** A BRA without modifiers other than `.U` (uniform: a scheduling hint, same meaning). */
+function plainBranchMods(i: Instr): boolean {
+  return i.mods.every((m) => m === 'U');
+}
+
+interface Arm {
+  readonly block: Block;
+  readonly body: readonly Instr[];
+  /** The arm ends with an explicit `BRA join` (costs one instruction on its path). */
+  readonly branches: boolean;
+  readonly join: Block;
+}
+
+/** An arm: only predecessor `a`, one successor, body then at most an unconditional BRA. */
+function armOf(b: Block, a: Block, g: Guard, max: number): Arm | undefined {
+  if (b === a || b.preds.length !== 1 || b.preds[0] !== a || b.succs.length !== 1) return undefined;
+  const join = b.succs[0]!;
+  const last = b.instrs[b.instrs.length - 1];
+  const branches = !!last && last.isControlFlow;
+  if (branches && !(last.opcode === 'BRA' && !last.guard && plainBranchMods(last))) return undefined;
+  const body = branches ? b.instrs.slice(0, -1) : b.instrs.slice();
+  if (body.length > max || !body.every((i) => canGuard(i, g))) return undefined;
+  return { block: b, body, branches, join };
+}
+
+function guarded(i: Instr, g: Guard): Instr {
+  return new Instr(i.opcode, { guard: g, mods: i.mods, defs: i.defs, uses: i.uses, loc: i.loc, flags: i.flags });
+}
+
+/**
+ * `@!g d = MOV a` ... `@g d = MOV b` (opposite guards, same data register, nothing in between touching d, a
+ * or b) becomes `d = SEL b, a, g` at the second position.
+ */
+function formSels(list: Instr[]): Instr[] {
+  const out = [...list];
+  for (let j = 0; j < out.length; j++) {
+    const y = out[j]!;
+    if (y.opcode !== 'MOV' || !y.guard || y.mods.length || y.defs[0]?.kind !== 'reg' || y.defs[0].reg.cls !== 'R') continue;
+    const d = y.defs[0].reg;
+    for (let i = j - 1; i >= 0; i--) {
+      const x = out[i]!;
+      const touches = (k: Instr, r: ReturnType<Instr['defRegs']>[number]): boolean => k.defRegs().includes(r) || k.useRegs().includes(r);
+      if (x.opcode === 'MOV' && x.guard && x.guard.reg === y.guard.reg && x.guard.not !== y.guard.not && !x.mods.length && x.defs[0]?.kind === 'reg' && x.defs[0].reg === d) {
+        const a = x.uses[0]!;
+        const b = y.uses[0]!;
+        const regsOf = [a, b].flatMap((o) => (isPlainReg(o) ? [o.reg] : o.kind === 'imm' || o.kind === 'rz' || o.kind === 'cbank' ? [] : [undefined]));
+        if (regsOf.includes(undefined)) break;
+        const between = out.slice(i + 1, j);
+        if (between.some((k) => touches(k, d) || regsOf.some((r) => k.defRegs().includes(r!)))) break;
+        const sel = new Instr('SEL', { defs: [{ kind: 'reg', reg: d }], uses: [b, a, { kind: 'reg', reg: y.guard.reg, ...(y.guard.not ? { not: true } : {}) }], loc: y.loc });
+        out[j] = sel;
+        out.splice(i, 1);
+        j--;
+        break;
+      }
+      if (touches(x, d)) break;
+    }
+  }
+  return out;
+}
+
+/**
+ * If-convert at block `a` ending in `@g BRA X` with fall-through Y: a diamond (X and Y both arms with the
+ * same join), or a triangle (one arm whose join is the other successor). The arms' bodies move into `a`
+ * under `!g` (Y) and `g` (X), the branch goes, and `a` continues to the join.
+ */
+export function ifConvertAt(fn: OriFunction, a: Block, o: PredicationOptions): boolean {
+  const term = a.instrs[a.instrs.length - 1];
+  if (!term || term.opcode !== 'BRA' || !term.guard || !plainBranchMods(term) || term.uses[0]?.kind !== 'label') return false;
+  if (a.instrs.slice(0, -1).some((i) => i.isControlFlow)) return false;
+  const x = term.uses[0].block;
+  const y = a.layoutNext;
+  if (!y || x === y || x === a || y === a) return false;
+  const g: Guard = term.guard;
+  const notG: Guard = { reg: g.reg, not: !g.not };
+  const armX = armOf(x, a, g, o.maxArmInstrs);
+  const armY = armOf(y, a, g, o.maxArmInstrs);
+  let arms: Arm[];
+  let join: Block;
+  if (armX && armY && armX.join === armY.join) {
+    arms = [armY, armX];
+    join = armX.join;
+  } else if (armY && armY.join === x) {
+    arms = [armY];
+    join = x;
+  } else if (armX && armX.join === y) {
+    arms = [armX];
+    join = y;
+  } else return false;
+  if (join === a) return false;
+  // Blocks named by labels elsewhere (BSSY reconvergence points, jump tables) must stay.
+  const armBlocks = new Set(arms.map((r) => r.block));
+  for (const b of fn.blocks) for (const i of b.instrs) if (i !== term && !armBlocks.has(b) && i.labelTargets().some((t) => armBlocks.has(t))) return false;
+
+  let list: Instr[] = [];
+  for (const arm of arms) for (const i of arm.body) list.push(guarded(i, arm.block === x ? g : notG));
+  if (o.formSel) list = formSels(list);
+
+  // Cost per thread: the branchy paths against the straight-line code (plus a BRA if the join is not next).
+  const remaining = fn.blocks.filter((b) => !armBlocks.has(b));
+  const needBra = remaining[remaining.indexOf(a) + 1] !== join ? 1 : 0;
+  if (!o.allowLongerPaths && !costOk(list, arms, x, g, needBra, o.costModel)) return false;
+
+  a.remove(term);
+  for (const i of list) a.append(i);
+  a.append(new Instr('BRA', { uses: [label(join)] }));
+  for (const arm of arms) for (const i of [...arm.block.instrs]) arm.block.remove(i);
+  for (const b of fn.blocks.filter((k) => armBlocks.has(k))) fn.removeBlock(b);
+  const last = a.instrs[a.instrs.length - 1]!;
+  if (a.layoutNext === join) a.remove(last);
+  return true;
+}
+
+/** Convert every eligible region, repeating until nothing changes (nested regions collapse inside out). */
+export function ifConvert(fn: OriFunction, o: PredicationOptions): number {
+  let n = 0;
+  let again = true;
+  while (again) {
+    again = false;
+    for (const a of [...fn.blocks]) {
+      if (!fn.blocks.includes(a)) continue;
+      if (ifConvertAt(fn, a, o)) {
+        n++;
+        again = true;
+      }
+    }
+  }
+  return n;
+}
