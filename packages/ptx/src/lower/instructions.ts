@@ -547,6 +547,30 @@ const bmsk: Handler = (c: FnLowerer) => {
   withDst(c, c.operand(0), B32, (d) => c.emit('SHL', [], [reg(d)], [reg(low), reg(start)]));
 };
 
+/**
+ * Scalar video shifts `vshl/vshr.dtype.atype.u32.{clamp,wrap}[.add|.min|.max] d, a, b[, c]` on full 32-bit
+ * operands (no byte/half selectors, no .sat): shift by b clamped to 32 or wrapped mod 32, then the secondary op.
+ */
+function videoShift(left: boolean): Handler {
+  return (c: FnLowerer) => {
+    const ts = types(c);
+    if (ts.length !== 3 || ts.some((t) => t.bits !== 32) || has(c, 'sat')) c.unsupported(`instruction '${c.opText}'`);
+    const [dt, at] = ts as [PtxType, PtxType, PtxType];
+    const second = c.ins.mods.find((m) => m === 'add' || m === 'min' || m === 'max');
+    c.expectOperands(second ? 4 : 3, 4);
+    const a = c.src(c.operand(1), at);
+    const b = c.src(c.operand(2), U32);
+    const n = has(c, 'wrap')
+      ? c.tmp(1, 'LOP3', ['LUT'], [b, imm(31), RZ, imm(LUT_AND)])
+      : c.tmp(1, 'IMNMX', ['U32'], [b, imm(32), PT]);
+    const sh = left ? c.tmp(1, 'SHL', [], [a, reg(n)]) : c.tmp(1, 'SHR', [at.kind === 's' ? 'S32' : 'U32'], [a, reg(n)]);
+    if (!second) return withDst(c, c.operand(0), dt, (d) => c.emit('MOV', [], [reg(d)], [reg(sh)]));
+    const x = c.src(c.operand(3), dt);
+    if (second === 'add') return withDst(c, c.operand(0), dt, (d) => c.emit('IADD3', [], [reg(d)], [reg(sh), x, RZ]));
+    withDst(c, c.operand(0), dt, (d) => c.emit('IMNMX', [intMod(dt)], [reg(d)], [reg(sh), x, second === 'min' ? PT : NOT_PT]));
+  };
+}
+
 const popc: Handler = (c: FnLowerer) => {
   c.expectOperands(2);
   const t = typeOf(c);
@@ -1307,6 +1331,7 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   shl, shr, shf, bfe, bfi, prmt, popc, clz, bfind, brev, copysign, sad, dp4a: dp(true), dp2a: dp(false),
   rcp: mufu('RCP'), sqrt: mufu('SQRT'), rsqrt: mufu('RSQ'), sin: mufu('SIN'), cos: mufu('COS'), ex2: mufu('EX2'), lg2: mufu('LG2'), tanh: mufu('TANH'),
   testp, cvt, cvta, mov,
+  vshl: videoShift(true), vshr: videoShift(false),
   ld, ldu: ld, st, cp, bmsk, atom: atomic(false), red: atomic(true),
   bra, brx, exit, ret, trap, call,
   bar, barrier: bar, membar, fence, shfl, vote, activemask, match, redux,
