@@ -241,6 +241,18 @@ ${STORE}`, { block: 32, buffers: { out: { type: 'u32', count: 32 } }, params: [{
     expect(r.errors).toEqual([]);
     expect(values(r, 'out')).toEqual(Array(32).fill(496 + 7 + 496));
   });
+
+  it('shuffle uses only b[4:0] of a dynamic lane/delta (PTX shfl.sync)', () => {
+    // delta 33 acts as 1: lane l reads lane l+1; lane 31 is out of range and keeps its own value.
+    const r = run(`
+bb0:
+  %r0 = S2R SR_TID.X
+  %r1 = MOV 33
+  %r2, %p0 = SHFL.DOWN %r0, %r1, 0x1f
+${STORE.replace('%r9', '%r2')}`, { block: 32, buffers: { out: { type: 'u32', count: 32 } }, params: [{ buffer: 'out' }] });
+    expect(r.errors).toEqual([]);
+    expect(values(r, 'out')).toEqual([...Array(31).keys()].map((l) => l + 1).concat([31]));
+  });
 });
 
 describe('reported errors', () => {

@@ -283,7 +283,8 @@ function buildShfl(prog: Program, fn: OriFunction, i: Instr): Exec {
   return (w, m) => {
     for (let l = 0; l < 32; l++) {
       if (!((m >>> l) & 1)) continue;
-      const bv = Number(u(readSrc(w, b!, l) as bigint, 32));
+      // PTX shfl.sync uses only b[4:0] as the lane / delta (a dynamic delta of 1000 is 1000 & 31 = 8).
+      const bv = Number(u(readSrc(w, b!, l) as bigint, 32)) & 0x1f;
       const cv = Number(u(readSrc(w, c!, l) as bigint, 32));
       const clamp = cv & 0x1f;
       const seg = (cv >>> 8) & 0x1f;
