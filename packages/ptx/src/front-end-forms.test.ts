@@ -236,3 +236,19 @@ describe('other front-end forms', () => {
     expect(out).toEqual([9, 1]);
   });
 });
+
+describe('f16 compares with .ftz', () => {
+  it('setp.ftz.f16 and set.ftz.f16x2 flush f16 subnormals before comparing', () => {
+    const out = run(`
+  mov.b32 {%h0, %h1}, %a0;
+  setp.eq.ftz.f16 %p0, %h0, %h1;
+  setp.eq.f16 %p1, %h0, %h1;
+  selp.u32 %r0, 1, 0, %p0;
+  selp.u32 %r1, 1, 0, %p1;
+  set.eq.ftz.u32.f16x2 %r2, %a0, %a1;
+  set.eq.u32.f16x2 %r3, %a0, %a1;
+  st.global.v4.u32 [%out], {%r0, %r1, %r2, %r3};`, [0x80000001, 0x00008000], 4);
+    // h0 = 2^-24, h1 = -0: equal only when flushed; lanes of a1 = {-0, +0}
+    expect(out).toEqual([1, 0, 0xffffffff, 0xffff0000]);
+  });
+});

@@ -347,6 +347,15 @@ const INT_CMP: Record<string, [string, boolean | undefined]> = {
 const FLOAT_CMP = new Set(['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'equ', 'neu', 'ltu', 'leu', 'gtu', 'geu', 'num', 'nan']);
 const BOOL_OPS: Record<string, string> = { and: 'AND', or: 'OR', xor: 'XOR' };
 
+/**
+ * With `.ftz`, an f16 compare operand flushes f16 subnormals first (`HADD2.FTZ x, -0` is x for every other
+ * value): widened to f32 they would be normal numbers, which FSETP.FTZ does not flush.
+ */
+function flushF16(c: FnLowerer, v: OriOperand): OriOperand {
+  if (!has(c, 'ftz')) return v;
+  return reg(c.tmp(1, 'HADD2', ['FTZ'], [v, imm(0x80008000n, 'hex')]));
+}
+
 /** Emit a compare `p[, q] = (a cmp b) comb c` for the compare/type modifiers of the current instruction. */
 function compare(c: FnLowerer, t: PtxType, a: Operand, b: Operand, defs: OriOperand[], comb: string, cIn: OriOperand): void {
   const cmpMod = c.ins.mods.find((m) => m in INT_CMP || FLOAT_CMP.has(m));
@@ -357,8 +366,8 @@ function compare(c: FnLowerer, t: PtxType, a: Operand, b: Operand, defs: OriOper
     let vb = c.src(b, t);
     if (t.bits === 16) {
       if (t.name !== 'f16') c.unsupported(`${c.opText} on .${t.name}`);
-      va = reg(c.tmp(1, 'F2F', ['F32', 'F16'], [va]));
-      vb = reg(c.tmp(1, 'F2F', ['F32', 'F16'], [vb]));
+      va = reg(c.tmp(1, 'F2F', ['F32', 'F16'], [flushF16(c, va)]));
+      vb = reg(c.tmp(1, 'F2F', ['F32', 'F16'], [flushF16(c, vb)]));
     }
     c.emit(t.bits === 64 ? 'DSETP' : 'FSETP', [cmpMod.toUpperCase(), ...(has(c, 'ftz') && t.bits === 32 ? ['FTZ'] : []), comb], defs, [va, vb, cIn]);
     return;
@@ -405,7 +414,7 @@ function setF16x2(c: FnLowerer, dt: PtxType, comb: string, cIn: OriOperand): voi
   const a = c.src(c.operand(1), B32);
   const b = c.src(c.operand(2), B32);
   const lanes = [0, 16].map((sh) => {
-    const [fa, fb] = [a, b].map((v) => reg(c.tmp(1, 'F2F', ['F32', 'F16'], [reg(c.tmp(1, 'BFE', ['U32'], [v, imm(sh), imm(16)]))])));
+    const [fa, fb] = [a, b].map((v) => reg(c.tmp(1, 'F2F', ['F32', 'F16'], [flushF16(c, reg(c.tmp(1, 'BFE', ['U32'], [v, imm(sh), imm(16)])))])));
     const p = c.tmpP('FSETP', [cmp.toUpperCase(), ...(has(c, 'ftz') ? ['FTZ'] : []), comb], [fa!, fb!, cIn]);
     return c.tmp(1, 'SEL', [], [dt.kind === 'f' ? imm(0x3c00, 'hex') : imm(0xffff, 'hex'), RZ, reg(p)]);
   });
