@@ -13,7 +13,7 @@ export type FloatCmp =
 
 export interface FloatOpts {
   readonly mode?: RoundMode;
-  /** f32 only: denormal inputs and results become sign-preserving zeros. */
+  /** f32 and f16 (PTX `.ftz` on f16 arithmetic): denormal inputs and results become sign-preserving zeros. */
   readonly ftz?: boolean;
   /** Clamp the result to [0, 1]; NaN gives +0. */
   readonly sat?: boolean;
@@ -54,13 +54,18 @@ export function roundDouble(x: number, fmt: FloatFormat, mode: RoundMode): bigin
   return roundToFormat(exactOf(x), fmt, mode);
 }
 
+/** Formats `.FTZ` applies to: f32, and the f16 lanes of HADD2/HMUL2/HFMA2 (PTX add/mul/fma.ftz.f16). */
+function ftzApplies(fmt: FloatFormat): boolean {
+  return fmt === F32 || fmt === F16;
+}
+
 function prepIn(bits: bigint, fmt: FloatFormat, o: FloatOpts): number {
-  const b = o.ftz && fmt === F32 ? flushBits(u(bits, 32), fmt) : u(bits, fmt.width);
+  const b = o.ftz && ftzApplies(fmt) ? flushBits(u(bits, fmt.width), fmt) : u(bits, fmt.width);
   return decode(b, fmt);
 }
 function finish(bits: bigint, fmt: FloatFormat, o: FloatOpts): bigint {
   let r = bits;
-  if (o.ftz && fmt === F32) r = flushBits(r, fmt);
+  if (o.ftz && ftzApplies(fmt)) r = flushBits(r, fmt);
   if (o.sat) {
     const x = decode(r, fmt);
     if (Number.isNaN(x) || x <= 0) return 0n;
@@ -197,9 +202,11 @@ export type MufuFn = 'RCP' | 'RSQ' | 'SQRT' | 'SIN' | 'COS' | 'EX2' | 'LG2' | 'T
 /**
  * MUFU on f32. Hardware computes approximations; the interpreter computes the JS double result and rounds it
  * to f32. Documented as approximate: never compare MUFU results bit-exactly against real hardware.
+ * `.FTZ` (from PTX `.approx.ftz`) flushes a denormal input and a denormal result to zero of the same sign.
  */
-export function mufu(fn: MufuFn, abits: bigint): bigint {
-  const a = f32FromBits(Number(u(abits, 32)));
+export function mufu(fn: MufuFn, abits: bigint, ftz = false): bigint {
+  const inBits = ftz ? flushBits(u(abits, 32), F32) : u(abits, 32);
+  const a = f32FromBits(Number(inBits));
   let r: number;
   switch (fn) {
     case 'RCP':
@@ -227,7 +234,8 @@ export function mufu(fn: MufuFn, abits: bigint): bigint {
       r = Math.tanh(a);
       break;
   }
-  return roundDouble(r, F32, 'RN');
+  const out = roundDouble(r, F32, 'RN');
+  return ftz ? flushBits(out, F32) : out;
 }
 
 export type FrndMode = 'TRUNC' | 'FLOOR' | 'CEIL' | 'RN';

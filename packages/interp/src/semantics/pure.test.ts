@@ -273,3 +273,48 @@ bb0:
     expect(ev('IADD3', [32], [1n])).toBeUndefined();
   });
 });
+
+describe('forms added by the PTX front end (docs/ori-semantics.md)', () => {
+  const M64 = (1n << 64n) - 1n;
+  it('IMAD.HI.U64 / .S64: high 64 bits of the 128-bit product, plus c', () => {
+    expect(one('IMAD.HI.U64', [M64, M64, 0n], 64)).toBe(M64 - 1n);
+    expect(one('IMAD.HI.S64', [M64, M64, 0n], 64)).toBe(0n); // (-1 * -1) >> 64
+    expect(one('IMAD.HI.S64', [M64, 2n, 0n], 64)).toBe(M64); // -2 >> 64 = -1 (floor)
+    expect(one('IMAD.HI.S64', [1n << 63n, 1n << 63n, 0n], 64)).toBe(1n << 62n); // MIN * MIN = 2^126
+    expect(one('IMAD.HI.S64', [1n << 63n, 1n, 5n], 64)).toBe(4n); // -1 + 5
+    expect(one('IMAD.HI.U64', [1n << 63n, 4n, M64], 64)).toBe(1n); // 2 + (2^64 - 1) wraps
+    expect(one('IMAD.HI.S64', [-3n, 0x5555555555555556n, 0n], 64)).toBe(M64 - 1n); // -(2^64 + 2) >> 64 = -2 (floor)
+  });
+  it('IADD3 with ~b: the carry out is the "no borrow" flag of sub.cc, at 32 and 64 bits', () => {
+    const not = { useMods: [undefined, { not: true }, undefined] };
+    expect(ev('IADD3', [32, 1], [5n, 3n, 1n], not)).toEqual([2n, true]);
+    expect(ev('IADD3', [32, 1], [3n, 5n, 1n], not)).toEqual([0xfffffffen, false]);
+    expect(ev('IADD3', [32, 1], [0n, 0n, 1n], not)).toEqual([0n, true]);
+    expect(ev('IADD3', [64, 1], [0n, 1n, 1n], not)).toEqual([M64, false]);
+    expect(ev('IADD3', [64, 1], [1n << 63n, 1n << 63n, 1n], not)).toEqual([0n, true]);
+    // subc: a + ~b + cin
+    expect(ev('IADD3.X', [64, 1], [0n, 0n, 0n, false], { useMods: [undefined, { not: true }, undefined, undefined] })).toEqual([M64, false]);
+    expect(ev('IADD3.X', [64, 1], [7n, 7n, 0n, true], { useMods: [undefined, { not: true }, undefined, undefined] })).toEqual([0n, true]);
+    // add.cc chain: carries out of bit 64
+    expect(ev('IADD3', [64, 1], [M64, 1n, 0n])).toEqual([0n, true]);
+    expect(ev('IADD3.X', [64, 1], [M64, 0n, 0n, true])).toEqual([0n, true]);
+    expect(ev('IADD3.X', [64, 1], [M64, M64, 0n, true])).toEqual([M64, true]);
+  });
+  it('.FTZ on MUFU flushes denormal inputs and results with their sign', () => {
+    expect(one('MUFU.RCP.FTZ', [0x80000001n])).toBe(0xff800000n); // 1 / -0
+    expect(one('MUFU.RCP', [0x80000001n])).toBe(0xff800000n); // 1 / -2^-149 overflows anyway
+    expect(one('MUFU.EX2.FTZ', [0x00000001n])).toBe(f(1));
+    expect(one('MUFU.EX2', [f(-130)])).toBe(0x00080000n); // 2^-130 is a denormal
+    expect(one('MUFU.EX2.FTZ', [f(-130)])).toBe(0n);
+    expect(one('MUFU.SQRT.FTZ', [0x80000004n])).toBe(0x80000000n); // sqrt(-0) = -0
+    expect(one('MUFU.SQRT', [0x80000004n])).toBe(0x7fffffffn); // sqrt of a negative denormal: NaN
+  });
+  it('.FTZ on HADD2/HMUL2/HFMA2 flushes f16 denormal lanes (bf16 has no FTZ)', () => {
+    expect(one('HADD2.FTZ', [0x00018001n, 0x80008001n])).toBe(0x00008000n); // lo: -0 + -0 = -0; hi: +0 + -0 = +0
+    expect(one('HADD2', [0x00010001n, 0x00000001n])).toBe(0x00010002n);
+    expect(one('HMUL2.FTZ', [0x3c000400n, 0x00010400n])).toBe(0x00000000n); // 2^-14 * 2^-14 underflows; 1 * denormal
+    expect(one('HMUL2', [0x3c000400n, 0x00010400n])).toBe(0x00010000n);
+    expect(one('HFMA2.FTZ', [0x3c003c00n, 0x3c003c00n, 0x83ff03ffn])).toBe(0x3c003c00n);
+    expect(one('HADD2.FTZ.BF16', [0x00010001n, 0n])).toBe(0x00010001n);
+  });
+});

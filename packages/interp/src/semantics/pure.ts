@@ -8,6 +8,7 @@
  */
 import type { Instr, Operand } from '@ptxforge/kernel';
 import { BF16, F16, F32, F64, s, u, type FloatFormat } from './bits.js';
+import { fp8Type, fromFp8, toFp8 } from './fp8.js';
 import { f2f, f2fpPack, f2i, floatType, i2f, i2i, intToReg, intType, type IntType } from './convert.js';
 import {
   decode, fadd, fcmpBits, fdiv, ffma, fminmax, fmul, frnd, fsqrt, mufu,
@@ -96,6 +97,8 @@ class Inputs {
 }
 
 class MissingOperand extends Error {}
+/** A form evaluatePure does not define (answered as undefined, like an unknown opcode). */
+class UnsupportedForm extends Error {}
 
 function roundMode(mods: readonly string[]): RoundMode {
   for (const m of mods) if ((ROUND_MODES as readonly string[]).includes(m)) return m as RoundMode;
@@ -138,7 +141,7 @@ export function evaluatePure(instr: PureInstr, inputs: readonly PureValue[]): Pu
   try {
     return evalOp(instr, new Inputs(instr, inputs));
   } catch (e) {
-    if (e instanceof MissingOperand) return undefined;
+    if (e instanceof MissingOperand || e instanceof UnsupportedForm) return undefined;
     throw e;
   }
 }
@@ -153,6 +156,8 @@ function evalOp(instr: PureInstr, x: Inputs): PureValue[] | undefined {
   const mods = instr.mods;
   const dw = instr.defWidths[0] ?? 32;
   const w = dw === 64 ? 64 : 32;
+  // fp8 types exist only on F2F (docs/ori-semantics.md); anywhere else they are not a defined form.
+  if (instr.opcode !== 'F2F' && mods.some((m) => fp8Type(m))) return undefined;
   switch (instr.opcode) {
     case 'IADD3': {
       const cins: boolean[] = [];
@@ -308,7 +313,8 @@ function evalOp(instr: PureInstr, x: Inputs): PureValue[] | undefined {
     case 'HMUL2':
     case 'HFMA2': {
       const fmt: FloatFormat = mods.includes('BF16') || mods.includes('BF16_V2') ? BF16 : F16;
-      const o: FloatOpts = { mode: roundMode(mods), sat: mods.includes('SAT') };
+      // .FTZ flushes f16 denormal lanes (PTX add/mul/fma.ftz.f16); bf16 has no FTZ form.
+      const o: FloatOpts = { mode: roundMode(mods), sat: mods.includes('SAT'), ftz: fmt === F16 && mods.includes('FTZ') };
       const n = instr.opcode === 'HFMA2' ? 3 : 2;
       const ins = [0, 1, 2].slice(0, n).map((i) => x.data(i, 32, 'h2'));
       const lane = (k: number): bigint => {
@@ -343,7 +349,7 @@ function evalOp(instr: PureInstr, x: Inputs): PureValue[] | undefined {
     case 'MUFU': {
       const fn = mods.find((m) => ['RCP', 'RSQ', 'SQRT', 'SIN', 'COS', 'EX2', 'LG2', 'TANH'].includes(m)) as MufuFn | undefined;
       if (!fn || dw !== 32) return undefined;
-      return [mufu(fn, x.data(0, 32, 'f32'))];
+      return [mufu(fn, x.data(0, 32, 'f32'), mods.includes('FTZ'))];
     }
     case 'FDIV': {
       const fmt = dw === 64 ? F64 : F32;
@@ -359,6 +365,8 @@ function evalOp(instr: PureInstr, x: Inputs): PureValue[] | undefined {
       return [frnd(x.data(0, fmt.width, fmt === F64 ? 'f64' : 'f32'), frndMode(mods), fmt, mods.includes('FTZ'))];
     }
     case 'F2F': {
+      const fp8 = f2fFp8(mods, x, dw);
+      if (fp8 !== undefined) return fp8;
       const [dn, sn] = typeMods(mods);
       const dst = dn ? floatType(dn) : undefined;
       const src = sn ? floatType(sn) : undefined;
@@ -405,6 +413,29 @@ function evalOp(instr: PureInstr, x: Inputs): PureValue[] | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * F2F with an fp8 type (`F2F.E4M3.F32.SATFINITE`, `F2F.F16.E5M2` ...): one value in the low bits of a register,
+ * fp8 as a byte (read from the low 8 bits, written zero-extended). Undefined when no fp8 type is involved;
+ * fp8 <-> integer and fp8 <-> fp8 are not forms (UnsupportedForm: evaluatePure answers undefined).
+ */
+function f2fFp8(mods: readonly string[], x: Inputs, dw: number): PureValue[] | undefined {
+  const types = mods.filter((m) => intType(m) || floatType(m) || fp8Type(m));
+  const [dn, sn] = types;
+  if (!dn || !sn) return undefined;
+  const d8 = fp8Type(dn);
+  const s8 = fp8Type(sn);
+  if (!d8 && !s8) return undefined;
+  if (d8 && !s8) {
+    const src = floatType(sn);
+    if (!src) throw new UnsupportedForm();
+    const v = toFp8(x.data(0, src.width, src === F64 ? 'f64' : 'f32'), src, d8, roundMode(mods), mods.includes('SATFINITE'), mods.includes('FTZ'));
+    return [u(v, dw)];
+  }
+  const dst = floatType(dn);
+  if (!s8 || !dst) throw new UnsupportedForm();
+  return [u(fromFp8(x.data(0, 8), s8, dst), dw)];
 }
 
 /** Width in bits of a register operand (predicates 1), undefined for non-register operands. */

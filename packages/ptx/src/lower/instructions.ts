@@ -347,6 +347,15 @@ const INT_CMP: Record<string, [string, boolean | undefined]> = {
 const FLOAT_CMP = new Set(['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'equ', 'neu', 'ltu', 'leu', 'gtu', 'geu', 'num', 'nan']);
 const BOOL_OPS: Record<string, string> = { and: 'AND', or: 'OR', xor: 'XOR' };
 
+/**
+ * With `.ftz`, an f16 compare operand flushes f16 subnormals first (`HADD2.FTZ x, -0` is x for every other
+ * value): widened to f32 they would be normal numbers, which FSETP.FTZ does not flush.
+ */
+function flushF16(c: FnLowerer, v: OriOperand): OriOperand {
+  if (!has(c, 'ftz')) return v;
+  return reg(c.tmp(1, 'HADD2', ['FTZ'], [v, imm(0x80008000n, 'hex')]));
+}
+
 /** Emit a compare `p[, q] = (a cmp b) comb c` for the compare/type modifiers of the current instruction. */
 function compare(c: FnLowerer, t: PtxType, a: Operand, b: Operand, defs: OriOperand[], comb: string, cIn: OriOperand): void {
   const cmpMod = c.ins.mods.find((m) => m in INT_CMP || FLOAT_CMP.has(m));
@@ -357,8 +366,8 @@ function compare(c: FnLowerer, t: PtxType, a: Operand, b: Operand, defs: OriOper
     let vb = c.src(b, t);
     if (t.bits === 16) {
       if (t.name !== 'f16') c.unsupported(`${c.opText} on .${t.name}`);
-      va = reg(c.tmp(1, 'F2F', ['F32', 'F16'], [va]));
-      vb = reg(c.tmp(1, 'F2F', ['F32', 'F16'], [vb]));
+      va = reg(c.tmp(1, 'F2F', ['F32', 'F16'], [flushF16(c, va)]));
+      vb = reg(c.tmp(1, 'F2F', ['F32', 'F16'], [flushF16(c, vb)]));
     }
     c.emit(t.bits === 64 ? 'DSETP' : 'FSETP', [cmpMod.toUpperCase(), ...(has(c, 'ftz') && t.bits === 32 ? ['FTZ'] : []), comb], defs, [va, vb, cIn]);
     return;
@@ -405,7 +414,7 @@ function setF16x2(c: FnLowerer, dt: PtxType, comb: string, cIn: OriOperand): voi
   const a = c.src(c.operand(1), B32);
   const b = c.src(c.operand(2), B32);
   const lanes = [0, 16].map((sh) => {
-    const [fa, fb] = [a, b].map((v) => reg(c.tmp(1, 'F2F', ['F32', 'F16'], [reg(c.tmp(1, 'BFE', ['U32'], [v, imm(sh), imm(16)]))])));
+    const [fa, fb] = [a, b].map((v) => reg(c.tmp(1, 'F2F', ['F32', 'F16'], [flushF16(c, reg(c.tmp(1, 'BFE', ['U32'], [v, imm(sh), imm(16)])))])));
     const p = c.tmpP('FSETP', [cmp.toUpperCase(), ...(has(c, 'ftz') ? ['FTZ'] : []), comb], [fa!, fb!, cIn]);
     return c.tmp(1, 'SEL', [], [dt.kind === 'f' ? imm(0x3c00, 'hex') : imm(0xffff, 'hex'), RZ, reg(p)]);
   });
@@ -715,6 +724,7 @@ const IRND: Record<string, string> = { rni: 'RN', rzi: 'TRUNC', rmi: 'FLOOR', rp
 const FP8 = /^(e4m3|e5m2|e2m1|e2m3|e3m2|ue8m0)(x2)?$/;
 const cvt: Handler = (c: FnLowerer) => {
   const fp8 = c.ins.mods.find((m) => FP8.test(m) || m === 'tf32');
+  if (fp8 === 'e4m3x2' || fp8 === 'e5m2x2') return cvtFp8x2(c, fp8.slice(0, 4).toUpperCase(), fp8);
   if (fp8) c.unsupported(`${c.opText} (.${fp8} conversions)`);
   const ts = types(c);
   if (has(c, 'pack')) return cvtPack(c, ts);
@@ -774,6 +784,54 @@ const cvt: Handler = (c: FnLowerer) => {
   }
   withDst(c, dstOp, dt, (d) => c.emit('F2F', [convMod(dt), convMod(st), ...frnd(c), ...ftz, ...sat], [reg(d)], [a]));
 };
+
+/**
+ * fp8 pairs (docs/ori-semantics.md, "F2F with fp8 types"): one F2F per value, packed / unpacked with PRMT.
+ * - `cvt.rn.satfinite{.relu}.e4m3x2.f32 d, a, b`: d.b16 = {fp8(a) in the upper byte, fp8(b) in the lower}.
+ * - `cvt.rn.satfinite{.relu}.e4m3x2.f16x2 d, a`: the same from the two halves of a (upper half -> upper byte).
+ * - `cvt.rn{.relu}.f16x2.e4m3x2 d, a`: d = {f16(a.byte1) in the upper half, f16(a.byte0) in the lower} (exact).
+ * `.relu` turns negative results into +0 (NaN stays NaN) by a select on the source's sign.
+ */
+function cvtFp8x2(c: FnLowerer, f8: string, f8mod: string): void {
+  refuse(c, 'rz', 'rm', 'rp', 'rs');
+  const mods = c.ins.mods;
+  const other = mods.find((m) => m === 'f32' || m === 'f16x2');
+  if (!other) c.unsupported(`${c.opText}`);
+  const toFp8 = mods.indexOf(f8mod) < mods.indexOf(other); // the destination type comes first
+  const relu = has(c, 'relu');
+  /** Negative and not NaN (FSETP.LT is ordered), for .relu. */
+  const negative = (x32: OriOperand): Register => c.tmpP('FSETP', ['LT', 'AND'], [x32, imm(0n, 'f32'), PT]);
+  if (!toFp8) {
+    if (other !== 'f16x2') c.unsupported(`${c.opText}`);
+    c.expectOperands(2);
+    const a = c.src(c.operand(1), B32);
+    const half = (shift: number): Register => {
+      const byte = shift ? reg(c.tmp(1, 'SHR', ['U32'], [a, imm(shift)])) : a;
+      const h = c.tmp(1, 'F2F', ['F16', f8], [byte]);
+      if (!relu) return h;
+      return c.tmp(1, 'SEL', [], [RZ, reg(h), reg(negative(reg(c.tmp(1, 'F2F', ['F32', 'F16'], [reg(h)]))))]);
+    };
+    const lo = half(0);
+    const hi = half(8);
+    withDst(c, c.operand(0), B32, (d) => c.emit('PRMT', [], [reg(d)], [reg(lo), imm(0x5410, 'hex'), reg(hi)]));
+    return;
+  }
+  const sat = has(c, 'satfinite') ? ['SATFINITE'] : [];
+  const fromF32 = other === 'f32';
+  c.expectOperands(fromF32 ? 3 : 2);
+  const packed = fromF32 ? undefined : c.src(c.operand(1), B32);
+  /** k = 1: the upper byte (a, or the upper f16 half of a); k = 2: the lower byte (b, or the lower half). */
+  const byte = (k: number): Register => {
+    const x = fromF32 ? c.src(c.operand(k), F32) : k === 1 ? reg(c.tmp(1, 'SHR', ['U32'], [packed!, imm(16)])) : packed!;
+    const r = c.tmp(1, 'F2F', [f8, fromF32 ? 'F32' : 'F16', ...sat], [x]);
+    if (!relu) return r;
+    return c.tmp(1, 'SEL', [], [RZ, reg(r), reg(negative(fromF32 ? x : reg(c.tmp(1, 'F2F', ['F32', 'F16'], [x]))))]);
+  };
+  const hi = byte(1);
+  const lo = byte(2);
+  // byte 0 = lo.byte0, byte 1 = hi.byte0, bytes 2..3 = lo.byte1 (0: F2F zero-extends the fp8 byte).
+  withDst(c, c.operand(0), B32, (d) => c.emit('PRMT', [], [reg(d)], [reg(lo), imm(0x1140, 'hex'), reg(hi)]));
+}
 
 /** cvt.pack.sat.{u8,s8}.s32.b32 d, a, b, c: d = {c[15:0], sat8(a), sat8(b)} (byte 0 = b). */
 function cvtPack(c: FnLowerer, ts: PtxType[]): void {
