@@ -4,7 +4,7 @@
 // Both are run as processes with -arch=sm_90 -O3 -v and the "Compile time = X ms" line each prints is
 // read, so process start-up is excluded on both sides. ptxforge's pipeline does not yet allocate
 // registers, schedule or encode, so the comparison shows where it stands, not a like-for-like race.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,7 +15,7 @@ const shared = path.resolve(repo, '../shared/corpus');
 const runs = Number(process.argv[process.argv.indexOf('--runs') + 1] || 5) || 5;
 
 const files = [
-  ...['packages/ptx/test/fixtures/kernels', 'apps/bench-opt/kernels'].flatMap((d) =>
+  ...['packages/ptx/test/fixtures/kernels', 'apps/bench-opt/kernels', 'bench/compile'].flatMap((d) =>
     readdirSync(path.join(repo, d)).filter((f) => f.endsWith('.ptx')).map((f) => path.join(repo, d, f)),
   ),
 ];
@@ -36,12 +36,10 @@ try {
 }
 
 function compileTime(cmd, args) {
-  let out;
-  try {
-    out = execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  } catch (e) {
-    return { error: String(e.stderr || e.message).split('\n')[0].slice(0, 80) };
-  }
+  // ptxas prints its info lines on stderr, ptxforge on stdout: read both.
+  const r = spawnSync(cmd, args, { encoding: 'utf8' });
+  if (r.status !== 0) return { error: String(r.stderr || r.error?.message).split('\n')[0].slice(0, 100) };
+  const out = `${r.stdout}\n${r.stderr}`;
   let ms = 0;
   for (const m of out.matchAll(/Compile time = ([\d.]+) ms/g)) ms += Number(m[1]);
   return { ms };
