@@ -27,11 +27,19 @@ function readersOf(def: Instr, d: Register, dom: () => DomTree, opts: { stop?: R
   const stop = opts.stop;
   const b = def.block!;
   const out = new Set<Instr>();
-  for (let k = b.instrs.indexOf(def) + 1; k < b.instrs.length; k++) {
-    const u = b.instrs[k]!;
-    if (u.opcode !== 'PHI' && d.uses.has(u)) out.add(u);
-    const defs = u.defRegs();
-    if (defs.includes(d) || (stop && defs.includes(stop))) break;
+  if (d.uses.size === 0) return [];
+  // The block scan can end once every non-PHI reader of d in this block has been passed: nothing after
+  // that could be added (this keeps the scan from walking the rest of a long block for each copy).
+  let left = 0;
+  for (const u of d.uses.keys()) if (u.block === b && u.opcode !== 'PHI') left++;
+  const instrs = b.instrs;
+  for (let k = left ? instrs.indexOf(def) + 1 : instrs.length; k < instrs.length && left > 0; k++) {
+    const u = instrs[k]!;
+    if (u.opcode !== 'PHI' && d.uses.has(u)) {
+      out.add(u);
+      left--;
+    }
+    if (u.definesReg(d) || (stop && u.definesReg(stop))) break;
   }
   if (d.defs.size === 1 && !opts.localOnly) {
     for (const u of d.uses.keys()) if (u.opcode !== 'PHI' && !out.has(u) && instrDominates(dom(), def, u)) out.add(u);

@@ -128,6 +128,16 @@ export function operandRegs(o: Operand): Register[] {
   }
 }
 
+/** Append the registers `operandRegs(o)` would return to `out` (no temporary array). */
+function pushOperandRegs(o: Operand, out: Register[]): void {
+  if (o.kind === 'reg') out.push(o.reg);
+  else if (o.kind === 'mem') {
+    if (o.base) out.push(o.base);
+  } else if (o.kind === 'cbank') {
+    if (o.index) out.push(o.index);
+  }
+}
+
 export function operandBlocks(o: Operand): Block[] {
   if (o.kind === 'label') return [o.block];
   if (o.kind === 'labels') return [...o.blocks];
@@ -246,22 +256,46 @@ export class Instr {
   /** Registers written. */
   defRegs(): Register[] {
     const out: Register[] = [];
-    for (const d of this._defs) if (d.kind === 'reg') out.push(d.reg);
+    const defs = this._defs;
+    for (let k = 0; k < defs.length; k++) {
+      const d = defs[k]!;
+      if (d.kind === 'reg') out.push(d.reg);
+    }
     return out;
+  }
+  /** Whether `r` is among the registers written (no array is built: hot in the optimizer's scans). */
+  definesReg(r: Register): boolean {
+    const defs = this._defs;
+    for (let k = 0; k < defs.length; k++) {
+      const d = defs[k]!;
+      if (d.kind === 'reg' && d.reg === r) return true;
+    }
+    return false;
   }
   /** Registers read, including the guard and address/index registers. */
   useRegs(): Register[] {
+    // Same order as before (guard, use operands, bases of non-register defs), built without temporaries.
     const out: Register[] = [];
     if (this._guard) out.push(this._guard.reg);
-    for (const u of this._uses) out.push(...operandRegs(u));
+    const uses = this._uses;
+    for (let k = 0; k < uses.length; k++) pushOperandRegs(uses[k]!, out);
     // A def through a memory-like operand does not exist in Ori, but a def's base would be a use.
-    for (const d of this._defs) if (d.kind !== 'reg') out.push(...operandRegs(d));
+    const defs = this._defs;
+    for (let k = 0; k < defs.length; k++) {
+      const d = defs[k]!;
+      if (d.kind !== 'reg') pushOperandRegs(d, out);
+    }
     return out;
   }
   /** Block labels named by this instruction (branch targets, BSSY reconvergence points). */
   labelTargets(): Block[] {
     const out: Block[] = [];
-    for (const u of this._uses) out.push(...operandBlocks(u));
+    const uses = this._uses;
+    for (let k = 0; k < uses.length; k++) {
+      const u = uses[k]!;
+      if (u.kind === 'label') out.push(u.block);
+      else if (u.kind === 'labels') for (const b of u.blocks) out.push(b);
+    }
     return out;
   }
 

@@ -68,7 +68,133 @@ export function verifyFunction(fn: OriFunction): VerifyIssue[] {
   const last = fn.blocks[fn.blocks.length - 1]!;
   if (last.fallsThrough) add('ORI_VERIFY_CFG', `control runs off the end of the function after block ${last.label}`, last);
 
-  // Register table consistency.
+  // Registers are numbered densely for the checks below: a register of this function by its id (its index
+  // in fn.registers), any other register met in an instruction after those. Bitsets and typed arrays by
+  // that number replace per-register Sets/Maps (the verifier runs on every compile, twice).
+  const regs = fn.registers;
+  const nOwn = regs.length;
+  const foreign = new Map<Register, number>();
+  const indexOf = (r: Register): number => {
+    if (r.id < nOwn && regs[r.id] === r) return r.id;
+    let k = foreign.get(r);
+    if (k === undefined) {
+      k = nOwn + foreign.size;
+      foreign.set(r, k);
+    }
+    return k;
+  };
+
+  // Register table consistency: every (register, instruction) pair seen in the instructions must be in the
+  // table with the same use count, and the table must hold no other pairs (compared by counting).
+  if (!checkTableFast(fn, add)) checkTableSlow(fn, add);
+  for (const i of fn.instructions()) {
+    for (const r of i.defRegs()) indexOf(r);
+    for (const r of i.useRegs()) indexOf(r);
+  }
+
+  // Uses reached by a definition on some path (forward "maybe defined" dataflow over reachable blocks).
+  const rpo = computeRpo(fn);
+  const nRegs = nOwn + foreign.size;
+  const words = (nRegs + 31) >>> 5;
+  const params = new Uint32Array(words);
+  for (const r of regs) if (r.isParam) params[r.id >>> 5]! |= 1 << (r.id & 31);
+  const slot = new Map<Block, number>();
+  rpo.order.forEach((b, k) => slot.set(b, k));
+  const out = new Uint32Array(words * rpo.order.length);
+  const gen = new Uint32Array(words * rpo.order.length);
+  rpo.order.forEach((b, k) => {
+    const base = k * words;
+    for (const i of b.instrs) {
+      for (const r of i.defRegs()) {
+        const x = indexOf(r);
+        gen[base + (x >>> 5)]! |= 1 << (x & 31);
+      }
+    }
+  });
+  const predSlots = rpo.order.map((b) => b.preds.map((p) => slot.get(p)).filter((p): p is number => p !== undefined));
+  let changed = true;
+  while (changed) {
+    changed = false;
+    for (let k = 0; k < rpo.order.length; k++) {
+      const base = k * words;
+      for (let w = 0; w < words; w++) {
+        let v = out[base + w]! | gen[base + w]!;
+        for (const p of predSlots[k]!) v |= out[p * words + w]!;
+        v >>>= 0; // compare as unsigned: out holds Uint32 words
+        if (v !== out[base + w]) {
+          out[base + w] = v;
+          changed = true;
+        }
+      }
+    }
+  }
+  const live = new Uint32Array(words);
+  for (let k = 0; k < rpo.order.length; k++) {
+    const b = rpo.order[k]!;
+    live.set(params);
+    for (const p of predSlots[k]!) for (let w = 0; w < words; w++) live[w]! |= out[p * words + w]!;
+    for (const i of b.instrs) {
+      for (const r of i.useRegs()) {
+        const x = indexOf(r);
+        if (!(live[x >>> 5]! & (1 << (x & 31)))) {
+          add('ORI_VERIFY_UNDEF_USE', `${r.name} is used but no definition reaches it`, b, i);
+          live[x >>> 5]! |= 1 << (x & 31); // report each register once per block
+        }
+      }
+      for (const r of i.defRegs()) {
+        const x = indexOf(r);
+        live[x >>> 5]! |= 1 << (x & 31);
+      }
+    }
+  }
+  return issues;
+}
+
+type AddIssue = (code: string, message: string, b?: Block, i?: Instr) => void;
+
+/**
+ * The register-table check without per-register Sets/Maps, for a function whose instructions each appear
+ * once (returns false otherwise, and then the slow check decides). A register of fn.registers matches when
+ * each instruction naming it is in its table with the right use count and the table has no more entries.
+ */
+function checkTableFast(fn: OriFunction, add: AddIssue): boolean {
+  const regs = fn.registers;
+  const n = regs.length;
+  const own = (r: Register): boolean => r.id < n && regs[r.id] === r;
+  const defCount = new Uint32Array(n);
+  const useCount = new Uint32Array(n);
+  const bad = new Uint8Array(n);
+  const seen = new Set<Instr>();
+  for (const i of fn.instructions()) {
+    if (seen.has(i)) return false;
+    seen.add(i);
+    const defs = i.defRegs();
+    for (let k = 0; k < defs.length; k++) {
+      const r = defs[k]!;
+      if (!own(r) || defs.indexOf(r) !== k) continue; // count each (register, instruction) pair once
+      defCount[r.id]!++;
+      if (!r.defs.has(i)) bad[r.id] = 1;
+    }
+    const uses = i.useRegs();
+    for (let k = 0; k < uses.length; k++) {
+      const r = uses[k]!;
+      if (!own(r) || uses.indexOf(r) !== k) continue;
+      let c = 0;
+      for (const x of uses) if (x === r) c++;
+      useCount[r.id]!++;
+      if (r.uses.get(i) !== c) bad[r.id] = 1;
+    }
+  }
+  for (const r of regs) {
+    if (bad[r.id] || defCount[r.id] !== r.defs.size || useCount[r.id] !== r.uses.size) {
+      add('ORI_VERIFY_TABLE', `register table entry of ${r.name} does not match the instructions`);
+    }
+  }
+  return true;
+}
+
+/** The register-table check by rebuilding the table (any IR, also one with an instruction listed twice). */
+function checkTableSlow(fn: OriFunction, add: AddIssue): void {
   const defs = new Map<Register, Set<Instr>>();
   const uses = new Map<Register, Map<Instr, number>>();
   for (const i of fn.instructions()) {
@@ -89,43 +215,6 @@ export function verifyFunction(fn: OriFunction): VerifyIssue[] {
     const sameUses = u.size === r.uses.size && [...u].every(([x, c]) => r.uses.get(x) === c);
     if (!sameDefs || !sameUses) add('ORI_VERIFY_TABLE', `register table entry of ${r.name} does not match the instructions`);
   }
-
-  // Uses reached by a definition on some path (forward "maybe defined" dataflow over reachable blocks).
-  const rpo = computeRpo(fn);
-  const params = new Set(fn.registers.filter((r) => r.isParam));
-  const out = new Map<Block, Set<Register>>();
-  const gen = new Map<Block, Set<Register>>();
-  for (const b of rpo.order) {
-    const g = new Set<Register>();
-    for (const i of b.instrs) for (const r of i.defRegs()) g.add(r);
-    gen.set(b, g);
-    out.set(b, new Set());
-  }
-  let changed = true;
-  while (changed) {
-    changed = false;
-    for (const b of rpo.order) {
-      const o = out.get(b)!;
-      const before = o.size;
-      for (const p of b.preds) for (const r of out.get(p) ?? []) o.add(r);
-      for (const r of gen.get(b)!) o.add(r);
-      if (o.size !== before) changed = true;
-    }
-  }
-  for (const b of rpo.order) {
-    const live = new Set<Register>(params);
-    for (const p of b.preds) for (const r of out.get(p) ?? []) live.add(r);
-    for (const i of b.instrs) {
-      for (const r of i.useRegs()) {
-        if (!live.has(r)) {
-          add('ORI_VERIFY_UNDEF_USE', `${r.name} is used but no definition reaches it`, b, i);
-          live.add(r); // report each register once per block
-        }
-      }
-      for (const r of i.defRegs()) live.add(r);
-    }
-  }
-  return issues;
 }
 
 function checkSignature(sig: readonly string[], ops: readonly Operand[], isDef: boolean, report: (m: string) => void): void {
