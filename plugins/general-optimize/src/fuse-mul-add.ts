@@ -36,7 +36,8 @@ export function fuseMultiplyAdd(fn: OriFunction, dom: () => DomTree): number {
   let n = 0;
   for (const b of fn.blocks) {
     for (const m of [...b.instrs]) {
-      if (m.block !== b) continue;
+      // productOf only accepts IMAD: test that first, before building the def list of every instruction.
+      if (m.block !== b || m.opcode !== 'IMAD') continue;
       const t = m.defRegs()[0];
       if (!t || t.defs.size !== 1 || t.cls !== 'R' || !productOf(m, t)) continue;
       const readers = [...t.uses.keys()];
