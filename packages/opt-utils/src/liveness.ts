@@ -79,3 +79,33 @@ export function liveAfterEach(b: Block, lv: Liveness): BitSet[] {
   }
   return out;
 }
+
+/**
+ * Backward dead-code sweep driven by liveness: each block is walked from its live-out set to its start, and
+ * an instruction for which `isDead(i, liveAfter)` holds is removed (its uses then do not become live).
+ * Repeats with fresh liveness until a sweep removes nothing. Guarded defs do not kill (see killedRegs).
+ * Shared by the liveness DCE (OriPerformLiveDead*) and the dead-move removal (OriRemoveRedundantMultiDefMov),
+ * which differ only in `isDead`. Returns the number of instructions removed.
+ */
+export function sweepDeadBackward(fn: OriFunction, isDead: (i: Instr, liveAfter: BitSet) => boolean): number {
+  let total = 0;
+  for (;;) {
+    const lv = computeLiveness(fn);
+    let n = 0;
+    for (const b of fn.blocks) {
+      const cur = lv.liveOut.get(b)!.clone();
+      for (let k = b.instrs.length - 1; k >= 0; k--) {
+        const i = b.instrs[k]!;
+        if (isDead(i, cur)) {
+          b.remove(i);
+          n++;
+          continue;
+        }
+        for (const r of killedRegs(i)) cur.delete(r.id);
+        for (const r of i.useRegs()) cur.add(r.id);
+      }
+    }
+    total += n;
+    if (!n) return total;
+  }
+}

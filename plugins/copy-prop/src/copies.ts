@@ -1,5 +1,5 @@
 import type { Block, Instr, OriFunction, Operand, Register } from '@ptxforge/kernel';
-import { computeLiveness, isPlainReg, isRemovableWhenDead, killedRegs, operandKey, sameOperand } from '@ptxforge/opt-utils';
+import { isPlainReg, isRemovableWhenDead, operandKey, sameOperand, sweepDeadBackward } from '@ptxforge/opt-utils';
 
 const MOVES = new Set(['MOV', 'UMOV', 'COPY', 'MOVPHI']);
 
@@ -97,27 +97,10 @@ export function removeEquivalentMoves(fn: OriFunction): number {
  * liveness; a guarded def does not kill) are dead and removed, as are self-moves.
  */
 export function removeDeadMoves(fn: OriFunction): number {
-  let total = 0;
-  for (;;) {
-    const lv = computeLiveness(fn);
-    let n = 0;
-    for (const b of fn.blocks) {
-      const cur = lv.liveOut.get(b)!.clone();
-      for (let k = b.instrs.length - 1; k >= 0; k--) {
-        const i = b.instrs[k]!;
-        const m = moveOf(i);
-        if (m && isRemovableWhenDead(i) && (!cur.has(m.d.id) || (m.x.kind === 'reg' && m.x.reg === m.d))) {
-          b.remove(i);
-          n++;
-          continue;
-        }
-        for (const r of killedRegs(i)) cur.delete(r.id);
-        for (const r of i.useRegs()) cur.add(r.id);
-      }
-    }
-    total += n;
-    if (!n) return total;
-  }
+  return sweepDeadBackward(fn, (i, liveAfter) => {
+    const m = moveOf(i);
+    return !!m && isRemovableWhenDead(i) && (!liveAfter.has(m.d.id) || (m.x.kind === 'reg' && m.x.reg === m.d));
+  });
 }
 
 /**

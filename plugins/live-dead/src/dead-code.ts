@@ -1,5 +1,5 @@
 import { Instr, type Block, type OriFunction } from '@ptxforge/kernel';
-import { computeLiveness, computeRpo, isRemovableWhenDead, killedRegs } from './deps.js';
+import { computeRpo, isRemovableWhenDead, sweepDeadBackward } from './deps.js';
 
 /**
  * Remove blocks not reachable from the entry (after branch folding). Blocks named by a label operand of a
@@ -75,25 +75,5 @@ export function sweepDeadInstructions(fn: OriFunction): number {
  * value when the guard is false). Iterates until nothing changes. Returns the number removed.
  */
 export function removeDeadByLiveness(fn: OriFunction): number {
-  let total = 0;
-  for (;;) {
-    const lv = computeLiveness(fn);
-    let n = 0;
-    for (const b of fn.blocks) {
-      const cur = lv.liveOut.get(b)!.clone();
-      for (let k = b.instrs.length - 1; k >= 0; k--) {
-        const i = b.instrs[k]!;
-        const defs = i.defRegs();
-        if (isRemovableWhenDead(i) && defs.every((r) => !cur.has(r.id))) {
-          b.remove(i);
-          n++;
-          continue;
-        }
-        for (const r of killedRegs(i)) cur.delete(r.id);
-        for (const r of i.useRegs()) cur.add(r.id);
-      }
-    }
-    total += n;
-    if (!n) return total;
-  }
+  return sweepDeadBackward(fn, (i, liveAfter) => isRemovableWhenDead(i) && i.defRegs().every((r) => !liveAfter.has(r.id)));
 }
