@@ -439,6 +439,22 @@ export interface VarDecl {
   init?: Uint8Array;
   /** `.extern` (size unknown / dynamic shared). */
   extern?: boolean;
+  /**
+   * Address relocations of the initializer (PTX `{ x, y+8, generic(z) }`): at byte `offset` store, little
+   * endian in `size` bytes, the address of variable `sym` plus `addend` — its generic address when `generic`,
+   * otherwise its address in its own space (docs/ori-semantics.md, "Variables"). Applied over `init` (whose
+   * bytes at those offsets are ignored) once every variable has an address.
+   */
+  relocs?: VarReloc[];
+}
+
+/** One address relocation of a variable's initializer (see VarDecl.relocs). */
+export interface VarReloc {
+  offset: number;
+  size: 4 | 8;
+  sym: string;
+  addend: number;
+  generic?: boolean;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { PtxforgeError } from '../errors.js';
 import {
   Block, Instr, OriFunction, OriModule, type FuncParam, type Guard, type Operand, type Register, type SrcLoc,
-  type VarDecl,
+  type VarDecl, type VarReloc,
 } from './core.js';
 import { opcodeInfo } from './opcodes.js';
 
@@ -215,7 +215,31 @@ class Parser {
       if (!/^(?:[0-9a-f]{2})*$/.test(s)) this.fail('initializer must be lowercase hex bytes', h);
       v.init = new Uint8Array(Buffer.from(s, 'hex'));
     }
+    if (this.accept('ident', 'relocs')) v.relocs = this.parseRelocs();
     return v;
+  }
+
+  /** `relocs(0x0 .b64 @x, 0x8 .b32 generic(@y)+0x10, ...)` (printVar writes this form). */
+  private parseRelocs(): VarReloc[] {
+    const relocs: VarReloc[] = [];
+    this.expect('punct', '(');
+    do {
+      const offset = this.int(this.next());
+      const sz = this.expect('dir', undefined, '.b32 or .b64');
+      if (sz.text !== '.b32' && sz.text !== '.b64') this.fail(`relocation size must be .b32 or .b64, found ${sz.text}`, sz);
+      const generic = !!this.accept('ident', 'generic');
+      if (generic) this.expect('punct', '(');
+      const sym = this.expect('sym', undefined, 'a variable name like @x').text.slice(1);
+      if (generic) this.expect('punct', ')');
+      let addend = 0;
+      if (this.accept('punct', '+')) addend = this.int(this.next());
+      else if (this.is('num') && this.t.text.startsWith('-')) addend = this.int(this.next());
+      const r: VarReloc = { offset, size: sz.text === '.b32' ? 4 : 8, sym, addend };
+      if (generic) r.generic = true;
+      relocs.push(r);
+    } while (this.accept('punct', ','));
+    this.expect('punct', ')');
+    return relocs;
   }
 
   private parseFunction(): OriFunction {

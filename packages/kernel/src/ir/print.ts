@@ -80,6 +80,14 @@ function printVar(v: VarDecl): string {
   if (v.extern) s = `.extern ${s}`;
   s += ` .align ${v.align} .b8 @${v.name}[${v.size}]`;
   if (v.init) s += ` = hex"${Buffer.from(v.init).toString('hex')}"`;
+  if (v.relocs?.length) {
+    const rs = v.relocs.map((r) => {
+      const sym = r.generic ? `generic(@${r.sym})` : `@${r.sym}`;
+      const add = r.addend > 0 ? `+${hex(r.addend)}` : r.addend < 0 ? `-${hex(-r.addend)}` : '';
+      return `${hex(r.offset)} .b${r.size * 8} ${sym}${add}`;
+    });
+    s += ` relocs(${rs.join(', ')})`;
+  }
   return s;
 }
 

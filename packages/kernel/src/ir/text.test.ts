@@ -48,6 +48,30 @@ describe('Ori text', () => {
     expect(printModule(parseOri(text))).toBe(text);
   });
 
+  it('round-trips address relocations of variable initializers and verifies them', () => {
+    const text = [
+      '.const .align 8 .b8 @x[8] = hex"0100000000000000"',
+      '.global .align 8 .b8 @y[32]',
+      '.const .align 8 .b8 @p[24] = hex"000000000000000000000000000000000000000000000000" relocs(0x0 .b64 @x, 0x8 .b64 generic(@y)+0x10, 0x10 .b32 @y-0x4)',
+      '.global .align 4 .b8 @q[4] relocs(0x0 .b32 @q)',
+      '',
+      '.entry @k()',
+      '{',
+      'bb0:',
+      '  EXIT',
+      '}',
+      '',
+    ].join('\n');
+    const m = parseOri(text);
+    expect(m.vars[2]!.relocs).toEqual([
+      { offset: 0, size: 8, sym: 'x', addend: 0 },
+      { offset: 8, size: 8, sym: 'y', addend: 16, generic: true },
+      { offset: 16, size: 4, sym: 'y', addend: -4 },
+    ]);
+    expect(printModule(m)).toBe(text);
+    expect(verifyModule(m)).toEqual([]);
+  });
+
   it('reports syntax errors with file:line:col', () => {
     const bad = '.entry @k()\n{\nbb0:\n  %r0 = IADD3 %r1 +, 2\n  EXIT\n}\n';
     try {

@@ -1,6 +1,6 @@
 import { PtxforgeError } from '../errors.js';
 import { computeRpo } from '../analysis/cfg.js';
-import type { Block, Instr, Operand, OriFunction, OriModule, Register } from './core.js';
+import type { Block, Instr, Operand, OriFunction, OriModule, Register, VarDecl } from './core.js';
 import { isPredicateClass, operandRegs } from './core.js';
 import { opcodeInfo } from './opcodes.js';
 import { printInstr } from './print.js';
@@ -273,7 +273,33 @@ function describe(o: Operand): string {
 }
 
 export function verifyModule(m: OriModule): VerifyIssue[] {
-  return m.functions.flatMap(verifyFunction);
+  return [...verifyVarRelocs(m), ...m.functions.flatMap(verifyFunction)];
+}
+
+/**
+ * Address relocations of variable initializers: each names a variable visible where it is declared (a module
+ * variable, or for a function's variable also that function's variables) and fits inside its variable.
+ */
+export function verifyVarRelocs(m: OriModule): VerifyIssue[] {
+  const issues: VerifyIssue[] = [];
+  const moduleVars = new Set(m.vars.map((v) => v.name));
+  const check = (vars: readonly VarDecl[], visible: (n: string) => boolean, fn: string): void => {
+    for (const v of vars) {
+      for (const r of v.relocs ?? []) {
+        const what = `relocation at ${r.offset} of @${v.name}`;
+        if (!visible(r.sym)) issues.push({ code: 'ORI_VERIFY_RELOC', message: `${what} names @${r.sym}, which is not a variable`, fn });
+        if (!Number.isInteger(r.offset) || r.offset < 0 || r.offset + r.size > v.size) {
+          issues.push({ code: 'ORI_VERIFY_RELOC', message: `${what} (${r.size} bytes) does not fit in its ${v.size} bytes`, fn });
+        }
+      }
+    }
+  };
+  check(m.vars, (n) => moduleVars.has(n), '<module>');
+  for (const f of m.functions) {
+    const own = new Set(f.vars.map((v) => v.name));
+    check(f.vars, (n) => own.has(n) || moduleVars.has(n), f.name);
+  }
+  return issues;
 }
 
 /** Throw ORI_VERIFY (listing every issue) when the module is not well formed. */
