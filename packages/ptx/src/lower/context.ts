@@ -31,6 +31,8 @@ export interface ModuleInfo {
   readonly fileIndex: Map<number, number>;
   /** Module variables (function-scope .global/.const/.shared variables are hoisted here). */
   readonly moduleVars: import('@ptxforge/kernel').VarDecl[];
+  /** PTX before 3.1: names in variable initializers are implicitly generic() (module.ts, legacyGenericInit). */
+  legacyGenericInit?: boolean;
 }
 
 const SREG_S2R: Record<string, string> = {

@@ -60,6 +60,33 @@ DONE:
 }`);
   });
 
+  it('lowers address initializers of variables to relocations (PTX >= 3.1: state-space address unless generic())', () => {
+    const text = `.version 6.5\n.target sm_90\n.address_size 64
+.const .u64 x = 1;
+.global .u32 y[4] = {4,5,6};
+.const .u64 p[3] = { x, generic(y)+8, y+4 };
+.global .u32 q[2] = { 7, y };
+.visible .entry k() { ret; }
+`;
+    const m = lower(text);
+    expect(verifyModule(m)).toEqual([]);
+    const p = m.vars.find((v) => v.name === 'p')!;
+    expect(p.relocs).toEqual([
+      { offset: 0, size: 8, sym: 'x', addend: 0 },
+      { offset: 8, size: 8, sym: 'y', addend: 8, generic: true },
+      { offset: 16, size: 8, sym: 'y', addend: 4 },
+    ]);
+    expect(Buffer.from(p.init!).toString('hex')).toBe('00'.repeat(24));
+    const q = m.vars.find((v) => v.name === 'q')!;
+    expect(q.relocs).toEqual([{ offset: 4, size: 4, sym: 'y', addend: 0 }]);
+    expect(Buffer.from(q.init!).toString('hex')).toBe('0700000000000000');
+    // before PTX 3.1 every name is implicitly generic()
+    const legacy = lower(text.replace('.version 6.5', '.version 3.0'));
+    expect(legacy.vars.find((v) => v.name === 'p')!.relocs!.every((r) => r.generic)).toBe(true);
+    expect(errorOf(() => lower(text.replace('{ x,', '{ nowhere,'))).code).toBe('PTX_SEMANTIC');
+    expect(errorOf(() => lower(text.replace('.global .u32 q[2]', '.global .u16 q[2]'))).code).toBe('PTX_UNSUPPORTED');
+  });
+
   it('places parameters at the target paramBase with natural alignment', () => {
     const m = lower(kernel('ret;', '.param .u8 a, .param .u64 b, .param .align 16 .b8 s[20], .param .u32 c'), SM70);
     expect(m.functions[0]!.params.map((p) => p.cbank!.offset)).toEqual([0x160, 0x168, 0x170, 0x184]);

@@ -30,6 +30,12 @@ export function lowerPtx(ast: PtxModule, options: LowerOptions): OriModule {
   const fail = (code: string, msg: string, pos: { line: number; col: number }): never => {
     throw new PtxforgeError(code, msg, { pos: { file: ast.file, line: pos.line, col: pos.col } });
   };
+  const legacyGeneric = legacyGenericInit(ast.version);
+  mod.legacyGenericInit = legacyGeneric;
+  const resolveGlobal: ResolveVar = (n) => {
+    const g = globals.get(n);
+    return g?.kind === 'var' && m.vars.some((x) => x.name === g.oriName) ? g.oriName : undefined;
+  };
   if (ast.addressSize === 32) fail('PTX_UNSUPPORTED', '.address_size 32 is not supported (only 64-bit addressing)', { line: 1, col: 1 });
 
   for (const v of ast.vars) {
@@ -42,7 +48,7 @@ export function lowerPtx(ast: PtxModule, options: LowerOptions): OriModule {
     }
     const t = declType(v, fail);
     const space = v.space as 'global' | 'const' | 'shared';
-    m.vars.push(oriVar(v, t, space, fail));
+    m.vars.push(oriVar(v, t, space, fail, resolveGlobal, legacyGeneric));
     globals.set(v.name, { kind: 'var', space, oriName: v.name, type: t });
   }
   for (const f of ast.functions) {
@@ -71,7 +77,21 @@ function declType(v: VarDecl, fail: Fail): PtxType {
   return t;
 }
 
-function oriVar(v: VarDecl, t: PtxType, space: OriVar['space'], fail: Fail): OriVar {
+/** How an address initializer names a variable: its Ori name, or undefined when the name is no variable. */
+type ResolveVar = (name: string) => string | undefined;
+
+/**
+ * PTX ISA "Initializers": since PTX 3.1 a variable named in an initializer stands for its address in its own
+ * state space (like `mov`), and `generic(var)` for its generic address; older PTX has an implicit generic()
+ * on every name. For .global/.const targets both are the same value in Ori (docs/ori-semantics.md, Memory),
+ * which is what ZLUDA's const_ident expects (`mov x` == the initializer's `x`).
+ */
+function legacyGenericInit(version: string | undefined): boolean {
+  const m = /^(\d+)\.(\d+)/.exec(version ?? '');
+  return !!m && (Number(m[1]) < 3 || (Number(m[1]) === 3 && Number(m[2]) < 1));
+}
+
+function oriVar(v: VarDecl, t: PtxType, space: OriVar['space'], fail: Fail, resolve: ResolveVar, legacyGeneric: boolean): OriVar {
   const elem = byteSize(t) * Math.max(1, v.vec);
   let count = 1;
   let unsized = false;
@@ -80,6 +100,7 @@ function oriVar(v: VarDecl, t: PtxType, space: OriVar['space'], fail: Fail): Ori
     else count *= d;
   }
   let init: Uint8Array | undefined;
+  let relocs: OriVar['relocs'];
   if (v.init) {
     const flat: Init[] = [];
     const walk = (i: Init): void => {
@@ -94,13 +115,23 @@ function oriVar(v: VarDecl, t: PtxType, space: OriVar['space'], fail: Fail): Ori
     flat.forEach((x, k) => {
       const at = k * size;
       if (at + size > bytes.length) fail('PTX_SEMANTIC', `too many initializers for '${v.name}'`, x.pos);
-      if (x.kind === 'sym') fail('PTX_UNSUPPORTED', `address initializer '${x.name}' in '${v.name}' is not supported`, x.pos);
+      if (x.kind === 'sym') {
+        // An address: a relocation the memory layout (interpreter, loader) fills in; the bytes stay zero.
+        if (size !== 4 && size !== 8) fail('PTX_UNSUPPORTED', `address initializer '${x.name}' in '${v.name}' needs a 32- or 64-bit element type`, x.pos);
+        const sym = resolve(x.name);
+        if (sym === undefined) fail('PTX_SEMANTIC', `address initializer '${x.name}' in '${v.name}' does not name a variable declared before it (function addresses are not supported)`, x.pos);
+        const r: NonNullable<OriVar['relocs']>[number] = { offset: at, size: size as 4 | 8, sym: sym!, addend: Number(x.offset) };
+        if (x.generic || legacyGeneric) r.generic = true;
+        (relocs ??= []).push(r);
+        return;
+      }
       writeScalar(dv, at, t, x as Exclude<Init, { kind: 'list' | 'sym' }>);
     });
     init = bytes;
   }
   const ov: OriVar = { space, name: v.name, size: unsized && !init ? 0 : elem * count, align: v.align ?? byteSize(t) * Math.max(1, v.vec) };
   if (init) ov.init = init;
+  if (relocs) ov.relocs = relocs;
   if (v.linkage === 'extern' || (unsized && !init)) ov.extern = true;
   return ov;
 }
@@ -316,7 +347,12 @@ function declareLocal(c: FnLowerer, v: VarDecl, fail: Fail): void {
       let name = v.space === 'local' ? v.name : `${c.fn.name}.${v.name}`;
       if (!/^[A-Za-z_$][A-Za-z0-9_$.]*$/.test(name)) name = v.name;
       for (let k = 1; taken(name); k++) name = `${v.space === 'local' ? v.name : `${c.fn.name}.${v.name}`}_${k}`;
-      const ov = oriVar({ ...v, name }, t, v.space, fail);
+      const resolveScoped: ResolveVar = (n) => {
+        const sym = c.lookup(n);
+        // a hoisted (module) variable cannot hold the address of a function's .local variable
+        return sym?.kind === 'var' && (v.space === 'local' || sym.space !== 'local') ? sym.oriName : undefined;
+      };
+      const ov = oriVar({ ...v, name }, t, v.space, fail, resolveScoped, c.mod.legacyGenericInit ?? false);
       if (v.space === 'local') c.fn.vars.push(ov);
       else c.mod.moduleVars.push(ov);
       c.declare(v.name, { kind: 'var', space: v.space, oriName: name, type: t }, v.pos);
