@@ -10,6 +10,7 @@ import { InterpError } from './interp/errors.js';
 import { DEFAULT_MAX_STEPS, Machine, type DynamicCounts } from './interp/machine.js';
 import { GlobalMemory, type Region } from './interp/memory.js';
 import { Program, type LaunchLayout, type SymInfo } from './interp/program.js';
+import { applyRelocations, type PlacedInit } from './interp/relocate.js';
 
 export type ScalarType =
   | 'u8' | 's8' | 'u16' | 's16' | 'u32' | 's32' | 'u64' | 's64'
@@ -209,17 +210,20 @@ function prepare(module: OriModule, kernel: OriFunction, launch: Launch): Prepar
   let localEnd = 0;
   let constEnd = 0;
   const externShared: Array<{ table: Map<string, SymInfo>; v: VarDecl }> = [];
-  const place = (table: Map<string, SymInfo>, v: VarDecl): void => {
+  const relocated: PlacedInit[] = [];
+  const place = (table: Map<string, SymInfo>, v: VarDecl, lookup: PlacedInit['lookup']): void => {
     switch (v.space) {
       case 'global': {
         const r = global.allocate(`@${v.name}`, v.size, v.init, v.align);
         table.set(v.name, { space: 'global', address: r.base });
+        if (v.relocs?.length) relocated.push({ v, lookup, copies: [{ bytes: r.bytes, at: 0 }] });
         return;
       }
       case 'const': {
         const r = global.allocate(`@${v.name}`, v.size, v.init, v.align);
         constEnd = alignUp(constEnd, v.align);
         if (v.init) bank3.set(v.init.subarray(0, Math.max(0, Math.min(v.size, bank3.length - constEnd))), constEnd);
+        if (v.relocs?.length) relocated.push({ v, lookup, copies: [{ bytes: r.bytes, at: 0 }, { bytes: bank3, at: constEnd }] });
         constEnd += v.size;
         table.set(v.name, { space: 'const', address: r.base });
         return;
@@ -240,10 +244,10 @@ function prepare(module: OriModule, kernel: OriFunction, launch: Launch): Prepar
         return;
     }
   };
-  for (const v of module.vars) place(syms, v);
+  for (const v of module.vars) place(syms, v, (n) => syms.get(n));
   for (const f of module.functions) {
     const t = new Map<string, SymInfo>();
-    for (const v of f.vars) place(t, v);
+    for (const v of f.vars) place(t, v, (n) => t.get(n) ?? syms.get(n));
     fnSyms.set(f, t);
   }
   const dyn = launch.sharedBytes ?? 0;
@@ -252,6 +256,8 @@ function prepare(module: OriModule, kernel: OriFunction, launch: Launch): Prepar
     for (const { table, v } of externShared) table.set(v.name, { space: 'shared', address: sharedEnd });
   }
   const sharedSize = sharedEnd + dyn;
+  // Address initializers, now that every variable has its address (shared/local windows included).
+  applyRelocations(relocated);
 
   // Buffers, in the order the launch lists them.
   const buffers: Prepared['buffers'] = [];

@@ -204,6 +204,43 @@ ${STORE}`, { block: 4, buffers: { out: { type: 'u32', count: 4 } }, params: [{ b
     expect(values(r, 'out')).toEqual([0, 2, 4, 6]);
   });
 
+  it('fills address relocations of initializers in global memory and in constant bank 3', () => {
+    // out[k] = (value stored by the relocation) - (the address computed in the kernel): all zero.
+    const r = run(`
+bb0:
+  %rd1 = MOV c[0x0][0x210]
+  %rd2 = MOV @p
+  %rd3 = LDG.E.64 [%rd2]
+  %rd4 = MOV @x
+  %rd5 = IADD3 %rd3, -%rd4, RZ
+  STG.E.64 [%rd1], %rd5
+  %rd6 = LDC.64 c[0x3][0x10]
+  %rd7 = MOV @y
+  %rd8 = IADD3 %rd6, -%rd7, -0x10
+  STG.E.64 [%rd1+0x8], %rd8
+  %rd9 = LDG.E.64 [%rd2+0x10]
+  %rd10 = S2R SR_SWINBASE
+  %rd11 = MOV @tile
+  %rd12 = IADD3 %rd10, %rd11, 0x4
+  %rd13 = IADD3 %rd9, -%rd12, RZ
+  STG.E.64 [%rd1+0x10], %rd13
+  %r0 = LDG.E.32 [%rd2+0x18]
+  %r1 = MOV @y
+  %r2 = IADD3 %r0, -%r1, RZ
+  %r3 = LDG.E.32 [%rd2+0x1c]
+  STG.E.32 [%rd1+0x18], %r2
+  STG.E.32 [%rd1+0x1c], %r3
+  EXIT`, { buffers: { out: { type: 'u32', count: 8, fill: 1 } }, params: [{ buffer: 'out' }] }, undefined, [
+      '.const .align 8 .b8 @x[8] = hex"0100000000000000"',
+      '.global .align 8 .b8 @y[32]',
+      '.shared .align 8 .b8 @tile[64]',
+      '.const .align 8 .b8 @p[32] = hex"ffffffffffffffff0000000000000000000000000000000000000000aabbccdd" relocs(0x0 .b64 @x, 0x8 .b64 generic(@y)+0x10, 0x10 .b64 generic(@tile)+0x4, 0x18 .b32 @y)',
+    ].join('\n'));
+    expect(r.errors).toEqual([]);
+    // the last word keeps its initializer bytes: relocations replace only the bytes they cover
+    expect(values(r, 'out')).toEqual([0, 0, 0, 0, 0, 0, 0, 0xddccbbaa]);
+  });
+
   it('atomics across the grid', () => {
     const r = run(`
 bb0:
