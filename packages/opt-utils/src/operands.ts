@@ -1,4 +1,4 @@
-import type { ImmOperand, Instr, Operand, Register, RegWidth } from '@ptxforge/kernel';
+import { operandFitsKind, type ImmOperand, type Instr, type Operand, type Register, type RegWidth } from '@ptxforge/kernel';
 
 /** Structural equality of two operands (same register and modifiers, same constant ...). */
 export function sameOperand(a: Operand, b: Operand): boolean {
@@ -125,24 +125,5 @@ function kindAt(sig: readonly string[] | undefined, ops: readonly Operand[], ind
 }
 
 function fitsKind(kind: string, o: Operand): boolean {
-  switch (kind) {
-    case 'x':
-      return true;
-    case 'p':
-      return (o.kind === 'reg' && (o.reg.cls === 'P' || o.reg.cls === 'UP')) || o.kind === 'pt';
-    case 'r':
-    case 's':
-      if (o.kind === 'reg') return o.reg.cls === 'R' || o.reg.cls === 'UR';
-      return o.kind === 'rz' || o.kind === 'imm' || o.kind === 'cbank' || o.kind === 'sym' || (kind === 's' && o.kind === 'sreg');
-    case 'b':
-      return o.kind === 'reg' && o.reg.cls === 'B';
-    case 'a':
-      return o.kind === 'mem';
-    case 'l':
-      return o.kind === 'label';
-    case 'L':
-      return o.kind === 'labels';
-    default:
-      return false;
-  }
+  return operandFitsKind(kind, o);
 }

@@ -1,8 +1,7 @@
-import { NOT_PT, PT, type Block, type DomTree, type Instr, type Operand, type OriFunction, type Register } from '@ptxforge/kernel';
+import { NOT_PT, PT, replaceRegUses, type Block, type DomTree, type Instr, type Operand, type OriFunction, type Register } from '@ptxforge/kernel';
 import { instrDominates, isPlainReg, useKindAt } from '@ptxforge/opt-utils';
 import { lutBit } from './lut.js';
 import { useOperandWidth } from './operand-width.js';
-import { replaceRegUses } from './substitute.js';
 
 const COPY_OPCODES = new Set(['MOV', 'UMOV', 'COPY', 'MOVPHI']);
 

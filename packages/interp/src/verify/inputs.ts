@@ -3,20 +3,11 @@
  * their own generously sized buffer, 32-bit and smaller parameters small values, so typical kernels
  * (index by thread id, loop to n) stay in bounds and terminate quickly.
  */
-import type { OriFunction, OriModule } from '@ptxforge/kernel';
+import { mulberry32, type OriFunction, type OriModule } from '@ptxforge/kernel';
 import type { BufferSpec, Launch, ParamSpec, ScalarType } from '../launch.js';
 
-/** mulberry32: a small, fast, seedable PRNG (deterministic across platforms). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The project's seeded PRNG (mulberry32, from the kernel), re-exported for the generator. */
+export const rng: (seed: number) => () => number = mulberry32;
 
 /** Bytes per generated buffer (64 KiB: 16K 32-bit elements). */
 export const GENERATED_BUFFER_BYTES = 65536;

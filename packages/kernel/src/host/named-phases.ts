@@ -10,8 +10,11 @@ export interface PhaseStep {
 /** Maximum entries in a NamedPhases string (spec: "Maximum 256 entries"). */
 export const NAMED_PHASES_MAX = 256;
 
-/** mulberry32: small, fast, seedable; `shuffle` must be reproducible for a given seed. */
-function rng(seed: number): () => number {
+/**
+ * mulberry32: a small, fast, seedable PRNG giving numbers in [0, 1), identical on every platform. Used by
+ * `shuffle` (reproducible for a seed) and by the fuzzer and generated launches of the interpreter.
+ */
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -45,7 +48,7 @@ export function parseNamedPhases(text: string, seed = 0): PhaseStep[] {
     const param = eq < 0 ? undefined : e.slice(eq + 1).trim();
     const lower = name.toLowerCase();
     if (lower === 'shuffle') {
-      const r = rng(seed);
+      const r = mulberry32(seed);
       ops.push(() => {
         for (let i = steps.length - 1; i > 0; i--) {
           const j = Math.floor(r() * (i + 1));

@@ -642,11 +642,7 @@ export class OriFunction {
   }
   /** Replace every use of `oldReg` (operands, addresses, guards) by `newReg`. */
   replaceAllUses(oldReg: Register, newReg: Register): void {
-    for (const i of [...oldReg.uses.keys()]) {
-      const sub = (o: Operand): Operand => substituteReg(o, oldReg, newReg);
-      if (i.guard?.reg === oldReg) i.setGuard({ reg: newReg, not: i.guard.not });
-      i.replaceOperands({ uses: i.uses.map(sub), defs: i.defs.map((d) => (d.kind === 'reg' ? d : sub(d))) });
-    }
+    for (const i of [...oldReg.uses.keys()]) replaceRegUses(i, oldReg, newReg);
   }
 
   // ---- internal bookkeeping ----------------------------------------------------------------
@@ -688,7 +684,8 @@ export class OriFunction {
   }
 }
 
-function substituteReg(o: Operand, from: Register, to: Register): Operand {
+/** The operand with every read of `from` (register, address base, c-bank index) replaced by `to`. */
+export function substituteReg(o: Operand, from: Register, to: Register): Operand {
   switch (o.kind) {
     case 'reg':
       return o.reg === from ? { ...o, reg: to } : o;
@@ -699,6 +696,20 @@ function substituteReg(o: Operand, from: Register, to: Register): Operand {
     default:
       return o;
   }
+}
+
+/**
+ * Replace every read of `from` in one instruction (operands, address bases, c-bank indexes, guard) by `to`.
+ * Defs are left alone. Does nothing (and leaves the IR version unchanged) when the instruction does not read it.
+ */
+export function replaceRegUses(i: Instr, from: Register, to: Register): void {
+  if (i.guard?.reg === from) i.setGuard({ reg: to, not: i.guard.not });
+  const changed = (o: Operand): boolean => substituteReg(o, from, to) !== o;
+  if (!i.uses.some(changed) && !i.defs.some((d) => d.kind !== 'reg' && changed(d))) return;
+  i.replaceOperands({
+    uses: i.uses.map((o) => substituteReg(o, from, to)),
+    defs: i.defs.map((d) => (d.kind === 'reg' ? d : substituteReg(d, from, to))),
+  });
 }
 
 /** A compilation unit: target, functions and module-level variables. */

@@ -238,6 +238,14 @@ function checkSignature(sig: readonly string[], ops: readonly Operand[], isDef: 
   if (k < ops.length) report(`${k + 1} is unexpected (${ops.length} given, at most ${k} allowed here)`);
 }
 
+/**
+ * Whether operand `o` fits an opcode-signature kind ('r', 'p', 'b', 'a', 'l', 'L', 's', 'x'; see opcodes.ts),
+ * as a def (`isDef`) or a use.
+ */
+export function operandFitsKind(kind: string, o: Operand, isDef = false): boolean {
+  return fits(kind, o, isDef);
+}
+
 function fits(kind: string, o: Operand, isDef: boolean): boolean {
   switch (kind) {
     case 'x':
