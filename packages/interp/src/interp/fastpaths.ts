@@ -38,6 +38,46 @@ function fsrc(prog: Program, fn: OriFunction, o: Operand | undefined, n: 1 | 2, 
 }
 
 /** Predicate operand: slot and negation (PT is slot 0). */
+/** Ordered comparison by code 0..5 = EQ NE LT LE GT GE (shared by the integer and float compare paths). */
+function compareCode(code: number, x: number, y: number): boolean {
+  switch (code) {
+    case 0: return x === y;
+    case 1: return x !== y;
+    case 2: return x < y;
+    case 3: return x <= y;
+    case 4: return x > y;
+    default: return x >= y;
+  }
+}
+
+/**
+ * The predicate defs of ISETP/FSETP/DSETP-style compares: p = t COMB c and q = !t COMB c for the lanes in m
+ * (COMB 0/1/2 = AND/OR/XOR; a def slot of -1 is PT and is not written).
+ */
+function writeSetpResults(
+  w: Parameters<Exec>[0],
+  m: number,
+  t: number,
+  c: { slot: number; not: boolean },
+  comb: number,
+  p: number | undefined,
+  q: number | undefined,
+): void {
+  const P = w.P;
+  const cv = c.not ? ~P[c.slot]! : P[c.slot]!;
+  if (p !== undefined && p >= 0) {
+    const v = comb === 0 ? t & cv : comb === 1 ? t | cv : t ^ cv;
+    P[p] = (P[p]! & ~m) | (v & m);
+    w.PW[p]! |= m;
+  }
+  if (q !== undefined && q >= 0) {
+    const nt = ~t;
+    const v = comb === 0 ? nt & cv : comb === 1 ? nt | cv : nt ^ cv;
+    P[q] = (P[q]! & ~m) | (v & m);
+    w.PW[q]! |= m;
+  }
+}
+
 function psrc(prog: Program, o: Operand | undefined): { slot: number; not: boolean } | undefined {
   if (!o) return { slot: 0, not: false };
   if (o.kind === 'pt') return { slot: 0, not: !!o.not };
@@ -210,30 +250,9 @@ export function buildFastPath(prog: Program, fn: OriFunction, i: Instr): Exec | 
             x |= 0;
             y |= 0;
           }
-          let r: boolean;
-          switch (code) {
-            case 0: r = x === y; break;
-            case 1: r = x !== y; break;
-            case 2: r = x < y; break;
-            case 3: r = x <= y; break;
-            case 4: r = x > y; break;
-            default: r = x >= y;
-          }
-          if (r) t |= 1 << l;
+          if (compareCode(code, x, y)) t |= 1 << l;
         }
-        const cv = c.not ? ~w.P[c.slot]! : w.P[c.slot]!;
-        const P = w.P;
-        if (p !== undefined && p >= 0) {
-          const v = cb === 0 ? t & cv : cb === 1 ? t | cv : t ^ cv;
-          P[p] = (P[p]! & ~m) | (v & m);
-          w.PW[p]! |= m;
-        }
-        if (q !== undefined && q >= 0) {
-          const nt = ~t;
-          const v = cb === 0 ? nt & cv : cb === 1 ? nt | cv : nt ^ cv;
-          P[q] = (P[q]! & ~m) | (v & m);
-          w.PW[q]! |= m;
-        }
+        writeSetpResults(w, m, t, c, cb, p, q);
       };
     }
     case 'LOP3': {
@@ -361,33 +380,9 @@ export function buildFastPath(prog: Program, fn: OriFunction, i: Instr): Exec | 
           if (!((m >>> l) & 1)) continue;
           const x = F[A + l]!;
           const y = F[B + l]!;
-          let r: boolean;
-          if (x !== x || y !== y) r = unord;
-          else {
-            switch (base) {
-              case 0: r = x === y; break;
-              case 1: r = x !== y; break;
-              case 2: r = x < y; break;
-              case 3: r = x <= y; break;
-              case 4: r = x > y; break;
-              default: r = x >= y;
-            }
-          }
-          if (r) t |= 1 << l;
+          if (x !== x || y !== y ? unord : compareCode(base, x, y)) t |= 1 << l;
         }
-        const cv = c.not ? ~w.P[c.slot]! : w.P[c.slot]!;
-        const P = w.P;
-        if (p !== undefined && p >= 0) {
-          const v = comb === 0 ? t & cv : comb === 1 ? t | cv : t ^ cv;
-          P[p] = (P[p]! & ~m) | (v & m);
-          w.PW[p]! |= m;
-        }
-        if (q !== undefined && q >= 0) {
-          const nt = ~t;
-          const v = comb === 0 ? nt & cv : comb === 1 ? nt | cv : nt ^ cv;
-          P[q] = (P[q]! & ~m) | (v & m);
-          w.PW[q]! |= m;
-        }
+        writeSetpResults(w, m, t, c, comb, p, q);
       };
     }
   }
