@@ -86,26 +86,20 @@ export function tokenizeShared(text: string, file: string): Tokens {
   let hashA = scratch.hash;
   let h = 0;
   let n = 0;
+  // A copy of a token column at the new capacity (same typed-array kind).
+  const widened = <A extends Uint8Array | Uint32Array | Int32Array>(a: A): A => {
+    const b = new (a.constructor as new (n: number) => A)(cap);
+    b.set(a);
+    return b;
+  };
   const grow = (): void => {
     cap *= 2;
-    const k = new Uint8Array(cap);
-    k.set(kind);
-    kind = k;
-    const s = new Uint32Array(cap);
-    s.set(start);
-    start = s;
-    const e = new Uint32Array(cap);
-    e.set(end);
-    end = e;
-    const l = new Uint32Array(cap);
-    l.set(lineA);
-    lineA = l;
-    const c = new Uint32Array(cap);
-    c.set(colA);
-    colA = c;
-    const hh = new Int32Array(cap);
-    hh.set(hashA);
-    hashA = hh;
+    kind = widened(kind);
+    start = widened(start);
+    end = widened(end);
+    lineA = widened(lineA);
+    colA = widened(colA);
+    hashA = widened(hashA);
     scratch = { kind, start, end, line: lineA, col: colA, hash: hashA };
   };
   const len = text.length;
