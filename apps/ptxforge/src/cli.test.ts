@@ -125,3 +125,21 @@ describe('ptxforge CLI', () => {
     expect((await cli(['-arch', 'sm_90', 'nope.ori'])).stderr).toContain('INPUT_NOT_FOUND');
   });
 });
+
+describe('--remarks', () => {
+  it('writes a JSON document of remarks (empty when no phase emits any)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ptxforge-remarks-'));
+    const out = path.join(dir, 'r.json');
+    const r = await cli(['-arch', 'sm_90', '--remarks', out, example]);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(readFileSync(out, 'utf8')) as { file: string; arch: string; remarks: unknown[] };
+    expect(doc.file).toBe(example);
+    expect(doc.arch).toBe('sm_90');
+    expect(Array.isArray(doc.remarks)).toBe(true);
+  });
+  it('an unwritable remarks file is a coded error', async () => {
+    const r = await cli(['-arch', 'sm_90', '--remarks', '/no/such/dir/r.json', example]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('OUTPUT_NOT_WRITABLE');
+  });
+});

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import {
   createToolchain, isPtxforgeError, parseKnobsFile, printModule, PtxforgeError, PIPE_NAMES, type CompileOptions,
-  type PluginEntry, type Toolchain,
+  type PluginEntry, type Remark, type Toolchain,
 } from '@ptxforge/kernel';
 import { loadDefaultPlugins, loadUserPlugin } from './plugins.js';
 import { interpOptionsOf, runAfterCompile, verifyEachFor, type InterpCliOptions } from './interp.js';
@@ -44,6 +44,7 @@ function buildProgram(): Command {
     .option('--list-knobs', 'print the registered knobs')
     .option('--dump-ir <phases>', "print Ori text after these phases ('all' or comma-separated names; repeatable)", collect, [])
     .option('--verify-ir', 'verify the IR after every executed phase')
+    .option('--remarks <file.json>', 'write the optimization remarks of every phase (JSON, with source lines) to this file')
     .addOption(new Option('--emit <kind>', 'what to write (stdout unless -o)').choices(['ori']))
     .option('--plugin <module>', 'load an extra plugin (package name or path; repeatable)', collect, [])
     .option('--verify-each', 'after every phase, run the program and compare all memory with the run before the first phase')
@@ -78,7 +79,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   const o = program.opts<{
     gpuName: string; optLevel: string; output?: string; verbose?: boolean; knob: string[]; knobsFile?: string;
     stat?: string; namedPhases?: string; shuffleSeed: string; disablePasses?: string; listPhases?: boolean;
-    listKnobs?: boolean; dumpIr: string[]; verifyIr?: boolean; emit?: string; plugin: string[];
+    listKnobs?: boolean; dumpIr: string[]; verifyIr?: boolean; emit?: string; plugin: string[]; remarks?: string;
   } & InterpCliOptions>();
   const input = program.args[0];
   try {
@@ -133,6 +134,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     const ms = performance.now() - t0;
     for (const d of result.dumps) io.stdout(`// ----- IR after phase ${d.index} ${d.phase} -----\n${d.text}`);
     for (const line of result.statLines) io.stderr(`${line}\n`);
+    if (o.remarks) writeRemarks(path.resolve(io.cwd, o.remarks), o.remarks, input, o.gpuName, result.remarks);
     for (const d of result.diagnostics) {
       if (d.severity === 'warning' || d.severity === 'error' || o.verbose) {
         io.stderr(`${input}${d.line ? `:${d.line}` : ''}: ${d.severity} ${d.code}: ${d.fn ? `${d.fn}: ` : ''}${d.message}\n`);
@@ -169,6 +171,16 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     io.stderr(`ptxforge: internal compiler error: ${err.message}\n`);
     if (io.env.PTXFORGE_DEBUG) io.stderr(`${err.stack}\n`);
     return 2;
+  }
+}
+
+/** `--remarks F.json`: { file, arch, remarks: [{ phase, phaseIndex, kind, name, fn, block?, line?, message, args? }] }. */
+function writeRemarks(file: string, shown: string, input: string, arch: string, remarks: readonly Remark[]): void {
+  const doc = { file: input, arch, remarks };
+  try {
+    writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`);
+  } catch (e) {
+    throw new PtxforgeError('OUTPUT_NOT_WRITABLE', `cannot write remarks to ${shown}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
 }
 

@@ -8,6 +8,7 @@ import {
   type OriModule,
   type PhaseContext,
   type PhaseImpl,
+  type Remark,
   type TargetView,
 } from '@ptxforge/kernel';
 
@@ -41,10 +42,14 @@ export interface TestContextOptions {
 }
 
 /** A PhaseContext over a module without a toolchain (unit tests of single phases). */
-export function makeTestContext(module: OriModule, o: TestContextOptions = {}): PhaseContext & { readonly infos: string[] } {
+export function makeTestContext(
+  module: OriModule,
+  o: TestContextOptions = {},
+): PhaseContext & { readonly infos: string[]; readonly remarks: Remark[] } {
   const am = new AnalysisManager();
   const diags: Diagnostic[] = [];
   const infos: string[] = [];
+  const remarks: Remark[] = [];
   const defs = new Map((o.knobs ?? []).map((k) => [k.name, k] as const));
   return {
     module,
@@ -63,7 +68,9 @@ export function makeTestContext(module: OriModule, o: TestContextOptions = {}): 
     isPassDisabled: (name) => !!o.disablePasses && o.disablePasses.toLowerCase().includes(name.toLowerCase()),
     diagnostics: { report: (d) => diags.push(d), all: diags },
     info: (m) => infos.push(m),
+    remark: (r) => remarks.push({ ...r, phaseIndex: o.phaseIndex ?? 0, phase: o.phaseName ?? 'Test' }),
     infos,
+    remarks,
   };
 }
 

@@ -7,7 +7,7 @@ import { printModule } from '../ir/print.js';
 import { assertValidModule } from '../ir/verify.js';
 import type { KnobValues } from '../knobs.js';
 import { HOOK_POINTS, HOOK_NAMES, type HookName } from '../pipeline/hooks.js';
-import type { DiagnosticSink, PhaseContext, PhaseImpl, Preserved } from '../pipeline/protocol.js';
+import type { DiagnosticSink, PhaseContext, PhaseImpl, Preserved, Remark } from '../pipeline/protocol.js';
 import { gateAllows, PHASE_TABLE } from '../pipeline/table.js';
 import type { TargetView } from '../target.js';
 import type { Instrumentation, PhaseInfo } from './instrumentation.js';
@@ -41,6 +41,8 @@ export interface CompileResult {
   readonly dumps: ReadonlyArray<{ index: number; phase: string; text: string }>;
   /** Informational messages from phases (printed with -v). */
   readonly info: readonly string[];
+  /** Optimization remarks in emission order (deterministic: phases run in a fixed order). */
+  readonly remarks: readonly Remark[];
 }
 
 const KB = 1024;
@@ -65,6 +67,7 @@ interface Slot {
 @injectable()
 export class Compilation {
   private readonly info: string[] = [];
+  private readonly remarks: Remark[] = [];
 
   constructor(
     @inject(TOKENS.Registry) private readonly registry: PluginRegistry,
@@ -184,11 +187,11 @@ export class Compilation {
       statLines.push(`All Phases Summary :: [Total ${sumKB} KB ] [Freeable ${sumFree} KB ] [Freeable Leaked 0 KB ] (100%) [Time ${total.toFixed(3)} ms ]`);
       statLines.push(`[Pool Consumption = ${Math.max(0, Math.round((peak - baseline) / KB))} KB]`);
     }
-    return { module: this.unit, phases: records, diagnostics: this.diagnostics.all, statLines, dumps, info: this.info };
+    return { module: this.unit, phases: records, diagnostics: this.diagnostics.all, statLines, dumps, info: this.info, remarks: this.remarks };
   }
 
   private context(slot: Slot, param: string | undefined): PhaseContext {
-    const { unit, target, options, knobs, analyses, diagnostics, info } = this;
+    const { unit, target, options, knobs, analyses, diagnostics, info, remarks } = this;
     return {
       module: unit,
       target,
@@ -201,6 +204,7 @@ export class Compilation {
       isPassDisabled: (name) => isPassDisabled(options.disablePasses, name),
       diagnostics,
       info: (m) => info.push(m),
+      remark: (r) => remarks.push({ ...r, phaseIndex: slot.index, phase: slot.name }),
     };
   }
 }

@@ -29,6 +29,31 @@ export interface Diagnostic {
   readonly line?: number;
 }
 
+/**
+ * A structured optimization remark (LLVM's -Rpass/-Rpass-missed, in JSON): what a phase did or declined to
+ * do, and why. `passed` = transformation applied, `missed` = rejected (with the spec's reason/code),
+ * `analysis` = a fact worth reporting. Collected per compilation; the CLI writes them with --remarks F.json.
+ */
+export type RemarkKind = 'passed' | 'missed' | 'analysis';
+export interface RemarkInput {
+  readonly kind: RemarkKind;
+  /** Short stable identifier of the remark, e.g. 'SwitchLowered', 'LoopUnrolled', 'LoopNotUnrolled'. */
+  readonly name: string;
+  readonly fn: string;
+  /** Block label the remark is about (a loop header, a switch head ...). */
+  readonly block?: string;
+  /** Source line (PTX line of the instruction it is about), when known. */
+  readonly line?: number;
+  readonly message: string;
+  /** Machine-readable details (factor, code, cases, density, strategy ...). */
+  readonly args?: Readonly<Record<string, string | number | boolean>>;
+}
+export interface Remark extends RemarkInput {
+  /** Phase index and spec name that emitted it (filled by the host). */
+  readonly phaseIndex: number;
+  readonly phase: string;
+}
+
 export interface DiagnosticSink {
   report(d: Diagnostic): void;
   readonly all: readonly Diagnostic[];
@@ -55,4 +80,6 @@ export interface PhaseContext {
   readonly diagnostics: DiagnosticSink;
   /** Informational output (printed by the CLI with -v). */
   info(message: string): void;
+  /** Record an optimization remark (the host adds the phase). */
+  remark(r: RemarkInput): void;
 }
