@@ -30,10 +30,8 @@ export function batchOutputs(s: CliSettings, cwd: string): Array<string | undefi
   if (!dir) throw new PtxforgeError('CLI_USAGE', `batch mode writes one output per input: give --output-dir DIR (with --emit ${kind})`);
   const ext = kind === 'ori' ? '.ori' : '.cubin';
   const seen = new Map<string, string>();
-  return s.inputs.map((inp, k) => {
-    const rel = inp.file ? inp.shown.replace(/\.(ptx|ori)$/, '') : `input-as-string-${k + 1}`;
-    const name = path.isAbsolute(rel) || rel.startsWith('..') ? path.basename(rel) : rel;
-    const out = path.join(dir, `${name}${ext}`);
+  return s.inputs.map((inp) => {
+    const out = path.join(dir, `${inp.outName}${ext}`);
     const prev = seen.get(out);
     if (prev) throw new PtxforgeError('CLI_USAGE', `inputs ${prev} and ${inp.shown} would both write ${path.relative(cwd, out)}`);
     seen.set(out, inp.shown);
@@ -100,7 +98,8 @@ export function compileCaptured(tc: Toolchain, s: CliSettings, inp: InputSpec, i
   try {
     code = compileOne(tc, { ...s, warnings: index === 0 ? s.warnings : [] }, inp, cap, out);
   } catch (e) {
-    code = reportError(e, { ...cap, stderr: (x) => (stderr += `${inp.shown}: ${x}`) });
+    // Located errors name the file already; others get it in front.
+    code = reportError(e, { ...cap, stderr: (x) => (stderr += x.includes(inp.shown) ? x : `${inp.shown}: ${x}`) });
   }
   return { index, code, stdout, stderr };
 }

@@ -209,6 +209,8 @@ export interface InputSpec {
   readonly file?: string;
   /** The text, when given on the command line. */
   readonly text?: string;
+  /** Batch output name without extension: the path relative to the directory it was found in, or the base name. */
+  readonly outName: string;
 }
 
 export type EmitKind = 'ori' | 'cubin' | 'none';
@@ -247,6 +249,7 @@ function resolveSettings(o: CliOptions, args: readonly string[], io: CliIO, arch
   }
 
   const inputs: InputSpec[] = [];
+  const sawDirOf = new Set<InputSpec>();
   let sawDir = false;
   for (const a of args) {
     const file = path.resolve(io.cwd, a);
@@ -258,12 +261,28 @@ function resolveSettings(o: CliOptions, args: readonly string[], io: CliIO, arch
     }
     if (isDir) {
       sawDir = true;
-      inputs.push(...listInputs(file).map((f) => ({ shown: path.join(a, path.relative(file, f)), file: f })));
-    } else inputs.push({ shown: a, file });
+      for (const f of listInputs(file)) {
+        const x = { shown: path.join(a, path.relative(file, f)), file: f, outName: stripExt(path.relative(file, f)) };
+        sawDirOf.add(x);
+        inputs.push(x);
+      }
+    } else inputs.push({ shown: a, file, outName: stripExt(path.basename(a)) });
   }
   // ptxas reads PTX from --input-as-string; Ori text (no `.version` directive) is read as Ori. The name
   // carries the extension the toolchain picks the front end by.
-  o.inputAsString.forEach((text, k) => inputs.push({ shown: `input-as-string-${k + 1}${/^\s*\.version\b/m.test(text) ? '.ptx' : '.ori'}`, text }));
+  // Explicitly listed files are named by their path below the deepest folder they all share, so files
+  // with equal base names in different folders get distinct outputs.
+  const listed = inputs.filter((x) => x.file && !sawDirOf.has(x));
+  if (listed.length > 1) {
+    let common = path.dirname(listed[0]!.file!);
+    for (const x of listed) {
+      while (common !== path.dirname(common) && path.relative(common, x.file!).startsWith('..')) common = path.dirname(common);
+    }
+    for (const x of listed) (x as { outName: string }).outName = stripExt(path.relative(common, x.file!));
+  }
+  o.inputAsString.forEach((text, k) =>
+    inputs.push({ shown: `input-as-string-${k + 1}${/^\s*\.version\b/m.test(text) ? '.ptx' : '.ori'}`, text, outName: `input-as-string-${k + 1}` }),
+  );
   const batch = inputs.length > 1 || sawDir || o.outputDir !== undefined;
   if (batch && o.outputFile) throw new PtxforgeError('CLI_USAGE', `-o names one output file but ${inputs.length} inputs were given; use --output-dir DIR`);
   if (batch && (o.run || o.verifyEach || o.dumpIr.length || o.stat || o.remarks)) {
@@ -292,6 +311,10 @@ function resolveSettings(o: CliOptions, args: readonly string[], io: CliIO, arch
   };
   const entries = o.entry.flatMap((e) => e.split(',')).map((s) => s.trim()).filter(Boolean);
   return { o, arch, inputs, batch, compileOptions, warnings, entries };
+}
+
+function stripExt(f: string): string {
+  return f.replace(/\.(ptx|ori)$/, '');
 }
 
 /** `.ptx` and `.ori` files under a directory, sorted (deterministic batch order). */
