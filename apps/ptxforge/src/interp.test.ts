@@ -36,7 +36,7 @@ describe('interpreter flags', () => {
   it('--verify-each with generated inputs (--seed)', async () => {
     const r = await cli(['examples/ori/vector_add.ori', '-arch', 'sm_90', '--verify-each', '--seed', '5', '-v']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/verify-each: \d+ phases checked, \d+ runs/);
+    expect(r.stderr).toMatch(/verify-each: \d+ phases checked, \d+ runs/);
   });
 
   it('a bad launch file is a coded error', async () => {

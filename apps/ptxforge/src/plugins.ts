@@ -21,6 +21,31 @@ export const OPTIONAL_PLUGIN_PACKAGES: readonly string[] = [
   '@ptxforge/plugin-gvn-cse',
 ];
 
+/**
+ * Literal loaders for the first-party packages, so the bundler (apps/ptxforge/bundle.mjs) can see them:
+ * in the bundled CLI each becomes a lazily loaded chunk of the same file set (one kernel, no module
+ * resolution at run time); in the unbundled dist they are ordinary imports of installed packages, and a
+ * package that is not installed is skipped (asking for its arch then names it). Packages not listed here
+ * are imported by name.
+ */
+const LOADERS: Readonly<Record<string, () => Promise<unknown>>> = {
+  '@ptxforge/ptx': () => import('@ptxforge/ptx'),
+  '@ptxforge/target-sm30': () => import('@ptxforge/target-sm30'),
+  '@ptxforge/target-sm50': () => import('@ptxforge/target-sm50'),
+  '@ptxforge/target-sm60': () => import('@ptxforge/target-sm60'),
+  '@ptxforge/target-sm70': () => import('@ptxforge/target-sm70'),
+  '@ptxforge/target-sm80': () => import('@ptxforge/target-sm80'),
+  '@ptxforge/target-sm89': () => import('@ptxforge/target-sm89'),
+  '@ptxforge/target-sm90': () => import('@ptxforge/target-sm90'),
+  '@ptxforge/plugin-live-dead': () => import('@ptxforge/plugin-live-dead'),
+  '@ptxforge/plugin-general-optimize': () => import('@ptxforge/plugin-general-optimize'),
+  '@ptxforge/plugin-copy-prop': () => import('@ptxforge/plugin-copy-prop'),
+  '@ptxforge/plugin-movphi': () => import('@ptxforge/plugin-movphi'),
+  '@ptxforge/plugin-strength-reduce': () => import('@ptxforge/plugin-strength-reduce'),
+  '@ptxforge/plugin-predication': () => import('@ptxforge/plugin-predication'),
+  '@ptxforge/plugin-gvn-cse': () => import('@ptxforge/plugin-gvn-cse'),
+};
+
 function isPlugin(x: unknown): x is PluginDefinition<unknown> {
   return !!x && typeof x === 'object' && (x as { kind?: unknown }).kind === 'ptxforge-plugin';
 }
@@ -43,7 +68,7 @@ export async function loadDefaultPlugins(): Promise<PluginEntry[]> {
   const out: PluginEntry[] = [corePlugin];
   for (const spec of OPTIONAL_PLUGIN_PACKAGES) {
     try {
-      out.push(pluginOf((await import(spec)) as Record<string, unknown>, spec));
+      out.push(pluginOf((await (LOADERS[spec] ?? (() => import(spec)))()) as Record<string, unknown>, spec));
     } catch (e) {
       if (!isMissing(e, spec)) throw e;
     }

@@ -1,39 +1,55 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import {
   createToolchain, isPtxforgeError, parseKnobsFile, printModule, PtxforgeError, PIPE_NAMES, type CompileOptions,
-  type PluginEntry, type Remark, type Toolchain,
+  type CompileResult, type OriModule, type PluginEntry, type Remark, type Toolchain,
 } from '@ptxforge/kernel';
 import { loadDefaultPlugins, loadUserPlugin } from './plugins.js';
 import { interpOptionsOf, runAfterCompile, verifyEachFor, type InterpCliOptions } from './interp.js';
+import { normalizeArch, normalizeArgs as normalizePtxasArgs, PTXAS_OPTIONS, ptxasOption, splitOptionsFileText } from './ptxas-options.js';
+import { CompileCache, cacheKeyOf, defaultCacheDir } from './cache.js';
+import { versionText } from './version.js';
 
 export interface CliIO {
   stdout: (s: string) => void;
   stderr: (s: string) => void;
   env: Record<string, string | undefined>;
   cwd: string;
+  /** stderr is a terminal (batch mode draws a progress bar there). */
+  isTTY?: boolean;
 }
 
-/** ptxas spells some long options with one dash (`-arch sm_90`, `-arch=sm_90`); commander wants two. */
+/** ptxas spellings -> commander's (`-arch sm_90` -> `--gpu-name sm_90`, `-lineinfo`, `-m64`, `-O3` ...). */
 export function normalizeArgs(argv: readonly string[]): string[] {
-  return argv.map((a) => {
-    if (a === '-arch') return '--gpu-name';
-    if (a.startsWith('-arch=')) return `--gpu-name=${a.slice(6)}`;
-    return a;
-  });
+  return normalizePtxasArgs(argv).map((a) => (a === '--output' ? '--output-file' : a.startsWith('--output=') ? `--output-file=${a.slice(9)}` : a));
 }
 
 const collect = (v: string, prev: string[]): string[] => [...prev, v];
 
-function buildProgram(): Command {
-  return new Command('ptxforge')
-    .description('ptxforge: an open ptxas-style optimizing assembler (PTX/Ori in, optimized Ori out)')
-    .argument('[input]', 'input file (.ori, or .ptx when the PTX front end is installed)')
-    .addOption(new Option('--gpu-name <arch>', 'target GPU (-arch sm_NN)').default('sm_75'))
+/** The options object commander produces (ptxas's options plus ptxforge's own). */
+export type CliOptions = {
+  gpuName: string; optLevel: string; outputFile?: string; verbose?: boolean; knob: string[]; knobsFile?: string;
+  stat?: string; namedPhases?: string; shuffleSeed: string; disablePasses?: string; listPhases?: boolean;
+  listKnobs?: boolean; dumpIr: string[]; verifyIr?: boolean; emit?: string; plugin: string[]; remarks?: string;
+  version?: boolean; listVersion?: boolean; inputAsString: string[]; entry: string[]; machine?: string;
+  disableWarnings?: boolean; warningAsError?: boolean; fmad?: string; splitCompile?: string; jobs?: string;
+  outputDir?: string; cache: boolean; cacheDir?: string; warnOnSpills?: boolean;
+} & InterpCliOptions & Record<string, unknown>;
+
+function camel(long: string): string {
+  return long.replace(/-([a-zA-Z])/g, (_, c: string) => c.toUpperCase());
+}
+
+export function buildProgram(): Command {
+  const p = new Command('ptxforge')
+    .description('ptxforge: an open, ptxas-compatible optimizing assembler (PTX/Ori in; optimized Ori now, cubins as the backend lands)')
+    .argument('[inputs...]', 'input files (.ptx or .ori), or directories of them (batch mode)')
+    .addOption(new Option('--gpu-name <arch>', 'target GPU: sm_NN, smNN or compute_NN (-arch)').default('sm_75'))
     .addOption(new Option('-O, --opt-level <N>', 'optimization level 0..4').default('3'))
-    .option('-o, --output <file>', 'write the result (Ori text) to this file')
-    .option('-v, --verbose', 'print ptxas-like info lines per function')
+    .option('-o, --output-file <file>', 'output file (.ori: Ori text; otherwise a cubin once an encoder is installed)')
+    .option('-v, --verbose', "print ptxas's info lines (stderr)")
+    .option('-V, --version', 'print the ptxforge version and the ptxas version it follows')
     .option('--knob <Name=Value>', 'set a knob (repeatable)', collect, [])
     .option('--knobs-file <file>', 'read knob settings from a file with a [knobs] section')
     .option('--stat <mode>', "statistics: 'phase-wise' prints one line per executed phase")
@@ -45,7 +61,7 @@ function buildProgram(): Command {
     .option('--dump-ir <phases>', "print Ori text after these phases ('all' or comma-separated names; repeatable)", collect, [])
     .option('--verify-ir', 'verify the IR after every executed phase')
     .option('--remarks <file.json>', 'write the optimization remarks of every phase (JSON, with source lines) to this file')
-    .addOption(new Option('--emit <kind>', 'what to write (stdout unless -o)').choices(['ori']))
+    .addOption(new Option('--emit <kind>', 'what to write: ori (Ori text) or cubin').choices(['ori', 'cubin']))
     .option('--plugin <module>', 'load an extra plugin (package name or path; repeatable)', collect, [])
     .option('--verify-each', 'after every phase, run the program and compare all memory with the run before the first phase')
     .option('--verify-each-dir <dir>', 'where --verify-each writes the IR before/after a failing phase', 'ptxforge-verify-each')
@@ -54,8 +70,37 @@ function buildProgram(): Command {
     .option('--run', 'run the compiled kernel in the interpreter and print its outputs and dynamic counts as JSON')
     .option('--run-out <file>', 'with --run: write the JSON to this file instead of stdout')
     .option('--run-raw <dir>', 'with --run: also write each buffer as raw bytes to <dir>/<name>.bin')
-    .exitOverride()
-    .configureOutput({ writeOut: () => undefined, writeErr: () => undefined });
+    .option('--jobs <N>', 'batch mode: compile the inputs on N worker threads (default: the number of cores)')
+    .option('--output-dir <dir>', 'batch mode: write one output per input into this directory')
+    .option('--cache-dir <dir>', 'compile cache directory (default $PTXFORGE_CACHE_DIR, else ~/.cache/ptxforge)')
+    .option('--no-cache', 'do not read or write the compile cache');
+  // The rest of ptxas's documented options (ptxas --help), accepted with the same spellings.
+  const own = new Set(['gpu-name', 'opt-level', 'output-file', 'verbose', 'version', 'help']);
+  for (const o of PTXAS_OPTIONS) {
+    if (own.has(o.long)) continue;
+    const repeatable = o.long === 'input-as-string' || o.long === 'entry' || o.long === 'options-file';
+    if (repeatable) p.option(`--${o.long} <value>`, `ptxas option (-${o.short[0]})`, collect, []);
+    else p.option(o.value ? `--${o.long} <value>` : `--${o.long}`, `ptxas option (-${o.short[0]})${o.notHonoured ? ': accepted, not honoured yet' : ''}`);
+  }
+  return p.exitOverride().configureOutput({ writeOut: () => undefined, writeErr: () => undefined });
+}
+
+/** Splice the contents of every `--options-file F[,G]` into the argument list (one level, like ptxas). */
+function expandOptionsFiles(argv: readonly string[], cwd: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    let files: string | undefined;
+    if (a === '--options-file' || a === '-optf') files = argv[++i];
+    else if (a.startsWith('--options-file=')) files = a.slice(15);
+    else if (a.startsWith('-optf=')) files = a.slice(6);
+    if (files === undefined) {
+      out.push(a);
+      continue;
+    }
+    for (const f of files.split(',').filter(Boolean)) out.push(...splitOptionsFileText(readText(path.resolve(cwd, f), f)));
+  }
+  return out;
 }
 
 /** Run the CLI; returns the exit code. Errors are reported as `ptxforge: error CODE: ...`, never a stack. */
@@ -64,7 +109,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   let help = '';
   program.configureOutput({ writeOut: (s) => (help += s), writeErr: (s) => (help += s) });
   try {
-    program.parse(normalizeArgs(argv), { from: 'user' });
+    program.parse(normalizeArgs(expandOptionsFiles(argv, io.cwd)), { from: 'user' });
   } catch (e) {
     if (e instanceof CommanderError) {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') {
@@ -74,20 +119,27 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       io.stderr(`ptxforge: error CLI_USAGE: ${e.message.replace(/^error: /, '')}\n`);
       return 1;
     }
+    if (isPtxforgeError(e)) {
+      io.stderr(`ptxforge: ${e.format()}\n`);
+      return 1;
+    }
     throw e;
   }
-  const o = program.opts<{
-    gpuName: string; optLevel: string; output?: string; verbose?: boolean; knob: string[]; knobsFile?: string;
-    stat?: string; namedPhases?: string; shuffleSeed: string; disablePasses?: string; listPhases?: boolean;
-    listKnobs?: boolean; dumpIr: string[]; verifyIr?: boolean; emit?: string; plugin: string[]; remarks?: string;
-  } & InterpCliOptions>();
-  const input = program.args[0];
+  const o = program.opts<CliOptions>();
+  if (o.version) {
+    io.stdout(versionText());
+    return 0;
+  }
+  if (o.listVersion) {
+    // ptxas -version-ls lists the PTX ISA versions it reads.
+    io.stdout(`${SUPPORTED_PTX_VERSIONS.join('\n')}\n`);
+    return 0;
+  }
   try {
-    const plugins: PluginEntry[] = [...(await loadDefaultPlugins())];
-    for (const p of o.plugin) plugins.push(await loadUserPlugin(p, io.cwd));
-    const tc = createToolchain({ plugins });
+    const tc = await toolchainFor(o, io);
+    const arch = normalizeArch(o.gpuName);
     if (o.listPhases) {
-      listPhases(tc, o.gpuName, argv, io);
+      listPhases(tc, arch, argv, io);
       return 0;
     }
     if (o.listKnobs) {
@@ -96,81 +148,340 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       }
       return 0;
     }
-    if (!input) throw new PtxforgeError('CLI_NO_INPUT', 'no input file given (try --help)');
-    if (o.stat !== undefined && o.stat !== 'phase-wise') {
-      throw new PtxforgeError('CLI_USAGE', `--stat accepts 'phase-wise', got '${o.stat}'`);
+    const settings = resolveSettings(o, program.args, io, arch);
+    if (settings.inputs.length === 0) throw new PtxforgeError('CLI_NO_INPUT', 'no input file given (try --help)');
+    if (settings.batch) {
+      const { runBatch } = await import('./batch.js');
+      return await runBatch(argv, tc, settings, io);
     }
-    if (!/^\d+$/.test(o.optLevel)) throw new PtxforgeError('OPT_LEVEL_INVALID', `optimization level must be 0..4, got '${o.optLevel}'`);
-    const knobs: Array<{ name: string; value: string; where?: string }> = [];
-    if (o.knobsFile) {
-      const file = path.resolve(io.cwd, o.knobsFile);
-      knobs.push(...parseKnobsFile(readText(file, o.knobsFile), o.knobsFile));
+    return compileOne(tc, settings, settings.inputs[0]!, io);
+  } catch (e) {
+    return reportError(e, io);
+  }
+}
+
+async function toolchainFor(o: CliOptions, io: CliIO): Promise<Toolchain> {
+  const plugins: PluginEntry[] = [...(await loadDefaultPlugins())];
+  for (const p of o.plugin) plugins.push(await loadUserPlugin(p, io.cwd));
+  return createToolchain({ plugins });
+}
+
+/**
+ * Parse a command line into a toolchain and settings without compiling (batch workers do this once, then
+ * compile the inputs they are handed). Throws coded errors.
+ */
+export async function prepareCompilation(argv: readonly string[], io: CliIO): Promise<{ tc: Toolchain; settings: CliSettings }> {
+  const program = buildProgram();
+  try {
+    program.parse(normalizeArgs(expandOptionsFiles(argv, io.cwd)), { from: 'user' });
+  } catch (e) {
+    if (e instanceof CommanderError) throw new PtxforgeError('CLI_USAGE', e.message.replace(/^error: /, ''));
+    throw e;
+  }
+  const o = program.opts<CliOptions>();
+  const tc = await toolchainFor(o, io);
+  return { tc, settings: resolveSettings(o, program.args, io, normalizeArch(o.gpuName)) };
+}
+
+export function reportError(e: unknown, io: CliIO): number {
+  if (isPtxforgeError(e)) {
+    io.stderr(`ptxforge: ${e.format()}\n`);
+    return 1;
+  }
+  const err = e as Error;
+  io.stderr(`ptxforge: internal compiler error: ${err.message}\n`);
+  if (io.env.PTXFORGE_DEBUG) io.stderr(`${err.stack}\n`);
+  return 2;
+}
+
+/** PTX ISA versions the front end reads (ptxas 13.0 reads up to 9.0). */
+export const SUPPORTED_PTX_VERSIONS: readonly string[] = [
+  '1.0', '1.1', '1.2', '1.3', '1.4', '2.0', '2.1', '2.2', '2.3', '3.0', '3.1', '3.2', '4.0', '4.1', '4.2', '4.3',
+  '5.0', '6.0', '6.1', '6.2', '6.3', '6.4', '6.5', '7.0', '7.1', '7.2', '7.3', '7.4', '7.5', '7.6', '7.7', '7.8',
+  '8.0', '8.1', '8.2', '8.3', '8.4', '8.5', '8.6', '8.7', '8.8', '9.0',
+];
+
+/** One unit of work: a file, or a string given with --input-as-string. */
+export interface InputSpec {
+  /** Name shown in messages (the path as given, or `<input-as-string N>`). */
+  readonly shown: string;
+  /** Absolute path, when the input is a file. */
+  readonly file?: string;
+  /** The text, when given on the command line. */
+  readonly text?: string;
+  /** Batch output name without extension: the path relative to the directory it was found in, or the base name. */
+  readonly outName: string;
+}
+
+export type EmitKind = 'ori' | 'cubin' | 'none';
+
+/** Everything a compilation of one input needs, resolved once from the command line. */
+export interface CliSettings {
+  readonly o: CliOptions;
+  readonly arch: string;
+  readonly inputs: readonly InputSpec[];
+  readonly batch: boolean;
+  readonly compileOptions: Omit<CompileOptions, 'instrumentation'>;
+  readonly warnings: readonly string[];
+  readonly entries: readonly string[];
+}
+
+function resolveSettings(o: CliOptions, args: readonly string[], io: CliIO, arch: string): CliSettings {
+  if (o.stat !== undefined && o.stat !== 'phase-wise') throw new PtxforgeError('CLI_USAGE', `--stat accepts 'phase-wise', got '${o.stat}'`);
+  if (!/^\d+$/.test(o.optLevel)) throw new PtxforgeError('OPT_LEVEL_INVALID', `optimization level must be 0..4, got '${o.optLevel}'`);
+  if (o.machine !== undefined && o.machine !== '64') {
+    // ptxas 13: "Value '32' is not defined for option 'machine'"; 32-bit compilation is gone.
+    throw new PtxforgeError('CLI_USAGE', `value '${o.machine}' is not defined for option 'machine' (only 64-bit code is generated)`);
+  }
+  if (o.fmad !== undefined && o.fmad !== 'true' && o.fmad !== 'false') throw new PtxforgeError('CLI_USAGE', `--fmad expects true or false, got '${o.fmad}'`);
+  if (o.splitCompile !== undefined && !/^\d+$/.test(o.splitCompile)) throw new PtxforgeError('CLI_USAGE', `--split-compile expects a number, got '${o.splitCompile}'`);
+  if (o.jobs !== undefined && !/^[1-9]\d*$/.test(o.jobs)) throw new PtxforgeError('CLI_USAGE', `--jobs expects a positive number, got '${o.jobs}'`);
+  const warnings: string[] = [];
+  for (const opt of PTXAS_OPTIONS) {
+    if (!opt.notHonoured) continue;
+    const v = o[camel(opt.long)];
+    if (v === undefined || v === false || (Array.isArray(v) && v.length === 0)) continue;
+    warnings.push(`option '--${opt.long}' (-${opt.short[0]}) is accepted but not honoured: ${opt.notHonoured}`);
+  }
+  if (o.fmad === 'true') warnings.push("option '--fmad=true' is accepted but not honoured: floating-point mul+add are never contracted into FFMA (results are those of --fmad=false)");
+  if (o.splitCompile !== undefined && Number(o.splitCompile) > 1 && args.length <= 1) {
+    warnings.push("option '--split-compile' splits work per input file; the functions of one module are compiled on one thread");
+  }
+
+  const inputs: InputSpec[] = [];
+  const sawDirOf = new Set<InputSpec>();
+  let sawDir = false;
+  for (const a of args) {
+    const file = path.resolve(io.cwd, a);
+    let isDir = false;
+    try {
+      isDir = statSync(file).isDirectory();
+    } catch {
+      // Reported as INPUT_NOT_FOUND when it is read.
     }
-    for (const k of o.knob) {
-      const eq = k.indexOf('=');
-      if (eq <= 0) throw new PtxforgeError('KNOB_SYNTAX', `--knob expects Name=Value, got '${k}'`);
-      knobs.push({ name: k.slice(0, eq), value: k.slice(eq + 1), where: '--knob' });
+    if (isDir) {
+      sawDir = true;
+      for (const f of listInputs(file)) {
+        const x = { shown: path.join(a, path.relative(file, f)), file: f, outName: stripExt(path.relative(file, f)) };
+        sawDirOf.add(x);
+        inputs.push(x);
+      }
+    } else inputs.push({ shown: a, file, outName: stripExt(path.basename(a)) });
+  }
+  // ptxas reads PTX from --input-as-string; Ori text (no `.version` directive) is read as Ori. The name
+  // carries the extension the toolchain picks the front end by.
+  // Explicitly listed files are named by their path below the deepest folder they all share, so files
+  // with equal base names in different folders get distinct outputs.
+  const listed = inputs.filter((x) => x.file && !sawDirOf.has(x));
+  if (listed.length > 1) {
+    let common = path.dirname(listed[0]!.file!);
+    for (const x of listed) {
+      while (common !== path.dirname(common) && path.relative(common, x.file!).startsWith('..')) common = path.dirname(common);
     }
-    const disabled = [o.disablePasses, io.env.PTXFORGE_DISABLED_PASSES].filter((s): s is string => !!s).join(',');
-    const dumpIr = o.dumpIr.flatMap((d) => d.split(',')).map((s) => s.trim()).filter(Boolean);
-    const options: CompileOptions = {
-      arch: o.gpuName,
-      optLevel: Number(o.optLevel),
-      knobs,
-      shuffleSeed: Number(o.shuffleSeed),
-      disablePasses: disabled,
-      stats: o.stat === 'phase-wise',
-      verifyIr: !!o.verifyIr,
-      ...(o.namedPhases !== undefined ? { namedPhases: o.namedPhases } : {}),
-      ...(dumpIr.length ? { dumpIr: dumpIr.some((d) => d.toLowerCase() === 'all') ? ('all' as const) : dumpIr } : {}),
-    };
-    const file = path.resolve(io.cwd, input);
-    const text = readText(file, input);
-    const interp = interpOptionsOf(o, io.cwd);
-    const verify = verifyEachFor(interp);
-    if (verify) options.instrumentation = [verify];
-    const t0 = performance.now();
-    const result = tc.compile({ text, file: input }, options);
-    const ms = performance.now() - t0;
+    for (const x of listed) (x as { outName: string }).outName = stripExt(path.relative(common, x.file!));
+  }
+  o.inputAsString.forEach((text, k) =>
+    inputs.push({ shown: `input-as-string-${k + 1}${/^\s*\.version\b/m.test(text) ? '.ptx' : '.ori'}`, text, outName: `input-as-string-${k + 1}` }),
+  );
+  const batch = inputs.length > 1 || sawDir || o.outputDir !== undefined;
+  if (batch && o.outputFile) throw new PtxforgeError('CLI_USAGE', `-o names one output file but ${inputs.length} inputs were given; use --output-dir DIR`);
+  if (batch && (o.run || o.verifyEach || o.dumpIr.length || o.stat || o.remarks)) {
+    throw new PtxforgeError('CLI_USAGE', '--run, --verify-each, --dump-ir, --stat and --remarks take one input');
+  }
+
+  const knobs: Array<{ name: string; value: string; where?: string }> = [];
+  if (o.knobsFile) knobs.push(...parseKnobsFile(readText(path.resolve(io.cwd, o.knobsFile), o.knobsFile), o.knobsFile));
+  for (const k of o.knob) {
+    const eq = k.indexOf('=');
+    if (eq <= 0) throw new PtxforgeError('KNOB_SYNTAX', `--knob expects Name=Value, got '${k}'`);
+    knobs.push({ name: k.slice(0, eq), value: k.slice(eq + 1), where: '--knob' });
+  }
+  const disabled = [o.disablePasses, io.env.PTXFORGE_DISABLED_PASSES].filter((s): s is string => !!s).join(',');
+  const dumpIr = o.dumpIr.flatMap((d) => d.split(',')).map((s) => s.trim()).filter(Boolean);
+  const compileOptions: CompileOptions = {
+    arch,
+    optLevel: Number(o.optLevel),
+    knobs,
+    shuffleSeed: Number(o.shuffleSeed),
+    disablePasses: disabled,
+    stats: o.stat === 'phase-wise',
+    verifyIr: !!o.verifyIr,
+    ...(o.namedPhases !== undefined ? { namedPhases: o.namedPhases } : {}),
+    ...(dumpIr.length ? { dumpIr: dumpIr.some((d) => d.toLowerCase() === 'all') ? ('all' as const) : dumpIr } : {}),
+  };
+  const entries = o.entry.flatMap((e) => e.split(',')).map((s) => s.trim()).filter(Boolean);
+  return { o, arch, inputs, batch, compileOptions, warnings, entries };
+}
+
+function stripExt(f: string): string {
+  return f.replace(/\.(ptx|ori)$/, '');
+}
+
+/** `.ptx` and `.ori` files under a directory, sorted (deterministic batch order). */
+function listInputs(dir: string): string[] {
+  const out: string[] = [];
+  const stack = [dir];
+  // Iterative walk: directory depth is user-controlled.
+  while (stack.length) {
+    const d = stack.pop()!;
+    let names: string[];
+    try {
+      names = readdirSync(d);
+    } catch {
+      continue;
+    }
+    for (const n of names) {
+      const f = path.join(d, n);
+      let st;
+      try {
+        st = statSync(f);
+      } catch {
+        continue;
+      }
+      if (st.isDirectory()) stack.push(f);
+      else if (n.endsWith('.ptx') || n.endsWith('.ori')) out.push(f);
+    }
+  }
+  return out.sort();
+}
+
+/** What to write for this input and where: from --emit, else from the -o extension. */
+export function outputOf(o: CliOptions, outPath: string | undefined): EmitKind {
+  if (o.emit === 'ori' || o.emit === 'cubin') return o.emit;
+  if (outPath === undefined) return 'none';
+  return outPath.endsWith('.ori') ? 'ori' : 'cubin';
+}
+
+/** The text of an input (file or --input-as-string). */
+export function inputText(input: InputSpec): string {
+  return input.text ?? readText(input.file!, input.shown);
+}
+
+/**
+ * Compile one input as ptxas would: -v lines on stderr in ptxas's format, the output file per -o/--emit,
+ * warnings (-w silences, -Werror fails), the compile cache around the pipeline. Returns the exit code.
+ */
+export function compileOne(tc: Toolchain, s: CliSettings, input: InputSpec, io: CliIO, outPathOverride?: string): number {
+  const { o } = s;
+  const warn = (m: string): void => {
+    if (!o.disableWarnings) io.stderr(`ptxforge warning : ${m}\n`);
+  };
+  for (const w of s.warnings) warn(w);
+  const outPath = outPathOverride ?? (o.outputFile ? path.resolve(io.cwd, o.outputFile) : undefined);
+  const emit = outputOf(o, outPath);
+  if (emit === 'cubin') {
+    // No Mercury encoder and code generation yet: say so instead of writing Ori into a .cubin.
+    throw new PtxforgeError(
+      'NO_ENCODER',
+      `no SASS encoder is installed for ${s.arch}: cubin output needs the code-generation backend (register allocation, scheduling, Mercury encoding), which is not implemented yet; write Ori text with --emit ori or an -o file ending in .ori`,
+    );
+  }
+  const text = inputText(input);
+  const interp = interpOptionsOf(o, io.cwd);
+  const verify = verifyEachFor(interp);
+  const diagnosticRun = !!(o.run || o.verifyEach || o.stat || o.dumpIr.length || o.remarks || o.verifyIr);
+  const useCache = o.cache && !diagnosticRun && emit !== 'none';
+  const cache = useCache ? new CompileCache(o.cacheDir ? path.resolve(io.cwd, o.cacheDir) : defaultCacheDir(io.env)) : undefined;
+  const key = cache ? cacheKeyOf({ text, file: input.shown, options: s.compileOptions, entries: s.entries, emit, plugins: tc.registry.plugins }) : '';
+  const t0 = performance.now();
+  const hit = cache?.get(key);
+  let output: string | undefined;
+  let verboseLines: string[];
+  let warnCount = s.warnings.length;
+  if (hit) {
+    output = hit.output;
+    verboseLines = [...hit.verbose];
+    for (const w of hit.warnings) warn(w);
+    warnCount += hit.warnings.length;
+  } else {
+    const options: CompileOptions = { ...s.compileOptions, ...(verify ? { instrumentation: [verify] } : {}) };
+    const result = tc.compile({ text, file: input.shown }, options);
+    selectEntries(result.module, s.entries);
     for (const d of result.dumps) io.stdout(`// ----- IR after phase ${d.index} ${d.phase} -----\n${d.text}`);
     for (const line of result.statLines) io.stderr(`${line}\n`);
-    if (o.remarks) writeRemarks(path.resolve(io.cwd, o.remarks), o.remarks, input, o.gpuName, result.remarks);
+    if (o.remarks) writeRemarks(path.resolve(io.cwd, o.remarks), o.remarks, input.shown, s.arch, result.remarks);
+    const compileWarnings: string[] = [];
     for (const d of result.diagnostics) {
-      if (d.severity === 'warning' || d.severity === 'error' || o.verbose) {
-        io.stderr(`${input}${d.line ? `:${d.line}` : ''}: ${d.severity} ${d.code}: ${d.fn ? `${d.fn}: ` : ''}${d.message}\n`);
-      }
+      const line = `${input.shown}${d.line ? `:${d.line}` : ''}: ${d.severity} ${d.code}: ${d.fn ? `${d.fn}: ` : ''}${d.message}`;
+      if (d.severity === 'warning' || d.severity === 'error') {
+        compileWarnings.push(line);
+        if (!o.disableWarnings || d.severity === 'error') io.stderr(`${line}\n`);
+      } else if (o.verbose) io.stderr(`${line}\n`);
     }
-    if (o.verbose) {
-      for (const fn of result.module.functions) {
-        io.stdout(`ptxforge info    : Compiling ${fn.kind === 'entry' ? 'entry' : 'device'} function '${fn.name}' for '${o.gpuName}'\n`);
-        io.stdout(`ptxforge info    : Function ${fn.name}: ${fn.instructionCount} instructions, ${fn.blocks.length} blocks, ${fn.registers.length} virtual registers\n`);
-      }
-      for (const m of result.info) io.stdout(`ptxforge info    : ${m}\n`);
-      io.stdout(`ptxforge info    : Compile time = ${ms.toFixed(3)} ms\n`);
-    }
-    if (verify && o.verbose) {
-      io.stdout(`ptxforge info    : verify-each: ${verify.report.phasesChecked} phases checked, ${verify.report.runs} runs\n`);
-    }
-    for (const s of verify?.report.skipped ?? []) io.stderr(`${input}: warning VERIFY_EACH_SKIPPED: kernel ${s.kernel} not verified: ${s.reason}\n`);
+    warnCount += compileWarnings.length;
+    verboseLines = verboseInfo(result, s.arch);
+    if (verify) verboseLines.push(`verify-each: ${verify.report.phasesChecked} phases checked, ${verify.report.runs} runs`);
+    for (const sk of verify?.report.skipped ?? []) io.stderr(`${input.shown}: warning VERIFY_EACH_SKIPPED: kernel ${sk.kernel} not verified: ${sk.reason}\n`);
     if (o.run) {
       const code = runAfterCompile(result.module, interp, io);
       if (code !== 0) return code;
     }
-    if (o.output || o.emit) {
-      const out = printModule(result.module);
-      if (o.output) writeFileSync(path.resolve(io.cwd, o.output), out);
-      else io.stdout(out);
+    if (emit === 'ori') output = printModule(result.module);
+    if (cache && output !== undefined) cache.put(key, { output, verbose: verboseLines, warnings: compileWarnings });
+  }
+  const ms = performance.now() - t0;
+  if (o.verbose) {
+    // ptxas prints the stack/spill line of "Function properties" indented, without the prefix.
+    for (const l of verboseLines) io.stderr(l.startsWith(' ') ? `${l}\n` : `ptxas info    : ${l}\n`);
+    io.stderr(`ptxas info    : Compile time = ${ms.toFixed(3)} ms\n`);
+  }
+  if (output !== undefined) {
+    if (outPath) writeOutput(outPath, o.outputFile ?? outPath, output);
+    else io.stdout(output);
+  }
+  if (o.warningAsError && warnCount > 0) {
+    io.stderr(`ptxforge: error WARNINGS_AS_ERRORS: ${warnCount} warning(s) treated as errors (-Werror)\n`);
+    return 1;
+  }
+  return 0;
+}
+
+/** --entry: keep only the named entry functions (device functions stay: entries may call them). */
+function selectEntries(m: OriModule, entries: readonly string[]): void {
+  if (!entries.length) return;
+  const want = new Set(entries);
+  for (const e of entries) {
+    if (!m.functions.some((f) => f.kind === 'entry' && f.name === e)) {
+      throw new PtxforgeError('ENTRY_NOT_FOUND', `--entry ${e}: no entry function of that name in the input`);
     }
-    return 0;
+  }
+  const keep = m.functions.filter((f) => f.kind !== 'entry' || want.has(f.name));
+  m.functions.length = 0;
+  m.functions.push(...keep);
+}
+
+/**
+ * ptxas's -v lines (without the "ptxas info    : " prefix), in its order: global memory, then per
+ * function "Compiling entry function", "Function properties" with the stack/spill line, and ptxforge's
+ * own per-function summary. The "Used N registers" line comes with the register allocator.
+ */
+export function verboseInfo(result: CompileResult, arch: string): string[] {
+  const m = result.module;
+  const lines: string[] = [];
+  let gmem = 0;
+  for (const v of m.vars) if (v.space === 'global') gmem += v.size;
+  lines.push(`${gmem} bytes gmem`);
+  for (const fn of m.functions) {
+    if (fn.kind === 'entry') lines.push(`Compiling entry function '${fn.name}' for '${arch}'`);
+    lines.push(`Function properties for ${fn.name}`);
+    let stack = 0;
+    for (const v of fn.vars) if (v.space === 'local') stack = alignUp(stack, v.align) + v.size;
+    lines.push(`    ${stack} bytes stack frame, 0 bytes spill stores, 0 bytes spill loads`);
+    lines.push(`Function ${fn.name}: ${fn.instructionCount} instructions, ${fn.blocks.length} blocks, ${fn.registers.length} virtual registers`);
+  }
+  lines.push(...result.info);
+  return lines;
+}
+
+function alignUp(x: number, a: number): number {
+  return a > 1 ? Math.ceil(x / a) * a : x;
+}
+
+function writeOutput(file: string, shown: string, text: string): void {
+  try {
+    writeFileSync(file, text);
   } catch (e) {
-    if (isPtxforgeError(e)) {
-      io.stderr(`ptxforge: ${e.format()}\n`);
-      return 1;
-    }
-    const err = e as Error;
-    io.stderr(`ptxforge: internal compiler error: ${err.message}\n`);
-    if (io.env.PTXFORGE_DEBUG) io.stderr(`${err.stack}\n`);
-    return 2;
+    throw new PtxforgeError('OUTPUT_NOT_WRITABLE', `cannot write ${shown}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
 }
 
@@ -184,7 +495,7 @@ function writeRemarks(file: string, shown: string, input: string, arch: string, 
   }
 }
 
-function readText(file: string, shown: string): string {
+export function readText(file: string, shown: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (e) {
@@ -204,3 +515,5 @@ function listPhases(tc: Toolchain, arch: string, argv: readonly string[], io: Cl
     io.stdout(`# target ${t.id} (${t.family}): pipe widths ${PIPE_NAMES.map((n, k) => `${n}=${t.pipeWidths[k]}`).join(' ')}\n`);
   }
 }
+
+export { ptxasOption };
