@@ -31,8 +31,8 @@ const batchRuns = opt('--batch-runs', 3);
 const jobs = opt('--jobs', os.availableParallelism?.() ?? os.cpus().length);
 const useCorpus = !argv.includes('--no-corpus');
 
-const cli = path.join(repo, 'apps/ptxforge/dist/bundle/cli.js');
-if (!existsSync(cli)) {
+const cli = path.join(repo, 'apps/ptxforge/bin/ptxforge');
+if (!existsSync(path.join(repo, 'apps/ptxforge/dist/bundle/cli.js'))) {
   console.error('bench-compile: build first (pnpm build): apps/ptxforge/dist/bundle/cli.js is missing');
   process.exit(1);
 }
@@ -98,12 +98,12 @@ function paired(n, a, b) {
 
 const cpu = os.cpus()[0]?.model?.trim() ?? 'cpu';
 console.log(`# bench:compile, ${new Date().toISOString()}, ${cpu} x${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}, load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-console.log(`# ptxforge: ${cli} (bundled); ptxas: ${ptxas ? execFileSync('ptxas', ['--version'], { encoding: 'utf8' }).split('\n').find((l) => /release/.test(l))?.trim() : 'not found'}`);
+console.log(`# ptxforge: ${cli} (launcher: V8 snapshot when built, else the ESM bundle); ptxas: ${ptxas ? execFileSync('ptxas', ['--version'], { encoding: 'utf8' }).split('\n').find((l) => /release/.test(l))?.trim() : 'not found'}`);
 console.log(`# ${runs} pairs per row, alternating order; medians of per-pair ratios\n`);
 
 // 1. Start-up.
 {
-  const p = paired(Math.max(runs, 10), () => timed(process.execPath, [cli, '--version']), () => timed(process.execPath, ['-e', '0']));
+  const p = paired(Math.max(runs, 10), () => timed(cli, ['--version']), () => timed(process.execPath, ['-e', '0']));
   const ratios = p.a.map((x, k) => x.wall / p.b[k].wall);
   console.log('## Start-up\n');
   console.log('| command | median wall (ms) | ratio to `node -e 0` (median of pairs) |');
@@ -122,7 +122,7 @@ if (ptxas) {
     const out = path.join(tmp, 'x');
     const p = paired(
       runs,
-      () => timed(process.execPath, [cli, '-arch', 'sm_90', '-O3', '-v', '--no-cache', '-o', `${out}.ori`, f]),
+      () => timed(cli, ['-arch', 'sm_90', '-O3', '-v', '--no-cache', '-o', `${out}.ori`, f]),
       () => timed('ptxas', ['-arch=sm_90', '-O3', '-v', f, '-o', `${out}.cubin`]),
     );
     const name = path.relative(existsSync(shared) && f.startsWith(shared) ? shared : repo, f);
@@ -154,7 +154,7 @@ if (ptxas) {
       batchRuns,
       () => {
         const dir = path.join(tmp, `batch-${Math.random().toString(36).slice(2)}`);
-        const r = timed(process.execPath, [cli, '-arch', 'sm_90', '-O3', '--no-cache', '--jobs', String(jobs), '--emit', 'ori', '--output-dir', dir, ...ok]);
+        const r = timed(cli, ['-arch', 'sm_90', '-O3', '--no-cache', '--jobs', String(jobs), '--emit', 'ori', '--output-dir', dir, ...ok]);
         rmSync(dir, { recursive: true, force: true });
         return r;
       },

@@ -195,3 +195,24 @@ describe('batch mode', () => {
     expect(r.stderr).toContain('--output-dir');
   });
 });
+
+describe('the installed command (bin/ptxforge: V8 snapshot or ESM bundle)', () => {
+  const bin = path.join(repo, 'apps/ptxforge/bin/ptxforge');
+  const built = existsSync(path.join(repo, 'apps/ptxforge/dist/bundle/cli.js'));
+  it('runs --version and a compile with the same output as the library', async () => {
+    if (!built) {
+      console.warn('skipped: apps/ptxforge/dist/bundle is not built');
+      return;
+    }
+    const v = spawnSync(bin, ['--version'], { encoding: 'utf8' });
+    expect(v.status).toBe(0);
+    expect(v.stdout).toMatch(/release 13\.0/);
+    const r = spawnSync(bin, ['-arch', 'sm_90', '--emit', 'ori', '--no-cache', example], { encoding: 'utf8', cwd: repo });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe((await cli(['-arch', 'sm_90', '--emit', 'ori', '--no-cache', example])).stdout);
+    const bad = spawnSync(bin, ['-arch', 'sm_12', example], { encoding: 'utf8' });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/error TARGET_UNKNOWN_ARCH/);
+    expect(bad.stderr).not.toMatch(/\n\s+at /);
+  });
+});

@@ -1,0 +1,30 @@
+// Builds the V8 start-up snapshot of the CLI (see src/snapshot-main.ts): a CommonJS bundle of
+// dist/snapshot-main.js, then `node --build-snapshot`. Best effort: when this node cannot build user
+// snapshots the launcher (bin/ptxforge) keeps using the ESM bundle. Run by `pnpm build` after bundle.mjs.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { build } from 'esbuild';
+
+const dir = 'dist/snapshot';
+rmSync(dir, { recursive: true, force: true });
+mkdirSync(dir, { recursive: true });
+await build({
+  entryPoints: ['dist/snapshot-main.js'],
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  outfile: `${dir}/ptxforge.cjs`,
+  logLevel: 'error',
+  // The snapshot is location-independent: module URLs are computed when a run starts.
+  define: { 'import.meta.url': 'globalThis.__ptxforgeModuleUrl' },
+});
+const r = spawnSync(process.execPath, ['--snapshot-blob', `${dir}/ptxforge.blob`, '--build-snapshot', `${dir}/ptxforge.cjs`], { encoding: 'utf8' });
+if (r.status !== 0) {
+  console.log(`snapshot: not built (${(r.stderr || '').split('\n').find((l) => l.trim()) ?? `exit ${r.status}`}); bin/ptxforge uses the ESM bundle`);
+  rmSync(dir, { recursive: true, force: true });
+} else {
+  // The launcher uses the blob only with the node binary that built it.
+  const st = statSync(process.execPath);
+  writeFileSync(`${dir}/node`, `${process.execPath} ${st.size}-${Math.floor(st.mtimeMs / 1000)}\n`);
+}
