@@ -16,15 +16,31 @@ ${body}
 
 const phase = (which: BranchFoldingInvocation = 'standalone'): PhaseImpl => ({ execute: (ctx) => runBranchFolding(ctx, which) });
 type KnobValues = Record<string, boolean | number | string>;
-const fold = (text: string, knobValues: KnobValues = {}, which: BranchFoldingInvocation = 'standalone'): string =>
-  runPhaseOnText(text, phase(which), { knobs: BRANCH_FOLDING_KNOBS, knobValues });
+function fold(text: string, knobValues: KnobValues = {}, which: BranchFoldingInvocation = 'standalone'): string {
+  const out = runPhaseOnText(text, phase(which), { knobs: BRANCH_FOLDING_KNOBS, knobValues });
+  expectSameBehaviour(text, out);
+  return out;
+}
+
+/** The kernel computes the same memory before and after, for several values of the parameter n. */
+function expectSameBehaviour(before: string, after: string): void {
+  for (const n of [0, 3, 6, 9]) {
+    const launch = { grid: 1, block: 32, buffers: { out: { type: 'u32' as const, count: 64 } }, params: [{ buffer: 'out' }, { type: 'u32' as const, value: n }] };
+    const a = runKernel(parseOri(before), launch);
+    const b = runKernel(parseOri(after), launch);
+    expect(a.ok && b.ok, `n=${n}: ${JSON.stringify([a.errors, b.errors])}`).toBe(true);
+    expect(JSON.stringify(b.buffers), `n=${n}`).toBe(JSON.stringify(a.buffers));
+  }
+}
 
 /** Run the standalone pass and return its remarks too. */
 function foldWithRemarks(text: string, knobValues: KnobValues = {}) {
   const m = parseOri(text);
   const ctx = makeTestContext(m, { knobs: BRANCH_FOLDING_KNOBS, knobValues });
   runBranchFolding(ctx, 'standalone');
-  return { text: printModule(m), remarks: ctx.remarks };
+  const out = printModule(m);
+  expectSameBehaviour(text, out);
+  return { text: out, remarks: ctx.remarks };
 }
 
 /** Seven instructions that both arms of the diamond end with. */

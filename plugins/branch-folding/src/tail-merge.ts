@@ -29,6 +29,8 @@ interface Candidate {
   readonly priority: number;
   /** Layout position, for deterministic ordering. */
   readonly order: number;
+  /** How many of the block's instructions `elems` covers (they are instrs[0..realCount)). */
+  readonly realCount: number;
 }
 
 /** Why a merge was not done; counted for remarks and tests. */
@@ -141,7 +143,7 @@ function bodyOf(info: AnalyzedBlock): Instr[] {
 /** Phase A candidate: a return block; its EXIT/RET is part of the compared tail. */
 function returnCandidate(info: AnalyzedBlock, order: number): Candidate {
   const elems = info.block.instrs.slice();
-  return { info, elems, hash: hashEnd(elems), priority: 0, order };
+  return { info, elems, hash: hashEnd(elems), priority: 0, order, realCount: elems.length };
 }
 
 /**
@@ -154,17 +156,17 @@ function predCandidate(info: AnalyzedBlock, succ: Block, order: number): Candida
   const body = bodyOf(info);
   switch (s.kind) {
     case 'uncond':
-      return s.target === succ ? { info, elems: body, hash: hashEnd(body), priority: 0, order } : undefined;
+      return s.target === succ ? { info, elems: body, hash: hashEnd(body), priority: 0, order, realCount: info.bodyEnd } : undefined;
     case 'fallthrough':
-      return s.fall === succ ? { info, elems: body, hash: hashEnd(body), priority: 1, order } : undefined;
+      return s.fall === succ ? { info, elems: body, hash: hashEnd(body), priority: 1, order, realCount: info.bodyEnd } : undefined;
     case 'cond': {
-      if (s.target === succ && s.other === succ) return { info, elems: body, hash: hashEnd(body), priority: 2, order };
+      if (s.target === succ && s.other === succ) return { info, elems: body, hash: hashEnd(body), priority: 2, order, realCount: info.bodyEnd };
       let v: VirtualBranch;
       if (s.other === succ) v = { guard: s.guard, target: s.target };
       else if (s.target === succ) v = { guard: { reg: s.guard.reg, not: !s.guard.not }, target: s.other };
       else return undefined;
       const elems = [...body, v];
-      return { info, elems, hash: hashEnd(elems), priority: 2, order };
+      return { info, elems, hash: hashEnd(elems), priority: 2, order, realCount: info.bodyEnd };
     }
     case 'return':
       return undefined;
@@ -200,21 +202,20 @@ function gate(group: readonly Candidate[], len: number, stats: TailMergeStats): 
  * leader did); every other candidate loses its tail and control instructions and branches to CommonTail.
  */
 function mergeGroup(fn: OriFunction, group: readonly Candidate[], len: number): Block {
+  // Index in the block where a candidate's tail starts: its real (non-virtual) tail elements are the last ones
+  // of instrs[0..realCount).
+  const tailStart = (c: Candidate): number => {
+    const virtualInTail = c.elems.length > 0 && isVirtual(c.elems[c.elems.length - 1]!) ? 1 : 0;
+    return c.realCount - (len - virtualInTail);
+  };
   const lead = group[0]!;
   const leadBlock = lead.info.block;
-  // Number of real instructions of the leader's tail that precede its control tail.
-  const virtualInTail = lead.elems.length > 0 && isVirtual(lead.elems[lead.elems.length - 1]!) ? 1 : 0;
-  const bodyInTail = len - virtualInTail;
-  const splitAt = lead.info.bodyEnd - bodyInTail;
-  let common: Block;
-  if (splitAt === 0) common = leadBlock;
-  else common = fn.splitBlock(leadBlock, leadBlock.instrs[splitAt]!);
+  const splitAt = tailStart(lead);
+  const common = splitAt === 0 ? leadBlock : fn.splitBlock(leadBlock, leadBlock.instrs[splitAt]!);
   for (let k = 1; k < group.length; k++) {
     const c = group[k]!;
     const b = c.info.block;
-    const cVirtual = c.elems.length > 0 && isVirtual(c.elems[c.elems.length - 1]!) ? 1 : 0;
-    const keep = c.info.bodyEnd - (len - cVirtual);
-    for (const i of b.instrs.slice(keep)) b.remove(i);
+    for (const i of b.instrs.slice(tailStart(c))) b.remove(i);
     // Falling through into CommonTail needs no branch.
     if (b.layoutNext !== common) b.append(newBranch(common));
   }
