@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isPtxforgeError } from '@ptxforge/kernel';
 import { readCubin } from '@ptxforge/cubin';
 import { disassembleCubin, roundtripCubin, roundtripLine } from './disassemble.js';
+import { registerFamilyCodecs } from './families.js';
 
 const USAGE = `usage: ptxforge-dis [options] FILE.cubin
   Disassemble every function of a cubin in nvdisasm's syntax (arch from the ELF header).
@@ -35,6 +36,7 @@ export function main(argv: string[], out: (s: string) => void = (s) => process.s
     return 1;
   }
   const file = files[0]!;
+  registerFamilyCodecs();
   try {
     let bytes: Uint8Array;
     try {
