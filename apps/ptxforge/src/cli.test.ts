@@ -90,7 +90,8 @@ describe('ptxforge CLI', () => {
       PTXFORGE_DISABLED_PASSES: 'reportinitialrepresentation',
     });
     const ran2 = d.stderr.split('\n').filter((l) => / :: /.test(l) && !l.startsWith('All')).map((l) => l.split(' ')[0]);
-    expect(ran2).toEqual(['OriCheckInitialProgram', 'FinalInspectionPass', 'ReportBeforeScheduling']);
+    // Hook slots with handlers (BranchFolding's) run at every level; their handlers return early at -O0.
+    expect(ran2.filter((n) => !n!.startsWith('AdvancedPhase'))).toEqual(['OriCheckInitialProgram', 'FinalInspectionPass', 'ReportBeforeScheduling']);
     const bad = await cli(['-arch', 'sm_90', '--named-phases', 'NoSuchPhase', example]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('NAMED_PHASES_UNKNOWN');

@@ -1,0 +1,4 @@
+export * from './codec.js';
+export * from './layout.js';
+export * from './disassemble.js';
+export { main } from './main.js';
