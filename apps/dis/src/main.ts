@@ -3,6 +3,7 @@ import { isPtxforgeError } from '@ptxforge/kernel';
 import { readCubin } from '@ptxforge/cubin';
 import { disassembleCubin, roundtripCubin, roundtripLine } from './disassemble.js';
 import { registerFamilyCodecs } from './families.js';
+import { checkCubinHazards, hazardReportLines } from './hazards.js';
 
 const USAGE = `usage: ptxforge-dis [options] FILE.cubin
   Disassemble every function of a cubin in nvdisasm's syntax (arch from the ELF header).
@@ -10,6 +11,9 @@ const USAGE = `usage: ptxforge-dis [options] FILE.cubin
   --no-control     omit the control info prefix ([B------:R-:W-:Y:S04])
   --no-attributes  omit the .nv.info attributes, sizes and relocations of each function
   --roundtrip      decode and re-encode every word; last line: N words, K known, R identical
+  --check-hazards  check every instruction's control bits (stalls, scoreboards, waits, reuse) against the
+                   arch's latency model; one line per uncovered RAW/WAR/WAW, last line: N hazards
+                   (exit 1 when N > 0 or a word could not be decoded)
   -h, --help       this text`;
 
 export function main(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s), err: (s: string) => void = (s) => process.stderr.write(s)): number {
@@ -18,11 +22,13 @@ export function main(argv: string[], out: (s: string) => void = (s) => process.s
   let control = true;
   let attributes = true;
   let roundtrip = false;
+  let hazards = false;
   for (const a of argv) {
     if (a === '--hex' || a === '-hex') hex = true;
     else if (a === '--no-control') control = false;
     else if (a === '--no-attributes') attributes = false;
     else if (a === '--roundtrip') roundtrip = true;
+    else if (a === '--check-hazards') hazards = true;
     else if (a === '-h' || a === '--help') {
       out(USAGE + '\n');
       return 0;
@@ -47,6 +53,12 @@ export function main(argv: string[], out: (s: string) => void = (s) => process.s
       return 1;
     }
     const cubin = readCubin(bytes, { file });
+    if (hazards) {
+      const r = checkCubinHazards(cubin);
+      for (const l of hazardReportLines(r)) out(l + '\n');
+      if (r.undecoded.length) err(`ptxforge-dis: error HAZARD_UNDECODED: ${r.undecoded.length} word(s) of ${file} could not be decoded; their hazards are not checked\n`);
+      return r.hazards.length > 0 || r.undecoded.length > 0 ? 1 : 0;
+    }
     if (roundtrip) {
       const r = roundtripCubin(cubin);
       out(`${file}: ${cubin.arch.name}, ${cubin.functions.length} function(s)\n`);
@@ -60,6 +72,11 @@ export function main(argv: string[], out: (s: string) => void = (s) => process.s
     out(disassembleCubin(cubin, { hex, control, attributes }));
     return 0;
   } catch (e) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('HAZARD_')) {
+      err(`ptxforge-dis: error ${code}: ${(e as Error).message}\n`);
+      return 1;
+    }
     if (isPtxforgeError(e)) {
       err(`ptxforge-dis: ${e.format()}\n`);
       return 1;

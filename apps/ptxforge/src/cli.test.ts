@@ -23,7 +23,8 @@ describe('ptxforge CLI', () => {
     const rows = r.stdout.trimEnd().split('\n');
     expect(rows).toHaveLength(159);
     expect(rows[0]).toMatch(/^\s+0 {2}OriCheckInitialProgram\s+@ptxforge\/plugin-core$/);
-    expect(rows[15]).toMatch(/^\s+15 {2}OriBranchOpt\s+placeholder$/);
+    expect(rows[1]).toMatch(/^\s+1 {2}ApplyNvOptRecipes\s+placeholder$/);
+    expect(rows[15]).toMatch(/^\s+15 {2}OriBranchOpt\s+@ptxforge\/plugin-branch$/);
     expect(rows[97]).toMatch(/AdvancedPhasePreSched\s+hook \(no handlers\)$/);
     expect(rows[158]).toMatch(/^158 {2}ArchSpecificPhase158\s+placeholder$/);
   });

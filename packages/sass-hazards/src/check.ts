@@ -204,8 +204,9 @@ function successors(fn: HazardFunction, i: number, indexOf: Map<number, number>)
     // BSSY's operand is the reconvergence point: reached by BSYNC fall-through, not a jump; but a BRA.DIV / warp
     // split can reach it directly, so it is an edge for BRA/JMP only
     if (op === 'BRA' || op === 'JMP') {
-      for (const o of ins.operands) if (o.kind === 'label' && o.target !== undefined) {
-        const j = indexOf.get(o.target);
+      const targets = ins.branchTarget !== undefined ? [ins.branchTarget] : ins.operands.filter((o) => o.kind === 'label' && o.target !== undefined).map((o) => o.target!);
+      for (const t of targets) {
+        const j = indexOf.get(t);
         if (j !== undefined) out.push(j);
       }
     }
@@ -255,10 +256,21 @@ export function checkHazards(fn: HazardFunction, opts: CheckOptions): CheckResul
   const hazards = new Map<string, Hazard>();
   const slack: CheckResult['slack'] = new Map();
   const inState: (State | undefined)[] = new Array(n);
-  if (n > 0) inState[0] = emptyState();
-  const work: number[] = n > 0 ? [0] : [];
+  const work: number[] = [];
   const queued = new Uint8Array(n);
-  if (n > 0) queued[0] = 1;
+  const entryIdx = n > 0 ? [0] : [];
+  for (const a of fn.entries ?? []) {
+    const j = indexOf.get(a);
+    if (j !== undefined) entryIdx.push(j);
+  }
+  for (const j of entryIdx) {
+    if (queued[j]) continue;
+    inState[j] = emptyState();
+    queued[j] = 1;
+    work.push(j);
+    // an entry point is a join: never merge it into its predecessor's straight-line run
+    preds[j] = (preds[j] ?? 0) + 1;
+  }
   // Process in address order for fast convergence: a simple worklist with a priority on low indices.
   let iterations = 0;
   const limit = 64 * (n + 1);

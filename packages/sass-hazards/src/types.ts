@@ -78,6 +78,8 @@ export interface HazardInstr {
   control: ControlInfo;
   /** Disassembly text for reports. */
   text?: string;
+  /** Where a direct branch (BRA, JMP) goes, when the decoder knows it (label operands are read otherwise). */
+  branchTarget?: number;
 }
 
 /** One function body in address order plus what the decoder knows about indirect branches. */
@@ -86,4 +88,6 @@ export interface HazardFunction {
   instrs: HazardInstr[];
   /** Targets of BRX/JMX (EIATTR_INDIRECT_BRANCH_TARGETS or a jump table), when known. */
   indirectTargets?: number[];
+  /** Further entry points (subroutines placed in the same section, reached by CALL), besides the first word. */
+  entries?: number[];
 }
