@@ -434,8 +434,7 @@ export class TableCodec {
       if (!present.has(id)) continue;
       const t = names[id]!;
       if (t.startsWith('m:')) {
-        const h = t.indexOf('#');
-        ins.mods.push(h < 0 ? t.slice(2) : t.slice(2, h));
+        ins.mods.push(t.slice(2).replace(/[#^].*$/, ''));
         continue;
       }
       applyOperandToken(ops, t);
