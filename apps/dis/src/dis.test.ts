@@ -90,6 +90,21 @@ describe('word layouts', () => {
   });
 });
 
+describe('with the family codecs', () => {
+  it.skipIf(!existsSync(golden))('the golden sm_61 cubin decodes with the Maxwell/Pascal tables', () => {
+    const r = run(['--roundtrip', path.join(golden, 'cudatest.6.sm_61.cubin')]);
+    expect(r.rc).toBe(0);
+    const m = /^(\d+) words, (\d+) known, (\d+) identical$/.exec(r.out.trimEnd().split('\n').at(-1)!)!;
+    const [words, known, identical] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    expect(words).toBe(492);
+    expect(known / words).toBeGreaterThan(0.95);
+    expect(identical / known).toBeGreaterThan(0.95);
+    const text = run([path.join(golden, 'cudatest.6.sm_61.cubin')]).out;
+    expect(text).toContain('MOV R1, c[0x0][0x20] ;');
+    expect(text).toMatch(/\[B------:R-:W-:-:S06\]\s+\/\*0008\*\//);
+  });
+});
+
 describe('disassembly with a codec', () => {
   // A two-opcode codec for the app's own logic (labels, control, round trip): NOP 0x918 and BRA 0x947 with a
   // byte offset from the next instruction in bits 32..63 (sm_70 style). It is test scaffolding, not a table.

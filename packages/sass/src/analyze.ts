@@ -18,6 +18,8 @@ export interface FlatInstruction {
   tokens: Set<string>;
 }
 
+const TYPE_RE = /^(U|S|F|BF|TF)\d+$/;
+
 function addCounted(tokens: Set<string>, t: string): void {
   if (!tokens.has(t)) {
     tokens.add(t);
@@ -35,7 +37,9 @@ function addCounted(tokens: Set<string>, t: string): void {
 export function flatten(ins: SassInstruction): FlatInstruction {
   const atoms = new Map<string, number>();
   const tokens = new Set<string>();
-  for (const m of ins.mods) addCounted(tokens, 'm:' + m);
+  // Data types are positional (F2F.F64.F32 converts F32 to F64): they carry their rank among the types.
+  let typeRank = 0;
+  for (const m of ins.mods) addCounted(tokens, TYPE_RE.test(m) ? `m:${m}^${typeRank++}` : 'm:' + m);
   const shapes: string[] = [];
   ins.operands.forEach((o, i) => {
     let shape: string;

@@ -42,6 +42,10 @@ const BRANCH_BASE = 16;
 const CONTROL_LO = 105;
 const CONTROL_HI = 125; // stall, yield, barriers, wait mask, reuse flags
 
+// Bits nvdisasm does not print. Evidence: bit 101 of Ampere memory instructions is set in every CuAssembler
+// (CUDA 11) record of these opcodes and clear in ptxas 13 output and the sm_90 pairs, for the same text.
+const HIDDEN_BITS = { bits: [[101, 1]], names: new Set(['LD', 'LDG', 'ST', 'STG', 'ATOM', 'RED', 'ATOMG', 'LDGSTS', 'ATOMS', 'LDS', 'STS', 'LDL', 'STL']) };
+
 function isClaimedByLayout(b) {
   return b < 16 || (b >= CONTROL_LO && b <= CONTROL_HI);
 }
@@ -159,7 +163,7 @@ function intTries(opcode, ex, key) {
   return tries;
 }
 
-function findAtom(ex, key, opcode, sig, claimed) {
+function findAtom(ex, key, opcode, sig, claimed, blocked) {
   const kind = atomKind(sig, key);
   const tries = kind.tries === 'int' ? intTries(opcode, ex, key) : kind.tries;
   const positions = [...kind.prior, ...Array.from({ length: 128 }, (_, i) => i).filter((p) => !kind.prior.includes(p))];
@@ -176,7 +180,7 @@ function findAtom(ex, key, opcode, sig, claimed) {
       continue;
     }
     if (t.widths === 'max' || t.bitwise) {
-      const a = mapBits(ex, key, t, kind.prior, claimed);
+      const a = mapBits(ex, key, { ...t, blocked }, kind.prior, claimed);
       if (a) return a;
       continue;
     }
@@ -278,7 +282,7 @@ function mapBits(ex, key, t, prior, claimed) {
   }
   // grow upward (zero / sign extension) while consistent
   const max = t.maxWidth ?? 32;
-  while (pos.length < max && fits(pos[pos.length - 1] + 1, pos.length)) set(pos.length, pos[pos.length - 1] + 1);
+  while (pos.length < max && !(t.blocked && t.blocked.has(pos[pos.length - 1] + 1)) && fits(pos[pos.length - 1] + 1, pos.length)) set(pos.length, pos[pos.length - 1] + 1);
   const parts = [];
   for (const b of pos) {
     const last = parts[parts.length - 1];
@@ -387,18 +391,42 @@ function toHex128(bits) {
   return '0x' + s;
 }
 
-function learnRow(arch, ex) {
+function hintKeys(name, sig, key) {
+  const [iStr, part = ''] = key.split('.');
+  const i = Number(iStr);
+  const shapes = sig.split(',');
+  const shape = shapeOf(sig, i);
+  return [`${name}|${shape}|e${shapes.length - 1 - i}|${part}`, `${name}|${shape}|s${i}|${part}`];
+}
+
+function learnRow(arch, ex, hints, blocked) {
   const e0 = ex[0];
   const { opcode, sig } = e0.flat;
   const op = getBits(e0.w, 0, 12);
   const claimed = new Array(128).fill(false);
   for (let b = 0; b < 128; b++) claimed[b] = isClaimedByLayout(b);
+  const hidden = HIDDEN_BITS.names.has(opcode) ? HIDDEN_BITS.bits : undefined;
+  if (hidden) for (const [p, n] of hidden) for (let b = p; b < p + n; b++) claimed[b] = true;
   const atomKeys = [...e0.flat.atoms.keys()];
   const sorted = [...atomKeys].sort((a, b) => atomKind(sig, a).order - atomKind(sig, b).order);
   const atoms = [];
   const problems = [];
   for (const key of sorted) {
-    let a = findAtom(ex, key, opcode, sig, claimed);
+    let a;
+    const v00 = ex[0].flat.atoms.get(key);
+    const isConst = ex.every((e) => e.flat.atoms.get(key) === v00);
+    if (isConst && hints) {
+      // Every example has the same value: many positions fit. Take where the same operand of the same
+      // mnemonic lives in rows where it varies.
+      for (const hk of hintKeys(opcode, sig, key)) {
+        const h = hints.get(hk);
+        if (!h || a) continue;
+        const cand = { key, parts: h.parts.map((p) => [...p]), enc: h.enc };
+        if (h.scale) cand.scale = h.scale;
+        if (consistentAt(ex, key, cand, claimed)) a = cand;
+      }
+    }
+    if (!a) a = findAtom(ex, key, opcode, sig, claimed, blocked?.get(`${arch}|${getBits(ex[0].w, 0, 12)}`));
     const v0 = ex[0].flat.atoms.get(key);
     if (!a && ex.every((e) => e.flat.atoms.get(key) === v0)) a = { key, parts: [], enc: 'u', eq: v0 };
     if (!a) {
@@ -424,19 +452,27 @@ function learnRow(arch, ex) {
   const allTokens = [];
   const seenTok = new Set();
   for (const e of ex) for (const t of e.flat.tokens) if (!seenTok.has(t)) (seenTok.add(t), allTokens.push(t));
-  // .reuse flags live in the control bits 122..125: find which flag bit each operand prints.
+  // .reuse flags live in the control bits 122..125: find which flag bit each operand prints (one bit
+  // per operand; the k-th register source is tried at bit k first).
   const reuse = {};
+  const usedReuse = new Set();
+  const regSources = e0.ins.operands.map((o, i) => [o, i]).filter(([o, i]) => i > 0 && (o.k === 'reg' || o.k === 'cbank'));
   for (const t of allTokens) {
     if (!t.endsWith(':reuse')) continue;
     const i = t.slice(0, t.indexOf(':'));
+    const ord = regSources.findIndex(([, j]) => String(j) === i);
+    const ks = [ord, 0, 1, 2, 3].filter((k, n, a) => k >= 0 && k < 4 && a.indexOf(k) === n);
     let best;
-    for (let k = 0; k < 4; k++) {
+    for (const k of ks) {
+      if (usedReuse.has(k)) continue;
       if (!ex.every((e) => !e.flat.tokens.has(t) || getBits(e.w, 122 + k, 1) === 1)) continue;
       const score = ex.filter((e) => e.flat.tokens.has(t) === (getBits(e.w, 122 + k, 1) === 1)).length;
       if (!best || score > best.score) best = { k, score };
     }
-    if (best) reuse[i] = best.k;
-    else problems.push(`no reuse bit for operand ${i}`);
+    if (best) {
+      reuse[i] = best.k;
+      usedReuse.add(best.k);
+    } else problems.push(`no reuse bit for operand ${i}`);
   }
   const realTokens = allTokens.filter((t) => !t.endsWith(':reuse'));
   const fixed = realTokens.filter((t) => ex.every((e) => e.flat.tokens.has(t)));
@@ -457,13 +493,24 @@ function learnRow(arch, ex) {
   const union = (a, b) => parent.set(find(a), find(b));
   const explain = new Map();
   const unexplained = [];
+  const coOccur = new Set();
+  for (const e of ex) {
+    const ts = [...e.flat.tokens];
+    for (const a of ts) for (const b of ts) if (a !== b) coOccur.add(a + '\u0000' + b);
+  }
   for (const b of varBits) {
+    // Smallest token set that determines the bit; among equals prefer alternatives (tokens that never
+    // appear together, like U32/S32), which is what a modifier slot is.
     let S;
     for (let k = 1; k <= Math.min(3, varying.length) && !S; k++) {
+      let bestScore = -1;
       for (const c of combos(varying, k)) {
-        if (bitIsFunctionOf(ex, b, c)) {
+        if (!bitIsFunctionOf(ex, b, c)) continue;
+        let score = 0;
+        for (let i = 0; i < c.length; i++) for (let j = i + 1; j < c.length; j++) if (!coOccur.has(c[i] + '\u0000' + c[j])) score++;
+        if (score > bestScore) {
+          bestScore = score;
           S = c;
-          break;
         }
       }
     }
@@ -520,6 +567,36 @@ function learnRow(arch, ex) {
     for (const t of toks) slotted.add(t);
     slots.push({ bits: rs, map: Object.fromEntries(Object.entries(map).sort((a, b) => Number(a[0]) - Number(b[0]))) });
   }
+  // Tokens printed along with a slot value (STRONG with GPU/SYS/SM) join that slot's value table.
+  for (const t of varying) {
+    if (slotted.has(t)) continue;
+    for (const sl of slots) {
+      const seen = new Map();
+      let ok = true;
+      for (const e of ex) {
+        const v = readRuns(e.w, sl.bits);
+        const h = e.flat.tokens.has(t);
+        if (seen.has(v) && seen.get(v) !== h) {
+          ok = false;
+          break;
+        }
+        seen.set(v, h);
+      }
+      if (!ok) continue;
+      for (const [v, h] of seen) if (h) sl.map[String(v)] = [...sl.map[String(v)], t];
+      slotted.add(t);
+      break;
+    }
+  }
+  // A slot must give one value per token set, or encoding would be ambiguous.
+  for (const sl of slots) {
+    const back = new Map();
+    for (const [v, ts] of Object.entries(sl.map)) {
+      const k = [...ts].sort().join(',');
+      if (back.has(k) && back.get(k) !== v) problems.push(`slot ${JSON.stringify(sl.bits)} values ${back.get(k)} and ${v} print the same (${k || 'nothing'})`);
+      back.set(k, v);
+    }
+  }
   const derivedToks = varying.filter((t) => !slotted.has(t));
   const derived = [];
   for (const t of derivedToks) {
@@ -561,6 +638,7 @@ function learnRow(arch, ex) {
   const guard = ex.some((e) => e.flat.guardFile === 'UP' && e.flat.guardN !== 7) ? 'UP' : ex.some((e) => e.ins.guard && e.ins.guard.file === 'P') ? 'P' : opcode.startsWith('U') ? 'UP' : 'P';
   const maskBits = new Map();
   for (const b of constBits.keys()) maskBits.set(b, 1);
+  if (hidden) for (const [p, n] of hidden) for (let b = p; b < p + n; b++) constBits.set(b, getBits(ex[0].w, b, 1)); // default, not checked
   const row = {
     archs: [arch],
     op,
@@ -579,38 +657,115 @@ function learnRow(arch, ex) {
     derived,
     order,
     ...(Object.keys(reuse).length ? { reuse } : {}),
+    ...(hidden ? { hidden } : {}),
     mask: toHex128(maskBits),
     value: toHex128(constBits),
   };
-  return { row, problems };
+  const determined = atoms.filter((a) => !a.twinOf && a.eq === undefined && !ex.every((e) => e.flat.atoms.get(a.key) === ex[0].flat.atoms.get(a.key)));
+  return { row, problems, determined };
 }
 
 // ------------------------------------------------------------------ main
-const rowsOut = [];
-let totalProblems = 0;
-for (const arch of Object.keys(SOURCES)) {
-  const ex = loadExamples(arch);
-  const groups = new Map();
-  for (const e of ex) {
-    const ra = e.flat.tokens.has('m:REL') ? '|REL' : e.flat.tokens.has('m:ABS') ? '|ABS' : '';
-    const k = `${getBits(e.w, 0, 12)}|${e.flat.opcode}|${e.flat.sig}${ra}`;
-    const g = groups.get(k) ?? [];
-    g.push(e);
-    groups.set(k, g);
+function learnAll(hints, blocked) {
+  const rowsOut = [];
+  const slotBits = new Map();
+  let totalProblems = 0;
+  const learned = new Map();
+  for (const arch of Object.keys(SOURCES)) {
+    const ex = loadExamples(arch);
+    const groups = new Map();
+    for (const e of ex) {
+      const ra = (e.flat.tokens.has('m:REL') ? '|REL' : e.flat.tokens.has('m:ABS') ? '|ABS' : '') + (e.flat.tokens.has('m:BF16_V2') ? '|BF16' : '');
+      const k = `${getBits(e.w, 0, 12)}|${e.flat.opcode}|${e.flat.sig}${ra}`;
+      const g = groups.get(k) ?? [];
+      g.push(e);
+      groups.set(k, g);
+    }
+    for (const [k, g] of groups) {
+      const { row, problems, determined } = learnRow(arch, g, hints, blocked);
+      // Bits that select modifiers in some row of this opcode: integer fields must not grow over them.
+      const sb = slotBits.get(`${arch}|${row.op}`) ?? new Set();
+      for (const sl of row.slots) for (const [p, n] of sl.bits) for (let b = p; b < p + n; b++) sb.add(b);
+      slotBits.set(`${arch}|${row.op}`, sb);
+      for (const a of determined) {
+        for (const hk of hintKeys(row.name, row.sig, a.key)) {
+          const c = learned.get(hk) ?? new Map();
+          const ak = JSON.stringify({ parts: a.parts, enc: a.enc, scale: a.scale });
+          c.set(ak, (c.get(ak) ?? 0) + g.length);
+          learned.set(hk, c);
+        }
+      }
+      if (hints && debug && `${arch} ${k}`.includes(debug)) {
+        console.error(`== ${arch} ${k}`);
+        for (const e of g) console.error(`  ${[...e.w].reverse().map((x) => x.toString(16).padStart(8, '0')).join('_')}  ${e.text}`);
+        console.error(JSON.stringify(row, null, 0));
+        console.error(problems.join('\n'));
+      }
+      if (problems.length) {
+        totalProblems += problems.length;
+        if (hints && report) console.error(`${arch} ${k} (${g.length} rows, e.g. ${g[0].text}):\n  ${problems.join('\n  ')}`);
+      }
+      rowsOut.push(row);
+    }
   }
-  for (const [k, g] of groups) {
-    const { row, problems } = learnRow(arch, g);
-    if (debug && `${arch} ${k}`.includes(debug)) {
-      console.error(`== ${arch} ${k}`);
-      for (const e of g) console.error(`  ${[...e.w].reverse().map((x) => x.toString(16).padStart(8, '0')).join('_')}  ${e.text}`);
-      console.error(JSON.stringify(row, null, 0));
-      console.error(problems.join('\n'));
+  const best = new Map();
+  for (const [hk, c] of learned) best.set(hk, JSON.parse([...c.entries()].sort((a, b) => b[1] - a[1])[0][0]));
+  return { rowsOut, totalProblems, hints: best, slotBits };
+}
+
+// Pass 1 finds where operands live when they vary; pass 2 uses that for operands that never vary in a row.
+const pass1 = learnAll(undefined);
+const { rowsOut, totalProblems } = learnAll(pass1.hints, pass1.slotBits);
+
+// nvdisasm hides PT operands: where a row B of the same opcode is row A minus some predicate operands that
+// B fixes to PT, A must not print words that B prints.
+function fixedValueAt(row, parts) {
+  const mask = BigInt(row.mask);
+  const value = BigInt(row.value);
+  let v = 0;
+  let sh = 0;
+  for (const [p, n] of parts) {
+    for (let b = p; b < p + n; b++) {
+      if (!((mask >> BigInt(b)) & 1n)) return undefined;
+      v |= Number((value >> BigInt(b)) & 1n) << sh++;
     }
-    if (problems.length) {
-      totalProblems += problems.length;
-      if (report) console.error(`${arch} ${k} (${g.length} rows, e.g. ${g[0].text}):\n  ${problems.join('\n  ')}`);
+  }
+  return v;
+}
+const byName = new Map();
+for (const r of rowsOut) {
+  const k = `${r.op}|${r.name}`;
+  const l = byName.get(k) ?? [];
+  l.push(r);
+  byName.set(k, l);
+}
+for (const group of byName.values()) {
+  for (const A of group) {
+    const as = A.sig.split(',');
+    for (const B of group) {
+      if (B === A) continue;
+      const bs = B.sig.split(',');
+      if (bs.length >= as.length) continue;
+      // align B as a subsequence of A
+      const removed = [];
+      let j = 0;
+      for (let i = 0; i < as.length; i++) {
+        if (j < bs.length && bs[j] === as[i]) j++;
+        else removed.push(i);
+      }
+      if (j !== bs.length || !removed.every((i) => /^_?U?P$/.test(as[i]))) continue;
+      const conds = [];
+      for (const i of removed) {
+        const at = A.atoms.find((a) => a.key === String(i));
+        if (!at || !at.parts.length) break;
+        const v = fixedValueAt(B, at.parts);
+        if (v === undefined) break;
+        conds.push({ key: String(i), eq: at.enc === 'inv' ? 7 - v : v });
+      }
+      if (conds.length !== removed.length) continue;
+      A.hide ??= [];
+      if (!A.hide.some((h) => JSON.stringify(h) === JSON.stringify(conds))) A.hide.push(conds);
     }
-    rowsOut.push(row);
   }
 }
 

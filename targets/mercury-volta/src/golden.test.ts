@@ -96,7 +96,7 @@ describe.skipIf(!golden)('Volta+ golden vectors both ways (skipped: ../shared/go
   for (const [arch, file] of FILES) {
     it(`${arch} ${file}`, () => {
       const r = runGolden(arch, file);
-      if (r.fails.length) console.log(`${file}: ${r.fails.length} failures\n  ${r.fails.slice(0, 40).join('\n  ')}`);
+      if (r.fails.length) console.log(`${file}: ${r.fails.length} failures\n  ${r.fails.slice(0, Number(process.env.GOLDEN_SHOW ?? 40)).join('\n  ')}`);
       expect(r.rows).toBeGreaterThan(400);
       // Ratchet while the tables are being completed: the floor only ever goes up (target: every row).
       expect(r.decodeOk / r.rows).toBeGreaterThanOrEqual(FLOOR);
