@@ -314,14 +314,25 @@ function emitBst(e: Emitter, start: Block, ranges: ReturnType<typeof caseRanges>
     else if (lowKnown) e.branch(b, e.cmp(b, 'LE', e.sel, r.hi), r.target);
     else e.branch(b, e.cmp(b, 'LE', e.offset(b, r.lo), r.hi - r.lo, true), r.target);
   };
+  // The spec's bound on the depth: ceil(log2(N+1)) levels.
+  const bound = Math.ceil(Math.log2(ranges.length + 1));
   while (tasks.length) {
     const { lo, hi, at, level } = tasks.pop()!;
-    depth = Math.max(depth, level);
-    if (lo === hi) {
-      testRange(at, ranges[lo]!, false);
-      e.branch(at, undefined, dflt);
+    const k = hi - lo + 1;
+    if (k <= 3 && level - 1 + k <= bound) {
+      // A small subtree that the depth bound leaves room for is a chain of tests: one branch per case and
+      // no less-than test (a 3-case subtree saves one branch over a 2-level node).
+      depth = Math.max(depth, level - 1 + k);
+      let cur = at;
+      for (let j = lo; j <= hi; j++) {
+        testRange(cur, ranges[j]!, false);
+        const next = j < hi ? e.block() : dflt;
+        e.branch(cur, undefined, next);
+        cur = next;
+      }
       continue;
     }
+    depth = Math.max(depth, level);
     const mid = (lo + hi) >> 1;
     const r = ranges[mid]!;
     if (mid === lo && r.lo === r.hi) {
