@@ -515,10 +515,16 @@ export class Block {
   remove(i: Instr): void {
     const k = this.indexOf(i);
     if (k < 0) throw new PtxforgeError('IR_NOT_IN_BLOCK', 'remove: instruction is not in this block');
-    this._take(k);
+    this.removeAt(k);
+  }
+  /** Remove the instruction at position `k` and return it. */
+  removeAt(k: number): Instr {
+    if (k < 0 || k >= this.instrs.length) throw new PtxforgeError('IR_BAD_POSITION', `removeAt: position ${k} is outside block ${this.label}`);
+    const i = this._take(k);
     this.fn._unlinkInstr(i);
     i.block = undefined;
     if (i.isControlFlow) this.fn._cfgChanged();
+    return i;
   }
   /**
    * Remove every instruction for which `drop` holds in one pass (O(block size), not O(size) per removal).
@@ -811,6 +817,60 @@ export class OriFunction {
     b.removeWhere(() => true);
     this.unplaceBlock(b, k);
     this._cfgChanged();
+  }
+  /**
+   * Remove several blocks at once in O(function size): every predecessor of a removed block must itself be
+   * removed (IR_BLOCK_IN_USE otherwise, and then nothing is removed). Their instructions go too.
+   */
+  removeBlocks(blocks: Iterable<Block>): number {
+    const doomed = new Set<Block>();
+    for (const b of blocks) {
+      this.requirePlaced(b, 'removeBlocks');
+      doomed.add(b);
+    }
+    if (!doomed.size) return 0;
+    for (const b of doomed) {
+      for (const p of b.preds) {
+        if (!doomed.has(p)) throw new PtxforgeError('IR_BLOCK_IN_USE', `removeBlocks: ${b.label} still has predecessor ${p.label}, which is not removed`);
+      }
+    }
+    for (const b of doomed) b.removeWhere(() => true);
+    this.setLayoutUnchecked(this.blocks.filter((b) => !doomed.has(b)));
+    for (const b of doomed) {
+      b._pos = -1;
+      if (this.labelMap.get(b.label) === b) this.labelMap.delete(b.label);
+    }
+    this.rebuildLabels();
+    this._cfgChanged();
+    return doomed.size;
+  }
+  /**
+   * Reorder the layout: `order` must list exactly the placed blocks, each once (IR_BAD_LAYOUT otherwise).
+   * Fall-through edges follow the new order (nothing is materialized: the caller decides the edges).
+   */
+  setLayout(order: readonly Block[]): void {
+    const seen = new Set<Block>();
+    for (const b of order) {
+      if (b.fn !== this || this._blockIndex(b) < 0 || seen.has(b)) {
+        throw new PtxforgeError('IR_BAD_LAYOUT', `setLayout: block ${b.label} is ${seen.has(b) ? 'listed twice' : 'not placed in ' + this.name}`);
+      }
+      seen.add(b);
+    }
+    if (seen.size !== this.blocks.length) {
+      throw new PtxforgeError('IR_BAD_LAYOUT', `setLayout: ${this.blocks.length - seen.size} placed block(s) of ${this.name} are missing from the new order`);
+    }
+    this.setLayoutUnchecked(order);
+    this._cfgChanged();
+  }
+  private setLayoutUnchecked(order: readonly Block[]): void {
+    const list = this.blockList;
+    const copy = [...order];
+    list.length = 0;
+    for (let k = 0; k < copy.length; k++) {
+      copy[k]!._pos = k;
+      list.push(copy[k]!);
+    }
+    this.labelCount = list.length;
   }
   private unplaceBlock(b: Block, k: number): void {
     const list = this.blockList;
