@@ -33,7 +33,8 @@ if (!existsSync(corpus)) {
 }
 const { pathToFileURL } = await import('node:url');
 const { readCubin } = await import(pathToFileURL(path.join(repo, 'packages/cubin/dist/index.js')).href);
-const { roundtripCubin, roundtripLine } = await import(pathToFileURL(path.join(repo, 'apps/dis/dist/index.js')).href);
+const { roundtripCubin, roundtripLine, registerFamilyCodecs } = await import(pathToFileURL(path.join(repo, 'apps/dis/dist/index.js')).href);
+registerFamilyCodecs();
 
 function ptxFiles(dir) {
   const out = [];

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isPtxforgeError } from '@ptxforge/kernel';
 import { readCubin } from '@ptxforge/cubin';
 import { disassembleCubin, roundtripCubin, roundtripLine } from './disassemble.js';
+import { registerFamilyCodecs } from './families.js';
 import { checkCubinHazards, hazardReportLines } from './hazards.js';
 
 const USAGE = `usage: ptxforge-dis [options] FILE.cubin
@@ -41,6 +42,7 @@ export function main(argv: string[], out: (s: string) => void = (s) => process.s
     return 1;
   }
   const file = files[0]!;
+  registerFamilyCodecs();
   try {
     let bytes: Uint8Array;
     try {
