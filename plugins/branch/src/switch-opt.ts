@@ -440,17 +440,12 @@ function lowerSwitch(fn: OriFunction, sw: RecognisedSwitch, strategy: SwitchStra
     depth = emitBst(e, head, caseRanges(sw.cases), sw.defaultTarget);
   }
   // Layout: [..., head, new (and moved case) blocks..., rest without the dead inner nodes].
-  const inLayout = fn.blocks.filter((b) => !dead.has(b));
-  fn.blocks.length = 0;
-  fn.blocks.push(...inLayout);
-  fn._cfgChanged();
+  fn.removeBlocks([...dead].filter((b) => b.placed));
   const chain = chainLayout(fn, e.blocks, uncondTarget(head));
   const chained = new Set(chain);
   const rest = fn.blocks.filter((b) => !chained.has(b));
-  const at = rest.indexOf(head);
-  fn.blocks.length = 0;
-  fn.blocks.push(...rest.slice(0, at + 1), ...chain, ...rest.slice(at + 1));
-  fn._cfgChanged();
+  const at = head.index - chain.filter((b) => b.index < head.index).length;
+  fn.setLayout([...rest.slice(0, at + 1), ...chain, ...rest.slice(at + 1)]);
   for (let k = at; k <= at + chain.length && k + 1 < fn.blocks.length; k++) {
     const b = fn.blocks[k]!;
     if (uncondTarget(b) === fn.blocks[k + 1]) b.remove(b.instrs[b.instrs.length - 1]!);

@@ -86,6 +86,6 @@ export function gvnCse(fn: OriFunction, dom: DomTree): number {
 }
 
 function dominatesInstr(dom: DomTree, a: Instr, b: Instr): boolean {
-  if (a.block === b.block) return a.block!.instrs.indexOf(a) < b.block!.instrs.indexOf(b);
+  if (a.block === b.block) return a.comesBefore(b);
   return dom.strictlyDominates(a.block!, b.block!);
 }

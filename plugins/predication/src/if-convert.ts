@@ -163,7 +163,7 @@ export function ifConvert(fn: OriFunction, o: PredicationOptions): number {
   while (again) {
     again = false;
     for (const a of [...fn.blocks]) {
-      if (!fn.blocks.includes(a)) continue;
+      if (!a.placed) continue;
       if (ifConvertAt(fn, a, o)) {
         n++;
         again = true;

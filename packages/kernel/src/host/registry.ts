@@ -1,5 +1,5 @@
 import { PtxforgeError } from '../errors.js';
-import { defineOpcode } from '../ir/opcodes.js';
+import { checkOpcodes, defineOpcodes } from '../ir/opcodes.js';
 import { KnobRegistry } from '../knobs.js';
 import { HOOK_POINTS, isHookName, type HookFn, type HookHandler, type HookName } from '../pipeline/hooks.js';
 import type { PhaseFactory } from '../pipeline/protocol.js';
@@ -130,13 +130,18 @@ export class PluginRegistry {
       const prev = this.frontends.get(ext);
       if (prev) throw new PtxforgeError('FRONTEND_CONFLICT', `plugins ${prev.owner} and ${owner} both read ${ext} files`, { plugin: owner });
     }
+    try {
+      checkOpcodes(c.opcodes ?? []);
+    } catch (e) {
+      throw new PtxforgeError((e as PtxforgeError).code ?? 'OPCODE_CONFLICT', `plugin ${owner}: ${(e as Error).message}`, { plugin: owner });
+    }
 
     this.plugins.push(meta);
     for (const [idx, b] of newPhases) this.phases.set(idx, b);
     for (const [name, b] of newHooks) this.hooks.set(name, [...(this.hooks.get(name) ?? []), b]);
     for (const t of c.targets ?? []) for (const a of t.archs) this.targets.set(a, { owner, target: t });
     for (const k of c.knobs ?? []) this.knobs.register({ ...k, owner });
-    for (const op of c.opcodes ?? []) defineOpcode(op);
+    defineOpcodes(c.opcodes ?? []);
     for (const [ext, load] of Object.entries(c.frontends ?? {})) this.frontends.set(ext, { owner, load });
   }
 

@@ -1,9 +1,9 @@
-import type { Analysis } from '../analysis/manager.js';
+import type { Analysis, PreservedAnalyses } from '../analysis/manager.js';
 import type { OriFunction, OriModule } from '../ir/core.js';
 import type { TargetView } from '../target.js';
 
-/** What a phase says it keeps valid: 'all', 'cfg' (every CFG-only analysis), 'none', or analysis names. */
-export type Preserved = 'all' | 'cfg' | 'none' | readonly string[];
+/** What a phase keeps valid: 'all', 'cfg', 'none' or a list of analysis tokens (see defineAnalysis). */
+export type Preserved = PreservedAnalyses;
 
 /**
  * The phase protocol (spec: "Phase Object Layout": execute, isNoOp, getName). A phase implementation is
