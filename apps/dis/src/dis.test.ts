@@ -5,7 +5,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readCubin } from '@ptxforge/cubin';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { WordCodec } from './codec.js';
+import { codecFor, safeDecode, type WordCodec } from './codec.js';
+import { registerFamilyCodecs } from './families.js';
 import { disassembleCubin, roundtripCubin } from './disassemble.js';
 import { bits64, layoutForSm, splitCode, wordHalves } from './layout.js';
 import { main } from './main.js';
@@ -102,6 +103,28 @@ describe('with the family codecs', () => {
     const text = run([path.join(golden, 'cudatest.6.sm_61.cubin')]).out;
     expect(text).toContain('MOV R1, c[0x0][0x20] ;');
     expect(text).toMatch(/\[B------:R-:W-:-:S06\]\s+\/\*0008\*\//);
+  });
+});
+
+describe.skipIf(!existsSync(golden))('bit-flip sweeps (PPoPP 2017) decode without a crash', () => {
+  it.each([
+    ['opcode_sm35.sass', 35],
+    ['opcode_sm52.sass', 52],
+  ])('%s', (file, sm) => {
+    registerFamilyCodecs();
+    const layout = layoutForSm(sm)!;
+    const codec = codecFor(sm, layout);
+    let words = 0;
+    for (const line of readFileSync(path.join(golden, file), 'utf8').split('\n')) {
+      const m = /\/\*\s*0x([0-9a-f]{16})\s*\*\/\s*$/.exec(line);
+      if (!m) continue;
+      const word = Uint32Array.of(parseInt(m[1]!.slice(8), 16), parseInt(m[1]!.slice(0, 8), 16));
+      const d = safeDecode(codec, layout, { addr: 8, word, control: 0, controlAddr: 0, controlWord: new Uint32Array(2) });
+      expect(d.text.length).toBeGreaterThan(0);
+      if (!d.known) expect(d.text).toMatch(/^UNKNOWN 0x[0-9a-f]+$/);
+      words++;
+    }
+    expect(words).toBeGreaterThan(1000);
   });
 });
 

@@ -32,7 +32,7 @@ describe('ptxforge CLI', () => {
   it('--list-phases -arch names the slot-17 handler and the pipe widths', async () => {
     const r = await cli(['--list-phases', '-arch', 'sm_80']);
     expect(r.stdout).toContain('DoSwitchOptFirst');
-    expect(r.stdout).toContain('slot 17 of sm80: B: per-instruction branch-distance rewriter (sub_729160) (placeholder)');
+    expect(r.stdout).toContain('slot 17 of sm80: B: per-instruction branch-distance rewriter (sub_729160) (implemented)');
     expect(r.stdout).toContain('# target sm80 (Ampere): pipe widths ALU=4 FMA=4 DFMA=1 MMA=1 LSU=2 TEX=1 BRA/SMEM=1');
     const r30 = await cli(['--list-phases', '-arch=sm_35']);
     expect(r30.stdout).toContain('slot 17 of sm30: NO-OP (sub_661210, rep ret) (noop)');

@@ -56,6 +56,11 @@ export interface RowSpec {
   order: string[];
   /** Operand index → reuse flag bit (0..3) it prints as `.reuse`. */
   reuse?: Record<string, number>;
+  /** nvdisasm hides these operand values (PT carry-outs): when every atom of one list has its value, a row
+   * without those operands prints the word, not this one. */
+  hide?: { key: string; eq: number }[][];
+  /** Bit runs nvdisasm does not print; decoded into `SassInstruction.hidden`, default in `value`. */
+  hidden?: [number, number][];
   mask: string;
   value: string;
 }
@@ -91,6 +96,9 @@ interface CompiledSlot {
 interface CompiledRow {
   spec: RowSpec;
   mask: Uint32Array;
+  /** value & mask: what the constant bits must read. */
+  check: Uint32Array;
+  /** Starting bits of an encoding (constant bits and the defaults of hidden fields). */
   value: Uint32Array;
   atoms: AtomSpec[];
   slots: CompiledSlot[];
@@ -113,15 +121,40 @@ function readParts(w: Word, parts: [number, number][]): { v: number; width: numb
   let v = 0;
   let scale = 1;
   let width = 0;
+  for (const [, n] of parts) width += n;
+  if (width > 52) {
+    // Wide branch offsets: sign-extend through BigInt so no bit is lost; width -52 flags a negative value
+    // stored as value + 2^52 (see wideSigned).
+    let b = 0n;
+    let sh = 0n;
+    for (const [p, n] of parts) {
+      b |= BigInt(getBits(w, p, Math.min(n, 32))) << sh;
+      if (n > 32) b |= BigInt(getBits(w, p + 32, n - 32)) << (sh + 32n);
+      sh += BigInt(n);
+    }
+    const signed = BigInt.asIntN(width, b);
+    return { v: Number(signed < 0n ? signed + (1n << 52n) : signed), width: signed < 0n ? -52 : -53 };
+  }
   for (const [p, n] of parts) {
     v += getBits(w, p, n) * scale;
     scale *= 2 ** n;
-    width += n;
   }
   return { v, width };
 }
 
 function writeParts(w: Word, parts: [number, number][], value: number): void {
+  let total = 0;
+  for (const [, n] of parts) total += n;
+  if (total > 52) {
+    let b = BigInt.asUintN(total, BigInt(value));
+    for (const [p, n] of parts) {
+      const chunk = b & ((1n << BigInt(n)) - 1n);
+      setBits(w, p, Math.min(n, 32), Number(chunk & 0xffffffffn));
+      if (n > 32) setBits(w, p + 32, n - 32, Number(chunk >> 32n));
+      b >>= BigInt(n);
+    }
+    return;
+  }
   let v = value;
   for (const [p, n] of parts) {
     const m = 2 ** n;
@@ -179,6 +212,7 @@ export function storeAtom(a: AtomSpec, value: number, addr: number, branchBase: 
       const raw = a.enc === 'rel' ? value - addr - branchBase : value;
       if (raw % scale !== 0) return undefined;
       const s = raw / scale;
+      if (width > 52) return s; // writeParts sign-extends wide fields itself
       if (s < -(2 ** (width - 1)) || s >= 2 ** width) return undefined;
       return toUnsigned(s, width);
     }
@@ -201,6 +235,11 @@ export function storeAtom(a: AtomSpec, value: number, addr: number, branchBase: 
   }
 }
 
+/** readParts reports wide (> 52-bit) fields already sign-folded: width -52 means negative. */
+function wideSigned(stored: number, width: number): number {
+  return width === -52 ? stored - 2 ** 52 : stored;
+}
+
 export function loadAtom(a: AtomSpec, stored: number, width: number, addr: number, branchBase: number): number {
   if (a.eq !== undefined) return a.eq;
   const scale = a.scale ?? 1;
@@ -210,9 +249,9 @@ export function loadAtom(a: AtomSpec, stored: number, width: number, addr: numbe
     case 'u':
       return stored * scale;
     case 's':
-      return toSigned(stored, width) * scale;
+      return (width < 0 ? wideSigned(stored, width) : toSigned(stored, width)) * scale;
     case 'rel':
-      return addr + branchBase + toSigned(stored, width) * scale;
+      return addr + branchBase + (width < 0 ? wideSigned(stored, width) : toSigned(stored, width)) * scale;
     case 'f32':
       u32[0] = width >= 32 ? stored : stored * 2 ** (32 - width);
       return f32[0]!;
@@ -305,9 +344,12 @@ export class TableCodec {
       when: d.when,
       whenTok: d.when.filter((c): c is { token: string; has: boolean } => 'token' in c).map((c) => ({ id: this.tok.id(c.token), has: c.has })),
     }));
+    const check = new Uint32Array(mask.length);
+    for (let i = 0; i < mask.length; i++) check[i] = (mask[i]! & value[i]!) >>> 0;
     return {
       spec,
       mask,
+      check,
       value,
       atoms: spec.atoms,
       slots,
@@ -335,7 +377,7 @@ export class TableCodec {
     if (!rows) return { unknown: true, opcodeField: op, reason: 'no table row for this opcode', control };
     const n = w.length;
     outer: for (const row of rows) {
-      for (let i = 0; i < n; i++) if (((w[i]! & row.mask[i]!) >>> 0) !== row.value[i]) continue outer;
+      for (let i = 0; i < n; i++) if (((w[i]! & row.mask[i]!) >>> 0) !== row.check[i]) continue outer;
       const present: number[] = row.fixed.slice();
       for (const s of row.slots) {
         const v = readParts(w, s.bits).v;
@@ -350,9 +392,20 @@ export class TableCodec {
         atoms.set(a.key, loadAtom(a, v, width, addr, L.branchBase));
       }
       for (const a of row.atoms) if (a.from) atoms.set(a.key, (atoms.get(a.from.key) ?? 0) + a.from.add);
+      if (row.spec.hide) {
+        for (const h of row.spec.hide) {
+          let all = true;
+          for (const c of h) if (atoms.get(c.key) !== c.eq) all = false;
+          if (all) continue outer;
+        }
+      }
       const presentSet = new Set(present);
       for (const d of row.derived) if (this.holds(d.when, d.whenTok, atoms, presentSet)) presentSet.add(d.token);
       const ins = this.build(row, atoms, presentSet, getBits(w, L.guardPred[0], L.guardPred[1]), getBits(w, L.guardNot, 1) === 1);
+      if (row.spec.hidden) {
+        ins.hidden = {};
+        for (const [p, n] of row.spec.hidden) ins.hidden[`${p}:${n}`] = getBits(w, p, n);
+      }
       if (row.spec.reuse && control.reuse) {
         for (const [i, bit] of Object.entries(row.spec.reuse)) {
           const o = ins.operands[Number(i)];
@@ -363,6 +416,30 @@ export class TableCodec {
       return ins;
     }
     return { unknown: true, opcodeField: op, reason: 'bits no table row claims', control };
+  }
+
+  /**
+   * Why a word is unknown, for table work: per candidate row of its opcode, the constant bits that differ
+   * and the slot values the row does not list. Closest rows first.
+   */
+  explain(w: Word): { row: string; archs: string[]; badBits: number[]; badSlots: string[] }[] {
+    const op = getBits(w, this.layout.opcode[0], this.layout.opcode[1]);
+    const out: { row: string; archs: string[]; badBits: number[]; badSlots: string[] }[] = [];
+    for (const row of this.byOp.get(op) ?? []) {
+      const badBits: number[] = [];
+      for (let b = 0; b < w.length * 32; b++) {
+        const i = b >>> 5;
+        const m = 1 << (b & 31);
+        if (row.mask[i]! & m && (w[i]! & m) !== (row.value[i]! & m)) badBits.push(b);
+      }
+      const badSlots: string[] = [];
+      for (const sl of row.slots) {
+        const v = readParts(w, sl.bits).v;
+        if (!sl.decode.has(v)) badSlots.push(`${JSON.stringify(sl.bits)}=${v}`);
+      }
+      out.push({ row: `${row.spec.name} ${row.spec.sig}`, archs: row.spec.archs, badBits, badSlots });
+    }
+    return out.sort((a, b) => a.badBits.length + a.badSlots.length - b.badBits.length - b.badSlots.length);
   }
 
   private holds(when: DerivedCondition[], whenTok: { id: number; has: boolean }[], atoms: Map<string, number>, present: Set<number>): boolean {
@@ -514,6 +591,12 @@ export class TableCodec {
           continue rowLoop;
         }
         writeParts(w, a.parts, st);
+      }
+      if (row.spec.hidden && ins.hidden) {
+        for (const [p, n] of row.spec.hidden) {
+          const v = ins.hidden[`${p}:${n}`];
+          if (v !== undefined) setBits(w, p, n, v);
+        }
       }
       setBits(w, this.layout.opcode[0], this.layout.opcode[1], row.spec.op);
       setBits(w, this.layout.guardPred[0], this.layout.guardPred[1], flat.guardN);

@@ -99,6 +99,11 @@ export interface SassInstruction {
   operands: SassOperand[];
   /** Scheduling control (absent when unknown / not printed). */
   control?: ControlInfo;
+  /**
+   * Fields the word has but nvdisasm does not print, keyed `pos:width` (bit 101 of Ampere memory
+   * instructions: set by CUDA 11 ptxas, clear by CUDA 13 for the same text). Absent: the row's default.
+   */
+  hidden?: Record<string, number>;
 }
 
 /** A word the tables do not fully claim: kept as raw bits with the opcode field for diagnostics. */

@@ -1,5 +1,5 @@
 import {
-  definePlugin, opcodeInfo, PtxforgeError, provide, LatencyModel, RegisterFile, Slot17Handler,
+  definePlugin, opcodeInfo, provide, LatencyModel, RegisterFile, Slot17Handler,
   type LatencyModel as LatencyModelT, type PipeName, type PipeWidths, type PluginDefinition, type RegisterClassInfo,
   type RegisterFile as RegisterFileT, type Slot17Handler as Slot17HandlerT, type TargetCapabilities, type TargetDescriptor,
   type VariableLatencyClass,
@@ -13,6 +13,12 @@ import {
 
 // ---- slot 17 ------------------------------------------------------------------------------------------
 
+/*
+ * Slot-17 handlers (spec: branch/switch, "Phase 14 Vtable Slot 17 -- Per-SM Dispatch Resolution"). Several
+ * backends share one handler (A: SM60, SM70, SM90+; B: SM80, SM89), so the code lives here once and each
+ * target package provides the one its archs use as its Slot17Handler service.
+ */
+
 /** sub_661210 (`rep ret`): Kepler and Maxwell rely entirely on the generic phase 30 path. */
 export const slot17NoOp: Slot17HandlerT = Object.freeze({
   name: 'NO-OP (sub_661210, rep ret)',
@@ -22,28 +28,9 @@ export const slot17NoOp: Slot17HandlerT = Object.freeze({
   },
 });
 
-function placeholder(name: string): Slot17HandlerT {
-  return Object.freeze({
-    name,
-    status: 'placeholder' as const,
-    run(): void {
-      // Phase 14 only calls implemented handlers; calling this one directly is a bug in the caller.
-      throw new PtxforgeError('NOT_IMPLEMENTED', `slot-17 handler ${name} is not implemented yet (branch/switch issue)`);
-    },
-  });
-}
-
-/**
- * Handler A (sub_849110): sync-pattern restructuring, then a branch-target scan. Placeholder until the
- * branch/switch issue implements it; phase 14 is a no-op meanwhile and --list-phases says so.
- */
-export const slot17HandlerA: Slot17HandlerT = placeholder('A: sync-pattern restructuring + branch scan (sub_849110)');
-
-/**
- * Handler B (sub_729160): per-instruction branch-distance classifier and rewriter that uses the shorter
- * branch encodings of Ampere/Ada. Placeholder until the branch/switch issue implements it.
- */
-export const slot17HandlerB: Slot17HandlerT = placeholder('B: per-instruction branch-distance rewriter (sub_729160)');
+export { slot17HandlerA, runHandlerA, restructureSyncPatterns, branchTargetScan, type HandlerAStats } from './slot17/handler-a.js';
+export * from './slot17/handler-b.js';
+export * from './slot17/knobs.js';
 
 // ---- pipe widths and latencies --------------------------------------------------------------------------
 

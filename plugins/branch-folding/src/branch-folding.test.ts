@@ -338,5 +338,5 @@ describe('BranchFolding on generated programs', () => {
       expect(m.functions.map((f) => computeLoops(f).irreducibleEdges.length), `seed ${seed}`).toEqual(irrBefore);
     }
     expect(changed).toBeGreaterThan(0);
-  });
+  }, 60_000); // 60 programs run twice in the interpreter: seconds on a loaded machine
 });

@@ -163,7 +163,8 @@ function intTries(opcode, ex, key) {
     tries.push({ enc: 's', bitwise: true, scale: 4, maxWidth: 48 });
   }
   // ALU forms with a 20-bit immediate (opcode top nibble 0b0011) keep its sign at bit 56.
-  if (ex.every((e) => getBits(e.w, 60, 4) === 3)) tries.push({ enc: 's', split: [[20, 19], [56, 1]] });
+  // nvdisasm prints some of them unsigned (IADD3 0xfffff), most signed.
+  if (ex.every((e) => getBits(e.w, 60, 4) === 3)) tries.push({ enc: anyNeg || !vals.some((v) => v >= 2 ** 19) ? 's' : 'u', split: [[20, 19], [56, 1]] });
   tries.push({ enc: anyNeg ? 's' : 'u', widths: 'max' });
   return tries;
 }
@@ -326,6 +327,17 @@ function bitIsFunctionOf(ex, b, toks) {
   return true;
 }
 
+/** Token owner: the operand index of an operand token (`2.H0_H0` → 2), `m` for mnemonic modifiers. */
+function owner(t) {
+  const m = /^(\d+|m)[.:=]/.exec(t);
+  return m ? m[1] : t;
+}
+
+/** Combinations whose tokens belong to fewer operands first: a field usually belongs to one operand. */
+function byOwner(cs) {
+  return cs.map((c, i) => ({ c, i, n: new Set(c.map(owner)).size })).sort((a, b) => a.n - b.n || a.i - b.i).map((x) => x.c);
+}
+
 function combos(arr, k, start = 0, acc = [], out = []) {
   if (acc.length === k) {
     out.push(acc.slice());
@@ -403,6 +415,8 @@ function learnRow(arch, ex) {
   const op = getBits(e0.w, OP_POS, OP_WIDTH);
   const claimed = new Array(128).fill(false);
   for (let b = 0; b < 128; b++) claimed[b] = isClaimedByLayout(b);
+  // Forms that print no .reuse use the reuse nibble for modifiers (TEX.T / TEX.P live in bits 81..82).
+  if (!ex.some((e) => [...e.flat.tokens].some((t) => t.endsWith(':reuse')))) for (let b = REUSE_POS; b < REUSE_POS + 4; b++) claimed[b] = false;
   const atomKeys = [...e0.flat.atoms.keys()];
   const sorted = [...atomKeys].sort((a, b) => atomKind(sig, a).order - atomKind(sig, b).order);
   const atoms = [];
@@ -470,7 +484,7 @@ function learnRow(arch, ex) {
   for (const b of varBits) {
     let S;
     for (let k = 1; k <= Math.min(3, varying.length) && !S; k++) {
-      for (const c of combos(varying, k)) {
+      for (const c of byOwner(combos(varying, k))) {
         if (bitIsFunctionOf(ex, b, c)) {
           S = c;
           break;

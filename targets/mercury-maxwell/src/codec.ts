@@ -27,20 +27,6 @@ export const MAXWELL_ARCHS = Object.keys(MAXWELL_ARCH_ORDER);
 
 const UNGUARDED = new Set(MAXWELL_UNGUARDED);
 
-// Data-type modifiers. Conversions and XMAD print two of them whose order matters (F2F.F16.F32 is not
-// F2F.F32.F16); the table works on sets of tokens, so in the structured form every type modifier after the
-// first carries its position (`F32@2`). Text never shows the tag.
-const TYPE_MOD = /^[SUF](8|16|32|64)$/;
-
-function tagTypes(mods: string[]): string[] {
-  let k = 0;
-  return mods.map((m) => (TYPE_MOD.test(m) ? (++k === 1 ? m : `${m}@${k}`) : m));
-}
-
-function untagTypes(mods: string[]): string[] {
-  return mods.map((m) => m.replace(/@\d+$/, ''));
-}
-
 /** Drop what nvdisasm prints that is not part of the word: `(*"..."*)` annotations and dual-issue braces. */
 export function stripAnnotations(text: string): string {
   let t = text.replace(/\(\*.*?\*\)/g, '').trim();
@@ -55,15 +41,12 @@ export function stripAnnotations(text: string): string {
  * `c[0x0] [0x8]`, where the operand could take a selector; that is whitespace and not reproduced.)
  */
 export function formatMaxwellInstruction(ins: SassInstruction, opts: { control?: boolean } = {}): string {
-  const shown = ins.mods.some((m) => m.includes('@')) ? { ...ins, mods: untagTypes(ins.mods) } : ins;
-  return formatInstruction(shown, opts).replace(/\.reuse((?:\.[A-Z0-9_]+)+)/g, '$1.reuse');
+  return formatInstruction(ins, opts).replace(/\.reuse((?:\.[A-Z0-9_]+)+)/g, '$1.reuse');
 }
 
 /** Parse Maxwell/Pascal text (annotations and braces dropped) into the structured form this family uses. */
 export function parseMaxwellInstruction(text: string): SassInstruction {
-  const ins = parseInstruction(stripAnnotations(text));
-  ins.mods = tagTypes(ins.mods);
-  return ins;
+  return parseInstruction(stripAnnotations(text));
 }
 
 /** Encoder/decoder of one Maxwell/Pascal arch over the virtual word (see MAXWELL_LAYOUT). */
@@ -81,10 +64,8 @@ export class MaxwellCodec {
     return d;
   }
 
-  /** Encode; type modifiers may come tagged (from decode/parse) or plain (they are tagged here). */
   encode(ins: SassInstruction, addr = 0): Word {
     let e = ins;
-    if (!ins.mods.some((m) => m.includes('@'))) e = { ...ins, mods: tagTypes(ins.mods) };
     if (UNGUARDED.has(e.opcode) && !e.guard) e = { ...e, guard: { file: 'P', n: 0, not: false } };
     return this.table.encode(e, addr);
   }

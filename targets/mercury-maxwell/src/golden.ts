@@ -11,8 +11,9 @@ export interface MaxwellGoldenRow {
   text: string;
   /** The slot's control info when the file has full words (cudatest). */
   control?: ControlInfo;
-  /** The golden README's exception: sm_50 records printed with `.reuse` carry no reuse bits. */
-  skip?: boolean;
+  /** Why the row cannot be checked: the golden README's exception (sm_50 records printed with `.reuse` carry
+   *  no reuse bits) or symbolic text (a label or relocation: the value is not in the word). */
+  skip?: 'no-reuse-bits' | 'symbolic';
 }
 
 /**
@@ -32,7 +33,7 @@ export function goldenRows(file: string): MaxwellGoldenRow[] {
     const row: MaxwellGoldenRow = { where: `${name}:${i + 1}`, word: new Uint32Array(4), addr: parseInt(col('addr'), 16), text: col('text') };
     if (head.includes('code_no_ctrl')) {
       row.word = wordFromHex(col('code_no_ctrl'));
-      if (sm50 && /\.reuse\b/.test(row.text) && getBits(row.word, 81, 4) === 0) row.skip = true;
+      if (sm50 && /\.reuse\b/.test(row.text) && getBits(row.word, 81, 4) === 0) row.skip = 'no-reuse-bits';
     } else {
       const w = wordFromHex(col('inst64'));
       const ctrl = wordFromHex(col('ctrl64_of_group'));
@@ -40,6 +41,7 @@ export function goldenRows(file: string): MaxwellGoldenRow[] {
       row.word = w;
       row.control = MAXWELL_LAYOUT.readControl(w);
     }
+    if (/`\(|@(lo|hi)\(|@fdesc/.test(row.text)) row.skip = 'symbolic';
     out.push(row);
   }
   return out;

@@ -32,7 +32,8 @@ export const MAXWELL_LAYOUT: FamilyLayout = {
     setBits(w, 69, 3, c.writeBarrier);
     setBits(w, 72, 3, c.readBarrier);
     setBits(w, 75, 6, c.waitMask);
-    setBits(w, 81, 4, c.reuse);
+    // OR, not set: forms without .reuse operands keep modifiers in this nibble (TEX.T), written by the row.
+    setBits(w, 81, 4, getBits(w, 81, 4) | c.reuse);
   },
 };
 

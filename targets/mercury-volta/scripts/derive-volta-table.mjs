@@ -42,6 +42,10 @@ const BRANCH_BASE = 16;
 const CONTROL_LO = 105;
 const CONTROL_HI = 125; // stall, yield, barriers, wait mask, reuse flags
 
+// Bits nvdisasm does not print. Evidence: bit 101 of Ampere memory instructions is set in every CuAssembler
+// (CUDA 11) record of these opcodes and clear in ptxas 13 output and the sm_90 pairs, for the same text.
+const HIDDEN_BITS = { bits: [[101, 1]], names: new Set(['LD', 'LDG', 'ST', 'STG', 'ATOM', 'RED', 'ATOMG', 'LDGSTS', 'ATOMS', 'LDS', 'STS', 'LDL', 'STL']) };
+
 function isClaimedByLayout(b) {
   return b < 16 || (b >= CONTROL_LO && b <= CONTROL_HI);
 }
@@ -401,6 +405,8 @@ function learnRow(arch, ex, hints, blocked) {
   const op = getBits(e0.w, 0, 12);
   const claimed = new Array(128).fill(false);
   for (let b = 0; b < 128; b++) claimed[b] = isClaimedByLayout(b);
+  const hidden = HIDDEN_BITS.names.has(opcode) ? HIDDEN_BITS.bits : undefined;
+  if (hidden) for (const [p, n] of hidden) for (let b = p; b < p + n; b++) claimed[b] = true;
   const atomKeys = [...e0.flat.atoms.keys()];
   const sorted = [...atomKeys].sort((a, b) => atomKind(sig, a).order - atomKind(sig, b).order);
   const atoms = [];
@@ -632,6 +638,7 @@ function learnRow(arch, ex, hints, blocked) {
   const guard = ex.some((e) => e.flat.guardFile === 'UP' && e.flat.guardN !== 7) ? 'UP' : ex.some((e) => e.ins.guard && e.ins.guard.file === 'P') ? 'P' : opcode.startsWith('U') ? 'UP' : 'P';
   const maskBits = new Map();
   for (const b of constBits.keys()) maskBits.set(b, 1);
+  if (hidden) for (const [p, n] of hidden) for (let b = p; b < p + n; b++) constBits.set(b, getBits(ex[0].w, b, 1)); // default, not checked
   const row = {
     archs: [arch],
     op,
@@ -650,6 +657,7 @@ function learnRow(arch, ex, hints, blocked) {
     derived,
     order,
     ...(Object.keys(reuse).length ? { reuse } : {}),
+    ...(hidden ? { hidden } : {}),
     mask: toHex128(maskBits),
     value: toHex128(constBits),
   };
@@ -708,6 +716,58 @@ function learnAll(hints, blocked) {
 // Pass 1 finds where operands live when they vary; pass 2 uses that for operands that never vary in a row.
 const pass1 = learnAll(undefined);
 const { rowsOut, totalProblems } = learnAll(pass1.hints, pass1.slotBits);
+
+// nvdisasm hides PT operands: where a row B of the same opcode is row A minus some predicate operands that
+// B fixes to PT, A must not print words that B prints.
+function fixedValueAt(row, parts) {
+  const mask = BigInt(row.mask);
+  const value = BigInt(row.value);
+  let v = 0;
+  let sh = 0;
+  for (const [p, n] of parts) {
+    for (let b = p; b < p + n; b++) {
+      if (!((mask >> BigInt(b)) & 1n)) return undefined;
+      v |= Number((value >> BigInt(b)) & 1n) << sh++;
+    }
+  }
+  return v;
+}
+const byName = new Map();
+for (const r of rowsOut) {
+  const k = `${r.op}|${r.name}`;
+  const l = byName.get(k) ?? [];
+  l.push(r);
+  byName.set(k, l);
+}
+for (const group of byName.values()) {
+  for (const A of group) {
+    const as = A.sig.split(',');
+    for (const B of group) {
+      if (B === A) continue;
+      const bs = B.sig.split(',');
+      if (bs.length >= as.length) continue;
+      // align B as a subsequence of A
+      const removed = [];
+      let j = 0;
+      for (let i = 0; i < as.length; i++) {
+        if (j < bs.length && bs[j] === as[i]) j++;
+        else removed.push(i);
+      }
+      if (j !== bs.length || !removed.every((i) => /^_?U?P$/.test(as[i]))) continue;
+      const conds = [];
+      for (const i of removed) {
+        const at = A.atoms.find((a) => a.key === String(i));
+        if (!at || !at.parts.length) break;
+        const v = fixedValueAt(B, at.parts);
+        if (v === undefined) break;
+        conds.push({ key: String(i), eq: at.enc === 'inv' ? 7 - v : v });
+      }
+      if (conds.length !== removed.length) continue;
+      A.hide ??= [];
+      if (!A.hide.some((h) => JSON.stringify(h) === JSON.stringify(conds))) A.hide.push(conds);
+    }
+  }
+}
 
 // One row serving several archs when the archs agree exactly.
 const merged = new Map();
