@@ -2,7 +2,7 @@ import semver from 'semver';
 import { PtxforgeError } from './errors.js';
 import type { OriModule } from './ir/core.js';
 import type { OpcodeInfo } from './ir/opcodes.js';
-import type { KnobDef } from './knobs.js';
+import { checkKnobRange, type KnobDef } from './knobs.js';
 import type { HookHandlers } from './pipeline/hooks.js';
 import type { PhaseFactory } from './pipeline/protocol.js';
 import type { TargetDescriptor, TargetView } from './target.js';
@@ -111,6 +111,9 @@ const KNOB_RULES: Readonly<Record<keyof KnobDef, FieldRule>> = {
   default: { required: true, check: (v) => (['boolean', 'number', 'string'].includes(typeof v) ? undefined : 'must be a boolean, number or string') },
   description: { required: true, check: str },
   owner: { required: false, check: str },
+  min: { required: false, check: (v) => (typeof v === 'number' && Number.isFinite(v) ? undefined : 'must be a finite number') },
+  max: { required: false, check: (v) => (typeof v === 'number' && Number.isFinite(v) ? undefined : 'must be a finite number') },
+  choices: { required: false, check: (v) => (Array.isArray(v) && v.length > 0 && v.every((c) => typeof c === 'string') ? undefined : 'must be a non-empty list of strings') },
 };
 
 /** Check an object against a rule table: unknown keys, missing required keys, bad values. */
@@ -153,7 +156,14 @@ export function validateContributions(c: unknown, plugin: string): PluginContrib
   validateFields(c, CONTRIBUTION_RULES, 'contributions', plugin);
   const pc = c as PluginContributions;
   for (const t of pc.targets ?? []) validateFields(t, TARGET_RULES, `target ${(t as { id?: string }).id ?? '?'}`, plugin);
-  for (const k of pc.knobs ?? []) validateFields(k, KNOB_RULES, `knob ${(k as { name?: string }).name ?? '?'}`, plugin);
+  for (const k of pc.knobs ?? []) {
+    validateFields(k, KNOB_RULES, `knob ${(k as { name?: string }).name ?? '?'}`, plugin);
+    try {
+      checkKnobRange(k, k.default);
+    } catch (e) {
+      throw new PtxforgeError('PLUGIN_MANIFEST_INVALID', `plugin ${plugin}: the default of knob ${k.name} is outside its own range: ${(e as Error).message}`, { plugin });
+    }
+  }
   for (const [name, p] of Object.entries(pc.phases ?? {})) {
     const f = typeof p === 'function' ? p : (p as { create?: unknown })?.create;
     if (fn(f)) throw new PtxforgeError('PLUGIN_MANIFEST_INVALID', `plugin ${plugin}: phase ${name} needs a factory function`, { plugin });
