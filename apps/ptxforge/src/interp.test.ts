@@ -33,6 +33,26 @@ describe('interpreter flags', () => {
     }
   });
 
+  it('--run --seed --save-launch writes a launch that replays to the same buffers', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ptxforge-save-launch-'));
+    try {
+      const saved = path.join(dir, 'l.json');
+      const a = await cli(['examples/ori/vector_add.ori', '-arch', 'sm_90', '--run', '--seed', '7', '--save-launch', saved]);
+      expect(a.code).toBe(0);
+      const launch = JSON.parse(readFileSync(saved, 'utf8')) as { kernel: string; grid: number[]; block: number[]; buffers: Record<string, { hex: string }>; params: unknown[] };
+      expect(launch.kernel).toBe('vector_add');
+      expect(Object.values(launch.buffers).every((b) => /^[0-9a-f]+$/.test(b.hex))).toBe(true);
+      expect(launch.params.length).toBe(4);
+      const b = await cli(['examples/ori/vector_add.ori', '-arch', 'sm_90', '--run', '--launch', saved]);
+      expect(b.code).toBe(0);
+      const ja = JSON.parse(a.stdout) as { buffers: unknown };
+      const jb = JSON.parse(b.stdout) as { buffers: unknown };
+      expect(jb.buffers).toEqual(ja.buffers);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('--verify-each with generated inputs (--seed)', async () => {
     const r = await cli(['examples/ori/vector_add.ori', '-arch', 'sm_90', '--verify-each', '--seed', '5', '-v']);
     expect(r.code).toBe(0);

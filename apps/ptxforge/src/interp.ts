@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PtxforgeError, type OriModule } from '@ptxforge/kernel';
 import {
-  createVerifyEachInstrumentation, findKernel, generateLaunch, parseLaunch, resultToJSON, runKernel,
+  bufferBytes, createVerifyEachInstrumentation, findKernel, toHex, type BufferSpec, generateLaunch, parseLaunch, resultToJSON, runKernel,
   type Launch, type VerifyEachInstrumentation,
 } from '@ptxforge/interp';
 import type { CliIO } from './run.js';
@@ -16,6 +16,7 @@ export interface InterpCliOptions {
   run?: boolean;
   runOut?: string;
   runRaw?: string;
+  saveLaunch?: string;
 }
 
 export interface ResolvedInterpOptions {
@@ -26,6 +27,7 @@ export interface ResolvedInterpOptions {
   readonly run: boolean;
   readonly runOut: string | undefined;
   readonly runRaw: string | undefined;
+  readonly saveLaunch: string | undefined;
 }
 
 export function interpOptionsOf(o: InterpCliOptions, cwd: string): ResolvedInterpOptions {
@@ -48,6 +50,7 @@ export function interpOptionsOf(o: InterpCliOptions, cwd: string): ResolvedInter
     run: !!o.run,
     runOut: o.runOut ? path.resolve(cwd, o.runOut) : undefined,
     runRaw: o.runRaw ? path.resolve(cwd, o.runRaw) : undefined,
+    saveLaunch: o.saveLaunch ? path.resolve(cwd, o.saveLaunch) : undefined,
   };
 }
 
@@ -57,9 +60,22 @@ export function verifyEachFor(o: ResolvedInterpOptions): VerifyEachInstrumentati
   return createVerifyEachInstrumentation({ ...(o.launch ? { launch: o.launch } : {}), seed: o.seed, outDir: o.outDir });
 }
 
+/**
+ * The launch as replayable JSON: buffers as their exact initial bytes (`hex`, little endian) with their element
+ * type, so the same launch runs against a cubin of the same PTX (`ptxforge --run k.cubin --launch L.json`).
+ */
+export function savedLaunch(launch: Launch): Launch {
+  const buffers: Record<string, BufferSpec> = {};
+  for (const [name, spec] of Object.entries(launch.buffers ?? {})) {
+    buffers[name] = { ...(spec.type ? { type: spec.type } : {}), hex: toHex(bufferBytes(name, spec)) };
+  }
+  return { ...launch, buffers };
+}
+
 /** --run: interpret the compiled module; prints (or writes) the JSON result. Returns the exit code. */
 export function runAfterCompile(module: OriModule, o: ResolvedInterpOptions, io: CliIO): number {
   const launch = o.launch ?? generateLaunch(module, findKernel(module, undefined), o.seed);
+  if (o.saveLaunch) writeFileSync(o.saveLaunch, `${JSON.stringify(savedLaunch(launch), null, 1)}\n`);
   const result = runKernel(module, launch);
   // Indented objects, arrays of numbers on one line.
   const json = `${JSON.stringify(resultToJSON(result), null, 1).replace(/\[\n\s*([^[\]{}]*?)\n\s*\]/g, (_, body: string) => `[${body.replace(/\n\s*/g, ' ')}]`)}\n`;

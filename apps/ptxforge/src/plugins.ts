@@ -19,6 +19,10 @@ export const OPTIONAL_PLUGIN_PACKAGES: readonly string[] = [
   '@ptxforge/plugin-strength-reduce',
   '@ptxforge/plugin-predication',
   '@ptxforge/plugin-gvn-cse',
+  // Branch & switch family (issue #13).
+  '@ptxforge/plugin-branch',
+  // cicc BranchFolding / TailMerge (issue #15).
+  '@ptxforge/plugin-branch-folding',
 ];
 
 /**
@@ -44,6 +48,8 @@ const LOADERS: Readonly<Record<string, () => Promise<unknown>>> = {
   '@ptxforge/plugin-strength-reduce': () => import('@ptxforge/plugin-strength-reduce'),
   '@ptxforge/plugin-predication': () => import('@ptxforge/plugin-predication'),
   '@ptxforge/plugin-gvn-cse': () => import('@ptxforge/plugin-gvn-cse'),
+  '@ptxforge/plugin-branch': () => import('@ptxforge/plugin-branch'),
+  '@ptxforge/plugin-branch-folding': () => import('@ptxforge/plugin-branch-folding'),
 };
 
 function isPlugin(x: unknown): x is PluginDefinition<unknown> {

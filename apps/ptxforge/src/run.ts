@@ -70,6 +70,7 @@ export function buildProgram(): Command {
     .option('--run', 'run the compiled kernel in the interpreter and print its outputs and dynamic counts as JSON')
     .option('--run-out <file>', 'with --run: write the JSON to this file instead of stdout')
     .option('--run-raw <dir>', 'with --run: also write each buffer as raw bytes to <dir>/<name>.bin')
+    .option('--save-launch <file.json>', 'with --run: write the launch that ran (generated from --seed or read from --launch), buffers as hex, for replay')
     .option('--jobs <N>', 'batch mode: compile the inputs on N worker threads (default: the number of cores)')
     .option('--output-dir <dir>', 'batch mode: write one output per input into this directory')
     .option('--cache-dir <dir>', 'compile cache directory (default $PTXFORGE_CACHE_DIR, else ~/.cache/ptxforge)')

@@ -164,7 +164,7 @@ export function parseKnobsFile(text: string, file: string): Array<{ name: string
     if (section !== 'knobs') {
       throw new PtxforgeError('KNOBS_FILE_SECTION', 'knob settings must follow a [knobs] section header', { pos: { file, line: k + 1, col: 1 } });
     }
-    const m = /^([A-Za-z_][\w.]*)\s*=\s*(.*)$/.exec(line);
+    const m = /^([A-Za-z_][\w.-]*)\s*=\s*(.*)$/.exec(line);
     if (!m) throw new PtxforgeError('KNOBS_FILE_SYNTAX', `expected 'Name = Value', found '${line}'`, { pos: { file, line: k + 1, col: 1 } });
     out.push({ name: m[1]!, value: m[2]!, where });
   });

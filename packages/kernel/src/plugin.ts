@@ -106,7 +106,7 @@ export const TARGET_RULES: Readonly<Record<keyof TargetDescriptor, FieldRule>> =
   phases: { required: false, check: obj },
 };
 const KNOB_RULES: Readonly<Record<keyof KnobDef, FieldRule>> = {
-  name: { required: true, check: (v) => str(v) ?? (/^[A-Za-z_][\w.]*$/.test(v as string) ? undefined : 'must be an identifier') },
+  name: { required: true, check: (v) => str(v) ?? (/^[A-Za-z_][\w.-]*$/.test(v as string) ? undefined : 'must be an identifier (letters, digits, _ . -; cicc knobs keep their dashes)') },
   type: { required: true, check: (v) => (['bool', 'int', 'float', 'double', 'string'].includes(v as string) ? undefined : 'must be bool, int, float, double or string') },
   default: { required: true, check: (v) => (['boolean', 'number', 'string'].includes(typeof v) ? undefined : 'must be a boolean, number or string') },
   description: { required: true, check: str },

@@ -4,7 +4,7 @@ import { PIPE_WIDTHS_FAST_FP64, PIPE_WIDTHS_SM80, slot17HandlerA, slot17HandlerB
 describe('shared SM backend pieces', () => {
   it('slot-17 handlers say what they are', () => {
     expect(slot17NoOp.status).toBe('noop');
-    expect([slot17HandlerA.status, slot17HandlerB.status]).toEqual(['placeholder', 'placeholder']);
+    expect([slot17HandlerA.status, slot17HandlerB.status]).toEqual(['implemented', 'implemented']);
     expect(slot17HandlerA.name).toContain('sub_849110');
     expect(slot17HandlerB.name).toContain('sub_729160');
   });

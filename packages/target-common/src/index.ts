@@ -2,8 +2,8 @@ import type { PipeWidths, Slot17Handler } from '@ptxforge/kernel';
 
 /**
  * Slot-17 handlers (spec: branch/switch, "Phase 14 Vtable Slot 17 -- Per-SM Dispatch Resolution"). Several
- * backends share one handler (A: SM60, SM70, SM90+; B: SM80, SM89), so they live here once and the target
- * packages point at them.
+ * backends share one handler (A: SM60, SM70, SM90+; B: SM80, SM89), so the code lives here once and each
+ * target package provides the one its archs use. Phase 14 never asks for SM numbers.
  */
 
 /** sub_661210 (`rep ret`): Kepler and Maxwell rely entirely on the generic phase 30 path. */
@@ -12,23 +12,9 @@ export const slot17NoOp: Slot17Handler = Object.freeze({
   status: 'noop',
 });
 
-/**
- * Handler A (sub_849110): sync-pattern restructuring, then a branch-target scan. Placeholder until the
- * branch/switch issue implements it; phase 14 is a no-op meanwhile and --list-phases says so.
- */
-export const slot17HandlerA: Slot17Handler = Object.freeze({
-  name: 'A: sync-pattern restructuring + branch scan (sub_849110)',
-  status: 'placeholder',
-});
-
-/**
- * Handler B (sub_729160): per-instruction branch-distance classifier and rewriter that uses the shorter
- * branch encodings of Ampere/Ada. Placeholder until the branch/switch issue implements it.
- */
-export const slot17HandlerB: Slot17Handler = Object.freeze({
-  name: 'B: per-instruction branch-distance rewriter (sub_729160)',
-  status: 'placeholder',
-});
+export { slot17HandlerA, runHandlerA, restructureSyncPatterns, branchTargetScan, type HandlerAStats } from './slot17/handler-a.js';
+export * from './slot17/handler-b.js';
+export * from './slot17/knobs.js';
 
 /**
  * Pipe widths (ALU FMA DFMA MMA LSU TEX BRA/SMEM). The spec gives sm_80's values (4 4 1 1 2 1 1); the other

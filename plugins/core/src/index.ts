@@ -1,4 +1,5 @@
 import { defineKnob, definePlugin } from '@ptxforge/kernel';
+import { SLOT17_KNOBS } from '@ptxforge/target-common';
 import { AnalyzeControlFlow } from './analyze-control-flow.js';
 import { FinalInspectionPass, OriCheckInitialProgram } from './check-initial-program.js';
 import { ReportPhase } from './reports.js';
@@ -30,6 +31,8 @@ export const corePlugin = definePlugin(
         default: true,
         description: 'OriSanitize (phase 12) removes blocks unreachable from the entry',
       }),
+      // The targets' slot-17 handlers read these; phase 14 (this plugin's dispatch) owns them.
+      ...SLOT17_KNOBS,
     ],
   },
 );

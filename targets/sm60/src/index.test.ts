@@ -6,7 +6,7 @@ describe('@ptxforge/target-sm60', () => {
   it('serves its archs and reports its slot-17 handler', () => {
     const tc = createToolchain({ plugins: [targetSm60Plugin] });
     for (const a of sm60Target.archs) expect(tc.resolveTarget(a).target.id).toBe('sm60');
-    expect(sm60Target.slot17.status).toBe('placeholder');
+    expect(sm60Target.slot17.status).toBe('implemented');
     expect(sm60Target.pipeWidths).toHaveLength(7);
   });
 

@@ -6,7 +6,7 @@ describe('@ptxforge/target-sm70', () => {
   it('serves its archs and reports its slot-17 handler', () => {
     const tc = createToolchain({ plugins: [targetSm70Plugin] });
     for (const a of sm70Target.archs) expect(tc.resolveTarget(a).target.id).toBe('sm70');
-    expect(sm70Target.slot17.status).toBe('placeholder');
+    expect(sm70Target.slot17.status).toBe('implemented');
     expect(sm70Target.pipeWidths).toHaveLength(7);
   });
 

@@ -6,7 +6,7 @@ describe('@ptxforge/target-sm80', () => {
   it('serves its archs and reports its slot-17 handler', () => {
     const tc = createToolchain({ plugins: [targetSm80Plugin] });
     for (const a of sm80Target.archs) expect(tc.resolveTarget(a).target.id).toBe('sm80');
-    expect(sm80Target.slot17.status).toBe('placeholder');
+    expect(sm80Target.slot17.status).toBe('implemented');
     expect(sm80Target.pipeWidths).toHaveLength(7);
   });
 

@@ -6,7 +6,7 @@ describe('@ptxforge/target-sm89', () => {
   it('serves its archs and reports its slot-17 handler', () => {
     const tc = createToolchain({ plugins: [targetSm89Plugin] });
     for (const a of sm89Target.archs) expect(tc.resolveTarget(a).target.id).toBe('sm89');
-    expect(sm89Target.slot17.status).toBe('placeholder');
+    expect(sm89Target.slot17.status).toBe('implemented');
     expect(sm89Target.pipeWidths).toHaveLength(7);
   });
 

@@ -6,7 +6,7 @@ describe('@ptxforge/target-sm90', () => {
   it('serves its archs and reports its slot-17 handler', () => {
     const tc = createToolchain({ plugins: [targetSm90Plugin] });
     for (const a of sm90Target.archs) expect(tc.resolveTarget(a).target.id).toBe('sm90');
-    expect(sm90Target.slot17.status).toBe('placeholder');
+    expect(sm90Target.slot17.status).toBe('implemented');
     expect(sm90Target.pipeWidths).toHaveLength(7);
   });
 

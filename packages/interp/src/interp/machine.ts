@@ -364,9 +364,11 @@ export class Machine {
             const byTarget = new Map<number, number>();
             for (let l = 0; l < 32; l++) {
               if (!((m >>> l) & 1)) continue;
-              const idx = w.R[op.slot * 32 + l]!;
+              const raw = w.R[op.slot * 32 + l]!;
+              // BRX.TABLE (phase 80's form) reads a byte offset into its table of 32-bit entries.
+              const idx = op.brxTable ? (raw & 3 ? -1 : raw >>> 2) : raw;
               const t = op.targets[idx];
-              if (t === undefined) throw this.error('bad-branch-index', `branch index ${idx} is outside the ${op.targets.length}-entry label table`, op, w, l);
+              if (t === undefined) throw this.error('bad-branch-index', `branch index ${op.brxTable ? `(byte offset ${raw}) ` : ''}${idx} is outside the ${op.targets.length}-entry label table`, op, w, l);
               byTarget.set(t, (byTarget.get(t) ?? 0) | (1 << l));
             }
             if (this.hasPhis) this.setPrev(w, mask, op.blockId);

@@ -65,6 +65,8 @@ export interface Op {
   rpc: number;
   /** BRX index source slot; BSYNC barrier slot; BAR: see bar. */
   slot: number;
+  /** BRX.TABLE: the register is a byte offset into the table of 4-byte entries (index * 4). */
+  brxTable?: boolean;
   call?: CallInfo;
   ret?: Src[];
   bar?: BarInfo;
@@ -320,6 +322,7 @@ export class Program {
       case 'JMX':
         op.k = K.BRX;
         op.slot = i.uses[0]?.kind === 'reg' ? this.regSlot.get(i.uses[0].reg)! : this.constSlot(i.uses[0]?.kind === 'imm' ? i.uses[0].value : 0n);
+        if (i.opcode === 'BRX' && i.hasMod('TABLE')) op.brxTable = true;
         return op;
       case 'EXIT':
       case 'KILL':

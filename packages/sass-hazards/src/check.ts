@@ -1,0 +1,541 @@
+import { instrRoles, type InstrRoles } from './roles.js';
+import { isKnownOpcode, latencyTableFor, opTiming, rawLatency, type LatencyTable, type OpTiming, type ReaderClass, type VariableQueue, type WriterClass } from './latency.js';
+import type { HazardFunction, HazardInstr, RegFile, RegRef } from './types.js';
+
+export type HazardKind = 'RAW' | 'WAR' | 'WAW' | 'REUSE';
+
+export interface Hazard {
+  kind: HazardKind;
+  function: string;
+  /** Address of the instruction that is not protected (the later one). */
+  addr: number;
+  /** Register, e.g. R4, P0, UR6. */
+  reg: string;
+  /** The earlier instruction (writer for RAW/WAW, reader for WAR). */
+  firstAddr: number;
+  firstText: string;
+  secondText: string;
+  /** What is missing: "stall: 3 of 5 cycles", "wait on SB2", "write scoreboard" ... */
+  missing: string;
+}
+
+export interface CheckOptions {
+  /** sm_75 .. sm_90 (selects the latency table) */
+  arch: string;
+  /** Override the table (tests, or a target's LatencyModel). */
+  table?: LatencyTable;
+}
+
+export interface CheckResult {
+  hazards: Hazard[];
+  /** Opcodes without timing data (their results are treated as immediately available). */
+  unknownOpcodes: string[];
+  /** Per fixed-latency writer class: the smallest slack (distance - latency) seen at a consumer: headroom. */
+  slack: Map<string, { min: number; samples: number; hist: Map<number, number> }>;
+}
+
+const FILE_BASE: Record<RegFile, number> = { R: 0, UR: 256, P: 512, UP: 520, B: 528 };
+const FILE_OF = (key: number): string => {
+  if (key < 256) return `R${key}`;
+  if (key < 512) return `UR${key - 256}`;
+  if (key < 520) return `P${key - 512}`;
+  if (key < 528) return `UP${key - 520}`;
+  return `B${key - 528}`;
+};
+function keysOf(r: RegRef, out: number[]): void {
+  // convergence barriers (BSSY/BSYNC/BMOV) are interlocked by the convergence unit, not by the control words
+  if (r.file === 'B') return;
+  const base = FILE_BASE[r.file];
+  for (let k = 0; k < r.count; k++) {
+    const idx = r.index + k;
+    // RZ / URZ never carry a dependence; wide accesses never wrap past them
+    if ((r.file === 'R' && idx >= 255) || (r.file === 'UR' && idx >= 63)) break;
+    out.push(base + idx);
+  }
+}
+
+/** A fixed-latency result in flight. */
+interface FixedEntry {
+  writer: number;
+  wclass: WriterClass;
+  /** smallest number of cycles issued since the writer, over all paths */
+  elapsed: number;
+}
+/** A scoreboard-covered result (or a variable-latency result with no scoreboard at all: sb = -1). */
+interface VarEntry {
+  writer: number;
+  sb: number;
+  /** further scoreboards whose release implies this result: set by later operations of the same in-order queue */
+  alsoMask: number;
+  /** smallest number of later instructions that set the same scoreboard (DEPBAR.LE SBn, N) */
+  after: number;
+  queue: VariableQueue;
+}
+/** A late source read of a variable-latency instruction (WAR), released by its read or write scoreboard. */
+interface ReadEntry {
+  reader: number;
+  rbar: number;
+  wbar: number;
+  after: number;
+  queue: VariableQueue;
+}
+interface State {
+  fixed: Map<number, FixedEntry[]>;
+  vars: Map<number, VarEntry[]>;
+  reads: Map<number, ReadEntry[]>;
+}
+
+const MAX_AFTER = 63;
+
+function emptyState(): State {
+  return { fixed: new Map(), vars: new Map(), reads: new Map() };
+}
+function cloneState(s: State): State {
+  const c = emptyState();
+  for (const [k, v] of s.fixed) c.fixed.set(k, v.map((e) => ({ ...e })));
+  for (const [k, v] of s.vars) c.vars.set(k, v.map((e) => ({ ...e })));
+  for (const [k, v] of s.reads) c.reads.set(k, v.map((e) => ({ ...e })));
+  return c;
+}
+
+/** Joins `src` into `dst` (min elapsed, min after: the weakest guarantee of any path). Returns true on change. */
+function joinInto(dst: State, src: State): boolean {
+  let changed = false;
+  const joinMap = <E extends { after?: number; elapsed?: number }>(
+    d: Map<number, E[]>,
+    s: Map<number, E[]>,
+    id: (e: E) => number,
+  ): void => {
+    for (const [k, list] of s) {
+      let dl = d.get(k);
+      if (!dl) {
+        dl = [];
+        d.set(k, dl);
+      }
+      for (const e of list) {
+        const j = dl.find((x) => id(x) === id(e));
+        if (!j) {
+          dl.push({ ...e });
+          changed = true;
+          continue;
+        }
+        if (e.elapsed !== undefined && j.elapsed !== undefined && e.elapsed < j.elapsed) {
+          j.elapsed = e.elapsed;
+          changed = true;
+        }
+        const ea = (e as { alsoMask?: number }).alsoMask;
+        const ja = j as { alsoMask?: number };
+        if (ea !== undefined && ja.alsoMask !== undefined && (ja.alsoMask & ~ea) !== 0) {
+          ja.alsoMask &= ea;
+          changed = true;
+        }
+        if (e.after !== undefined && j.after !== undefined && e.after < j.after) {
+          j.after = e.after;
+          changed = true;
+        }
+      }
+    }
+  };
+  joinMap(dst.fixed, src.fixed, (e) => e.writer);
+  joinMap(dst.vars, src.vars, (e) => e.writer);
+  joinMap(dst.reads, src.reads, (e) => e.reader);
+  return changed;
+}
+
+interface Decoded {
+  ins: HazardInstr;
+  roles: InstrRoles;
+  timing: OpTiming;
+  defKeys: number[][];
+  useKeys: { keys: number[]; reader: ReaderClass; file: RegFile; address: boolean }[];
+  /** R registers read late (WAR tracking) */
+  lateReadKeys: number[];
+}
+
+function readerClassFor(ins: HazardInstr, timing: OpTiming, operand: number, address: boolean, k: number, file: RegFile): ReaderClass {
+  if (file === 'UR' || file === 'UP') {
+    if (ins.opcode.startsWith('U') || ins.opcode === 'R2UR') return 'uniform';
+  }
+  if (address) return timing.kind === 'variable' ? 'agu' : timing.reader;
+  if (ins.opcode === 'IMAD' && ins.mods.includes('WIDE')) {
+    const last = ins.operands.length - 1;
+    if (operand === last) return k === 0 ? 'wideCL' : 'wideCH';
+    return 'wideAB';
+  }
+  return timing.reader;
+}
+
+function decode(t: LatencyTable, ins: HazardInstr): Decoded {
+  const roles = instrRoles(ins);
+  const timing = opTiming(t, ins);
+  const defKeys: number[][] = [];
+  for (const d of roles.defs) {
+    const ks: number[] = [];
+    keysOf(d.reg, ks);
+    defKeys.push(ks);
+  }
+  const useKeys: Decoded['useKeys'] = [];
+  const lateReadKeys: number[] = [];
+  for (const u of roles.uses) {
+    const ks: number[] = [];
+    keysOf(u.reg, ks);
+    // IMAD.WIDE's C operand: low and high halves have different reader latencies
+    for (let k = 0; k < ks.length; k++) {
+      useKeys.push({ keys: [ks[k]!], reader: readerClassFor(ins, timing, u.operand, !!u.address, k, u.reg.file), file: u.reg.file, address: !!u.address });
+    }
+    // read scoreboards protect vector registers only (uniform and predicate sources are read at issue)
+    if (timing.kind === 'variable' && timing.lateRead && u.reg.file === 'R') for (const k of ks) lateReadKeys.push(k);
+  }
+  return { ins, roles, timing, defKeys, useKeys, lateReadKeys };
+}
+
+function isUnconditional(ins: HazardInstr): boolean {
+  return !ins.guard || (ins.guard.index === 7 && !ins.guard.negated);
+}
+
+/** Successor instruction indices (CFG by address). */
+function successors(fn: HazardFunction, i: number, indexOf: Map<number, number>): number[] {
+  const ins = fn.instrs[i]!;
+  const out: number[] = [];
+  const op = ins.opcode;
+  const uncond = isUnconditional(ins);
+  const falls = !(uncond && (op === 'BRA' || op === 'JMP' || op === 'EXIT' || op === 'RET' || op === 'BRX' || op === 'JMX' || op === 'KILL'));
+  if (op === 'BRA' || op === 'JMP' || op === 'BSSY' || op === 'BREAK') {
+    // BSSY's operand is the reconvergence point: reached by BSYNC fall-through, not a jump; but a BRA.DIV / warp
+    // split can reach it directly, so it is an edge for BRA/JMP only
+    if (op === 'BRA' || op === 'JMP') {
+      const targets = ins.branchTarget !== undefined ? [ins.branchTarget] : ins.operands.filter((o) => o.kind === 'label' && o.target !== undefined).map((o) => o.target!);
+      for (const t of targets) {
+        const j = indexOf.get(t);
+        if (j !== undefined) out.push(j);
+      }
+    }
+  }
+  if (op === 'BRX' || op === 'JMX') for (const a of fn.indirectTargets ?? []) {
+    const j = indexOf.get(a);
+    if (j !== undefined) out.push(j);
+  }
+  if (falls && i + 1 < fn.instrs.length) out.push(i + 1);
+  return out;
+}
+
+function regName(key: number): string {
+  return FILE_OF(key);
+}
+
+/**
+ * Checks every instruction's control information against the latency model: fixed-latency results need enough
+ * stall cycles before their consumers, variable-latency results a scoreboard the consumer waits on, late
+ * readers a read scoreboard before a later write of their sources. A forward dataflow over the function's branches
+ * (joins keep the weakest guarantee) to a fixed point.
+ */
+export function checkHazards(fn: HazardFunction, opts: CheckOptions): CheckResult {
+  const t = opts.table ?? latencyTableFor(opts.arch);
+  const n = fn.instrs.length;
+  const dec: Decoded[] = new Array(n);
+  const indexOf = new Map<number, number>();
+  const unknown = new Set<string>();
+  for (let i = 0; i < n; i++) {
+    const ins = fn.instrs[i]!;
+    indexOf.set(ins.addr, i);
+    dec[i] = decode(t, ins);
+    if (!isKnownOpcode(ins.opcode) && dec[i]!.defKeys.length > 0) unknown.add(ins.opcode);
+  }
+  let maxLat = 1;
+  for (const w of Object.keys(t.raw) as WriterClass[]) {
+    const r = t.raw[w];
+    for (const v of Object.values(r)) if (typeof v === 'number' && v > maxLat) maxLat = v;
+  }
+  const succ: number[][] = new Array(n);
+  const preds = new Array<number>(n).fill(0);
+  for (let i = 0; i < n; i++) {
+    succ[i] = successors(fn, i, indexOf);
+    for (const s of succ[i]!) preds[s]!++;
+  }
+
+  const hazards = new Map<string, Hazard>();
+  const slack: CheckResult['slack'] = new Map();
+  const inState: (State | undefined)[] = new Array(n);
+  const work: number[] = [];
+  const queued = new Uint8Array(n);
+  const entryIdx = n > 0 ? [0] : [];
+  for (const a of fn.entries ?? []) {
+    const j = indexOf.get(a);
+    if (j !== undefined) entryIdx.push(j);
+  }
+  for (const j of entryIdx) {
+    if (queued[j]) continue;
+    inState[j] = emptyState();
+    queued[j] = 1;
+    work.push(j);
+    // an entry point is a join: never merge it into its predecessor's straight-line run
+    preds[j] = (preds[j] ?? 0) + 1;
+  }
+  // Process in address order for fast convergence: a simple worklist with a priority on low indices.
+  let iterations = 0;
+  const limit = 64 * (n + 1);
+  const lastSeen = new Map<string, boolean>();
+  void lastSeen;
+  while (work.length > 0) {
+    if (++iterations > limit) break;
+    // pop the smallest index (the worklist stays small: O(branches))
+    let best = 0;
+    for (let w = 1; w < work.length; w++) if (work[w]! < work[best]!) best = w;
+    const i = work[best]!;
+    work[best] = work[work.length - 1]!;
+    work.pop();
+    queued[i] = 0;
+    // run the straight-line run from i up to the next instruction with a branch or join
+    let st = cloneState(inState[i]!);
+    let k = i;
+    for (;;) {
+      step(t, fn, dec, k, st, hazards, slack, maxLat);
+      const ss = succ[k]!;
+      if (ss.length === 1 && ss[0] === k + 1 && preds[k + 1] === 1) {
+        k = k + 1;
+        continue;
+      }
+      for (let s = 0; s < ss.length; s++) {
+        const j = ss[s]!;
+        const src = s === ss.length - 1 ? st : cloneState(st);
+        const cur = inState[j];
+        let changed: boolean;
+        if (!cur) {
+          inState[j] = src;
+          changed = true;
+        } else changed = joinInto(cur, src);
+        if (changed && !queued[j]) {
+          queued[j] = 1;
+          work.push(j);
+        }
+      }
+      break;
+    }
+    st = emptyState();
+  }
+  const list = [...hazards.values()].sort((a, b) => a.addr - b.addr || a.reg.localeCompare(b.reg) || a.kind.localeCompare(b.kind));
+  return { hazards: list, unknownOpcodes: [...unknown].sort(), slack };
+}
+
+function text(ins: HazardInstr): string {
+  return ins.text ?? [ins.opcode, ...ins.mods].join('.');
+}
+
+function record(hazards: Map<string, Hazard>, fn: HazardFunction, kind: Hazard['kind'], second: HazardInstr, first: HazardInstr, key: number, missing: string): void {
+  const id = `${kind}:${second.addr}:${first.addr}:${key}`;
+  if (hazards.has(id)) {
+    // keep the worst (first found) description; the fixed point may revisit with weaker state
+    const h = hazards.get(id)!;
+    if (h.missing !== missing && missing.startsWith('stall')) {
+      const have = (s: string): number => Number(/stall: (\d+)/.exec(s)?.[1] ?? 99);
+      if (have(missing) < have(h.missing)) h.missing = missing;
+    }
+    return;
+  }
+  hazards.set(id, {
+    kind,
+    function: fn.name,
+    addr: second.addr,
+    reg: regName(key),
+    firstAddr: first.addr,
+    firstText: text(first),
+    secondText: text(second),
+    missing,
+  });
+}
+
+const wclassLatencyMax = new WeakMap<LatencyTable, Map<WriterClass, number>>();
+function maxLatencyOf(t: LatencyTable, w: WriterClass): number {
+  let m = wclassLatencyMax.get(t);
+  if (!m) {
+    m = new Map();
+    wclassLatencyMax.set(t, m);
+  }
+  let v = m.get(w);
+  if (v === undefined) {
+    v = 0;
+    for (const x of Object.values(t.raw[w])) if (typeof x === 'number' && x > v) v = x;
+    m.set(w, v);
+  }
+  return v;
+}
+
+function step(
+  t: LatencyTable,
+  fn: HazardFunction,
+  dec: Decoded[],
+  i: number,
+  st: State,
+  hazards: Map<string, Hazard>,
+  slack: CheckResult['slack'],
+  maxLat: number,
+): void {
+  const d = dec[i]!;
+  const ins = d.ins;
+  const ctl = ins.control;
+  // 1. waits: the wait mask, and DEPBAR.LE SBk, N (at most N younger operations of SBk still outstanding)
+  const waitMask = ctl.waitMask;
+  let depSb = -1;
+  let depN = 0;
+  if (ins.opcode === 'DEPBAR') {
+    const sb = ins.operands.find((o) => o.kind === 'sb');
+    const cnt = ins.operands.find((o) => o.kind === 'imm');
+    if (sb && sb.value !== undefined) {
+      depSb = sb.value;
+      depN = cnt?.value ?? 0;
+    }
+  }
+  if (waitMask !== 0 || depSb >= 0) {
+    const released = (sb: number, after: number): boolean => sb >= 0 && ((waitMask & (1 << sb)) !== 0 || (sb === depSb && after >= depN));
+    for (const [k, list] of st.vars) {
+      const keep = list.filter((e) => !released(e.sb, e.after) && (e.alsoMask & waitMask) === 0);
+      if (keep.length === 0) st.vars.delete(k);
+      else if (keep.length !== list.length) st.vars.set(k, keep);
+    }
+    for (const [k, list] of st.reads) {
+      const keep = list.filter((e) => !released(e.rbar, e.after) && !released(e.wbar, e.after));
+      if (keep.length === 0) st.reads.delete(k);
+      else if (keep.length !== list.length) st.reads.set(k, keep);
+    }
+  }
+
+  // 2. sources
+  for (const u of d.useKeys) {
+    for (const key of u.keys) {
+      const fl = st.fixed.get(key);
+      if (fl) {
+        for (const e of fl) {
+          const need = rawLatency(t, e.wclass, u.reader);
+          if (e.elapsed < need) {
+            record(hazards, fn, 'RAW', ins, dec[e.writer]!.ins, key, `stall: ${e.elapsed} of ${need} cycles (${e.wclass} result read as ${u.reader})`);
+          } else {
+            const s = `${t.name}:${e.wclass}->${u.reader}`;
+            let rec = slack.get(s);
+            if (!rec) slack.set(s, (rec = { min: Infinity, samples: 0, hist: new Map() }));
+            const sl = e.elapsed - need;
+            rec.samples++;
+            if (sl < rec.min) rec.min = sl;
+            rec.hist.set(sl, (rec.hist.get(sl) ?? 0) + 1);
+          }
+        }
+      }
+      const vl = st.vars.get(key);
+      if (vl) {
+        for (const e of vl) {
+          const w = dec[e.writer]!;
+          if (e.sb < 0) {
+            record(hazards, fn, 'RAW', ins, w.ins, key, `write scoreboard: ${w.ins.opcode} is variable-latency and sets none`);
+          } else {
+            record(hazards, fn, 'RAW', ins, w.ins, key, `wait on SB${e.sb}`);
+          }
+        }
+      }
+    }
+  }
+
+  // 3. results: WAW against pending writes, WAR against pending late reads
+  const guarded = !isUnconditional(ins);
+  const isVar = d.timing.kind === 'variable' || (d.timing.kind === 'redirected' && ctl.wbar !== null);
+  const myQueue: VariableQueue | undefined = d.timing.kind === 'variable' || d.timing.kind === 'redirected' ? d.timing.queue : undefined;
+  const fixedWriter: WriterClass | undefined = d.timing.kind === 'fixed' ? d.timing.writer : d.timing.kind === 'redirected' && ctl.wbar === null ? d.timing.writer : undefined;
+  for (let di = 0; di < d.defKeys.length; di++) {
+    for (const key of d.defKeys[di]!) {
+      const vl = st.vars.get(key);
+      if (vl) {
+        for (const e of vl) {
+          // results of one in-order queue land in issue order
+          if (isVar && e.queue === myQueue) continue;
+          const w = dec[e.writer]!;
+          record(hazards, fn, 'WAW', ins, w.ins, key, e.sb < 0 ? `write scoreboard on ${w.ins.opcode}` : `wait on SB${e.sb}`);
+        }
+      }
+      const rl = st.reads.get(key);
+      if (rl) {
+        for (const e of rl) {
+          if (isVar && e.queue === myQueue) continue;
+          if (e.reader === i) continue;
+          const r = dec[e.reader]!;
+          record(hazards, fn, 'WAR', ins, r.ins, key, e.rbar < 0 ? `read scoreboard on ${r.ins.opcode}` : `wait on SB${e.rbar}`);
+        }
+      }
+      if (fixedWriter) {
+        const fl = st.fixed.get(key);
+        if (fl) {
+          const mine = rawLatency(t, fixedWriter, 'alu');
+          for (const e of fl) {
+            const theirs = rawLatency(t, e.wclass, 'alu');
+            const need = Math.max(1, theirs - mine - 1);
+            if (e.elapsed < need) record(hazards, fn, 'WAW', ins, dec[e.writer]!.ins, key, `stall: ${e.elapsed} of ${need} cycles`);
+          }
+        }
+      }
+    }
+  }
+
+  // register reuse cache: a value cached for the next instruction must not be overwritten by this one
+  if (ins.operands.some((o) => o.reuse)) {
+    const defSet = new Set<number>();
+    for (const ks of d.defKeys) for (const k of ks) defSet.add(k);
+    for (let oi = 0; oi < ins.operands.length; oi++) {
+      const o = ins.operands[oi]!;
+      if (!o.reuse || !o.reg) continue;
+      const ks: number[] = [];
+      keysOf(o.reg, ks);
+      for (const k of ks) if (defSet.has(k)) record(hazards, fn, 'REUSE', ins, ins, k, `reuse flag on a register this instruction overwrites`);
+    }
+  }
+
+  // 4. new state: scoreboard counts, then this instruction's own entries
+  if (ctl.wbar !== null || ctl.rbar !== null) {
+    for (const list of st.vars.values()) {
+      for (const e of list) {
+        if ((e.sb === ctl.wbar || e.sb === ctl.rbar) && e.after < MAX_AFTER) e.after++;
+        // results of one in-order queue complete in issue order: this operation's scoreboard covers older ones
+        if (ctl.wbar !== null && isVar && e.queue === myQueue) e.alsoMask |= 1 << ctl.wbar;
+      }
+    }
+    for (const list of st.reads.values()) for (const e of list) if ((e.rbar === ctl.rbar || e.wbar === ctl.wbar) && e.after < MAX_AFTER) e.after++;
+  }
+  for (let di = 0; di < d.defKeys.length; di++) {
+    for (const key of d.defKeys[di]!) {
+      if (!guarded) {
+        st.fixed.delete(key);
+        st.vars.delete(key);
+      }
+      if (fixedWriter) {
+        // IMAD.WIDE: low and high halves of the result have different latencies
+        let w = fixedWriter;
+        if (ins.opcode === 'IMAD' && ins.mods.includes('WIDE') && di === 0) {
+          w = key === d.defKeys[0]![0] ? 'wideLo' : 'wideHi';
+        }
+        const list = st.fixed.get(key) ?? [];
+        list.push({ writer: i, wclass: w, elapsed: 0 });
+        st.fixed.set(key, list);
+      } else if (isVar || d.timing.kind === 'variable') {
+        const list = st.vars.get(key) ?? [];
+        list.push({ writer: i, sb: ctl.wbar ?? -1, alsoMask: 0, after: 0, queue: myQueue ?? 'misc' });
+        st.vars.set(key, list);
+      }
+    }
+  }
+  if (d.lateReadKeys.length > 0 && (d.timing.kind === 'variable')) {
+    for (const key of d.lateReadKeys) {
+      // sources that are also results are released by the write scoreboard
+      const list = st.reads.get(key) ?? [];
+      list.push({ reader: i, rbar: ctl.rbar ?? -1, wbar: ctl.wbar ?? -1, after: 0, queue: d.timing.queue });
+      st.reads.set(key, list);
+    }
+  }
+  // 5. cycles pass: this instruction's stall count (at least one issue slot)
+  const cyc = Math.max(1, ctl.stall);
+  for (const [k, list] of st.fixed) {
+    let drop = 0;
+    for (const e of list) {
+      e.elapsed += cyc;
+      if (e.elapsed >= maxLatencyOf(t, e.wclass)) drop++;
+    }
+    if (drop === list.length) st.fixed.delete(k);
+    else if (drop > 0) st.fixed.set(k, list.filter((e) => e.elapsed < maxLatencyOf(t, e.wclass)));
+  }
+  void maxLat;
+}

@@ -1,0 +1,1 @@
+export { generateScoreboards, stallCycles, type ScoreboardOptions, type ScoreboardResult } from './generate.js';

@@ -1,0 +1,112 @@
+/**
+ * Instruction words as little-endian arrays of 32-bit limbs (limb 0 holds bits 0..31). Volta+ words have
+ * four limbs (128 bits), Maxwell/Kepler words two. Fields are read and written through plain number
+ * arithmetic so the codec stays fast (no BigInt on the hot path); a field is at most 53 bits wide.
+ */
+export type Word = Uint32Array;
+
+const POW2_32 = 4294967296;
+
+export function newWord(bits = 128): Word {
+  return new Uint32Array(bits >>> 5);
+}
+
+/** Unsigned value of bits [pos, pos+width) (width <= 53). */
+export function getBits(w: Word, pos: number, width: number): number {
+  let v = 0;
+  let scale = 1;
+  let done = 0;
+  while (done < width) {
+    const p = pos + done;
+    const limb = p >>> 5;
+    const off = p & 31;
+    const take = Math.min(32 - off, width - done);
+    const chunk = take === 32 ? w[limb]! : (w[limb]! >>> off) & ((1 << take) - 1 >>> 0);
+    v += (take === 32 ? chunk : chunk >>> 0) * scale;
+    scale *= 2 ** take;
+    done += take;
+  }
+  return v;
+}
+
+/** Writes the low `width` bits of the non-negative integer `value` into [pos, pos+width). */
+export function setBits(w: Word, pos: number, width: number, value: number): void {
+  let done = 0;
+  let v = value;
+  while (done < width) {
+    const p = pos + done;
+    const limb = p >>> 5;
+    const off = p & 31;
+    const take = Math.min(32 - off, width - done);
+    const chunk = take === 32 ? v % POW2_32 : v % 2 ** take;
+    const mask = take === 32 ? 0xffffffff : ((1 << take) - 1) << off;
+    w[limb] = ((w[limb]! & ~mask) | ((chunk << off) & mask)) >>> 0;
+    v = Math.floor(v / 2 ** take);
+    done += take;
+  }
+}
+
+/** Two's-complement reinterpretation of an unsigned `width`-bit field value. */
+export function toSigned(v: number, width: number): number {
+  const half = 2 ** (width - 1);
+  return v >= half ? v - 2 * half : v;
+}
+
+/** Low `width` bits of a (possibly negative) integer, as an unsigned number. */
+export function toUnsigned(v: number, width: number): number {
+  const m = 2 ** width;
+  return ((v % m) + m) % m;
+}
+
+function hex32(x: number): string {
+  return (x >>> 0).toString(16).padStart(8, '0');
+}
+
+/** `0x` + 32 hex digits (most significant first) → word. Accepts shorter strings (zero-extended). */
+export function wordFromHex(hex: string, bits = 128): Word {
+  const h = hex.replace(/^0x/i, '').padStart(bits / 4, '0');
+  const w = newWord(bits);
+  const n = w.length;
+  for (let i = 0; i < n; i++) w[i] = parseInt(h.slice(h.length - 8 * (i + 1), h.length - 8 * i), 16) >>> 0;
+  return w;
+}
+
+/** Low and high 64-bit halves (as `0x...` strings) → 128-bit word. */
+export function wordFromHalves(lo64: string, hi64: string): Word {
+  const lo = lo64.replace(/^0x/i, '').padStart(16, '0');
+  const hi = hi64.replace(/^0x/i, '').padStart(16, '0');
+  return wordFromHex(hi + lo, 128);
+}
+
+export function wordToHex(w: Word): string {
+  let s = '';
+  for (let i = w.length - 1; i >= 0; i--) s += hex32(w[i]!);
+  return '0x' + s;
+}
+
+export function wordsEqual(a: Word, b: Word): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Reads a little-endian word of `bits` bits from a byte buffer at `offset`. */
+export function wordFromBytes(buf: Uint8Array, offset: number, bits = 128): Word {
+  const w = newWord(bits);
+  for (let i = 0; i < w.length; i++) {
+    const o = offset + 4 * i;
+    w[i] = (buf[o]! | (buf[o + 1]! << 8) | (buf[o + 2]! << 16) | (buf[o + 3]! << 24)) >>> 0;
+  }
+  return w;
+}
+
+export function wordToBytes(w: Word, out: Uint8Array, offset: number): void {
+  for (let i = 0; i < w.length; i++) {
+    const x = w[i]!;
+    const o = offset + 4 * i;
+    out[o] = x & 0xff;
+    out[o + 1] = (x >>> 8) & 0xff;
+    out[o + 2] = (x >>> 16) & 0xff;
+    out[o + 3] = (x >>> 24) & 0xff;
+  }
+}

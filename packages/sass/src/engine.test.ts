@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { getBits, wordToHex } from './bits.js';
+import { readVoltaControl, writeVoltaControl } from './control.js';
+import { TableCodec, type FamilyLayout, type RowSpec } from './engine.js';
+import { isUnknown } from './model.js';
+import { formatInstruction, parseInstruction } from './text.js';
+
+const layout: FamilyLayout = {
+  wordBits: 128,
+  opcode: [0, 12],
+  guardPred: [12, 3],
+  guardNot: 15,
+  branchBase: 16,
+  readControl: readVoltaControl,
+  writeControl: writeVoltaControl,
+};
+
+// A toy table: one three-register add with a size slot, a derived alias and a branch.
+const rows: RowSpec[] = [
+  {
+    archs: ['toy'],
+    op: 0x210,
+    name: 'ADD',
+    sig: 'R,R,R',
+    guard: 'P',
+    atoms: [
+      { key: '0', parts: [[16, 8]], enc: 'u' },
+      { key: '1', parts: [[24, 8]], enc: 'u' },
+      { key: '2', parts: [[32, 8]], enc: 'u' },
+    ],
+    slots: [{ bits: [[73, 2]], map: { '0': [], '1': ['m:X'], '2': ['m:64'] } }],
+    fixed: [],
+    derived: [{ token: 'm:MOV', when: [{ atom: '1', eq: 255 }] }],
+    order: ['m:MOV', 'm:X', 'm:64', '2:neg'],
+    reuse: { '1': 0 },
+    mask: '0x00000000000000000000000000000000',
+    value: '0x00000000000000000000000000000000',
+  },
+  {
+    archs: ['toy'],
+    op: 0x947,
+    name: 'BRA',
+    sig: 'I',
+    guard: 'P',
+    atoms: [{ key: '0', parts: [[32, 50]], enc: 'rel' }],
+    slots: [],
+    fixed: [],
+    derived: [],
+    order: [],
+    mask: '0x000000000000000000000000ffff0000',
+    value: '0x00000000000000000000000000000000',
+  },
+];
+
+describe('TableCodec', () => {
+  const codec = new TableCodec({ archs: ['toy'], layout, rows });
+
+  it('encodes and decodes a row with slots, reuse and guard', () => {
+    const ins = parseInstruction('[B0-----:R1:W2:-:S03] @!P2 ADD.X R1, R2.reuse, R3 ;');
+    const w = codec.encode(ins);
+    expect(getBits(w, 0, 12)).toBe(0x210);
+    expect(getBits(w, 73, 2)).toBe(1);
+    expect(getBits(w, 122, 1)).toBe(1);
+    const d = codec.decode(w);
+    expect(isUnknown(d)).toBe(false);
+    expect(formatInstruction(d as never, { control: true })).toBe('[B0-----:R1:W2:-:S03] @!P2 ADD.X R1, R2.reuse, R3 ;');
+  });
+
+  it('derives alias tokens on decode and ignores them on encode', () => {
+    const w = codec.encode(parseInstruction('ADD R1, RZ, R3 ;'));
+    expect(formatInstruction(codec.decode(w) as never)).toBe('ADD.MOV R1, RZ, R3 ;');
+    expect(wordToHex(codec.encode(parseInstruction('ADD.MOV R1, RZ, R3 ;')))).toBe(wordToHex(w));
+  });
+
+  it('branch targets are relative to the next instruction', () => {
+    const w = codec.encode(parseInstruction('BRA 0x100 ;'), 0x40);
+    expect(getBits(w, 32, 32)).toBe(0x100 - 0x50);
+    expect(formatInstruction(codec.decode(w, 0x40) as never)).toBe('BRA 0x100 ;');
+  });
+
+  it('words the table does not claim decode as unknown, never throw', () => {
+    const w = codec.encode(parseInstruction('ADD R1, R2, R3 ;'));
+    w[2] = (w[2]! | (3 << 9)) >>> 0; // slot value 3 is not in the table
+    const d = codec.decode(w);
+    expect(isUnknown(d) && d.opcodeField).toBe(0x210);
+    const z = new Uint32Array(4);
+    z[0] = 0x123;
+    expect(isUnknown(codec.decode(z))).toBe(true);
+  });
+
+  it('rejects what no row holds with coded errors', () => {
+    expect(() => codec.encode(parseInstruction('SUB R1, R2, R3 ;'))).toThrow(/SASS_NO_ROW/);
+    expect(() => codec.encode(parseInstruction('ADD.Q R1, R2, R3 ;'))).toThrow(/SASS_NO_FORM/);
+    expect(() => codec.encode(parseInstruction('ADD R1, R2, R3.reuse ;'))).toThrow(/reuse/);
+  });
+});

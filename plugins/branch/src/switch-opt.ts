@@ -1,0 +1,518 @@
+import {
+  computeRpo,
+  imm,
+  Instr,
+  label,
+  PT,
+  reg,
+  RZ,
+  type Block,
+  type OriFunction,
+  type PhaseContext,
+  type PhaseImpl,
+  type Register,
+  type RemarkInput,
+} from '@ptxforge/kernel';
+import { condTail, hasPhi, layoutPositions, lineOf, type CondTail } from './cfg-util.js';
+import { evalCmp, plainCompare, selectorCompare, type IntCmp } from './compare.js';
+import { KNOB_SWITCH_BUDGET, KNOB_SWITCH_EXTENDED } from './knobs.js';
+
+/**
+ * DoSwitchOpt (spec: branch/switch, "DoSwitchOpt -- Switch Statement Optimization (Phases 14, 30)").
+ *
+ * Recognition. A switch is a tree of blocks that compare one 32-bit selector register against immediates
+ * and branch: the head block (any instructions, then `ISETP sel, c` and a conditional branch) and inner
+ * nodes that hold nothing but such a compare and its branch and have the tree as their only predecessor.
+ * Walking the tree keeps, for every edge, the set of selector values that can take it: an interval minus
+ * excluded points (EQ/NE tests exclude a point, LT/LE/GT/GE narrow the interval). The blocks the tree
+ * leaves to are the case bodies; the leaf that receives the most values is the default, every other leaf
+ * gets its (finitely many) values as cases. This is the spec's tolerant scanner: the cascade need not be
+ * ISETP+BRA pairs in one block, constants need not be contiguous, every test may use its own predicate, and
+ * the binary trees of `setp`/`bra` that nvcc makes from a C++ `switch` are recognised as one switch.
+ *
+ * Strategy (spec: "Decision: Strategy Selection"): at most CASCADE_MAX_CASES cases stay as they are; a dense
+ * value range (at least half of it used: "most bits in a range are set") becomes a jump table, a normalised
+ * unsigned bounds check to the default and the JMX pseudo that phase 80 expands (absent values in the range
+ * go to the default); anything else numerous and sparse becomes a balanced binary search tree (the spec's
+ * `emit_bst`, depth ceil(log2(N+1)), runs of consecutive values with one target tested as ranges).
+ */
+
+/** "Cascading if-else is retained for small switches (typically 4 or fewer cases)". */
+export const CASCADE_MAX_CASES = 4;
+/** Jump table when cases / range >= this ("if most bits in a range are set"). */
+export const JUMP_TABLE_MIN_DENSITY = 0.5;
+
+export type SwitchStrategy = 'cascade' | 'jump-table' | 'bst';
+
+export interface SwitchOptOptions {
+  /** SwitchOptBudget: most compare nodes per switch and most case values / table entries. */
+  readonly budget: number;
+  /** SwitchOptExtendedPatternMatch. */
+  readonly extended: boolean;
+  /** PGO profile attached and processed: the pass exits without changes (spec: "PGO Early-Exit Guard"). */
+  readonly profileAttached?: boolean;
+}
+
+export const DEFAULT_SWITCH_OPT: SwitchOptOptions = { budget: 1024, extended: true };
+
+export interface SwitchReport {
+  readonly head: Block;
+  readonly line: number | undefined;
+  readonly cases: number;
+  readonly min: number;
+  readonly max: number;
+  readonly density: number;
+  readonly strategy: SwitchStrategy;
+  readonly reason: string;
+  /** Compare nodes of the recognised tree (head included). */
+  readonly nodes: number;
+  /** Distinct case targets (default excluded). */
+  readonly targets: number;
+  /** BST depth (levels of less-than tests), for 'bst'. */
+  readonly depth?: number;
+}
+
+/** Selector values that can reach an edge: [lo, hi] minus the points on the `ex` chain. */
+interface Values {
+  readonly lo: number;
+  readonly hi: number;
+  readonly ex: ExPoint | undefined;
+}
+interface ExPoint {
+  readonly v: number;
+  readonly next: ExPoint | undefined;
+}
+
+function narrow(k: Values, lo: number, hi: number): Values | undefined {
+  const l = Math.max(k.lo, lo);
+  const h = Math.min(k.hi, hi);
+  return l > h ? undefined : { lo: l, hi: h, ex: k.ex };
+}
+function excluded(k: Values, v: number): boolean {
+  for (let e = k.ex; e; e = e.next) if (e.v === v) return true;
+  return false;
+}
+/** Values of `k` for which `sel CMP c` is `truth`. */
+function restrict(k: Values, cmp: IntCmp, c: number, truth: boolean): Values | undefined {
+  const eff: IntCmp = truth ? cmp : ({ EQ: 'NE', NE: 'EQ', LT: 'GE', GE: 'LT', LE: 'GT', GT: 'LE' } as const)[cmp];
+  switch (eff) {
+    case 'EQ':
+      return c < k.lo || c > k.hi || excluded(k, c) ? undefined : { lo: c, hi: c, ex: undefined };
+    case 'NE':
+      if (c < k.lo || c > k.hi) return k;
+      if (k.lo === k.hi) return undefined;
+      if (c === k.lo) return { lo: c + 1, hi: k.hi, ex: k.ex };
+      if (c === k.hi) return { lo: k.lo, hi: c - 1, ex: k.ex };
+      return { lo: k.lo, hi: k.hi, ex: { v: c, next: k.ex } };
+    case 'LT':
+      return narrow(k, -Infinity, c - 1);
+    case 'LE':
+      return narrow(k, -Infinity, c);
+    case 'GT':
+      return narrow(k, c + 1, Infinity);
+    case 'GE':
+      return narrow(k, c, Infinity);
+  }
+}
+/** Number of values in `k`, the excluded points counted once. */
+function sizeOf(k: Values): number {
+  const seen = new Set<number>();
+  for (let e = k.ex; e; e = e.next) if (e.v >= k.lo && e.v <= k.hi) seen.add(e.v);
+  return k.hi - k.lo + 1 - seen.size;
+}
+
+/** A compare node of the tree. */
+interface Node {
+  readonly block: Block;
+  readonly tail: CondTail;
+  readonly cmp: IntCmp;
+  readonly c: number;
+  readonly compare: Instr;
+}
+
+export interface RecognisedSwitch {
+  readonly head: Node;
+  readonly sel: Register;
+  readonly unsigned: boolean;
+  /** Inner nodes (head excluded), in discovery order. */
+  readonly inner: readonly Node[];
+  /** Case value → target, sorted by value. */
+  readonly cases: ReadonlyArray<{ readonly v: number; readonly target: Block }>;
+  readonly defaultTarget: Block;
+}
+
+function nodeOf(fn: OriFunction, pos: ReadonlyMap<Block, number>, b: Block, asHead: boolean, o: SwitchOptOptions): Node | undefined {
+  const tail = condTail(fn, pos, b);
+  if (!tail) return undefined;
+  const def = tail.pred.def;
+  if (!def || def.block !== b) return undefined;
+  const pc = plainCompare(def);
+  const sc = pc && selectorCompare(pc);
+  if (!sc) return undefined;
+  const k = b.instrs.indexOf(def);
+  const branchAt = b.instrs.length - (tail.uncond ? 2 : 1);
+  if (asHead) {
+    // The selector and the predicate must hold the compared values when the branch executes.
+    for (let j = k + 1; j < branchAt; j++) {
+      const i = b.instrs[j]!;
+      if (i.definesReg(sc.sel) || i.definesReg(tail.pred)) return undefined;
+      if (!o.extended) return undefined; // simple mode: the ISETP sits right before its branch
+    }
+  } else {
+    // An inner node is just `ISETP; @p BRA; [BRA]`, and its predicate feeds only that branch.
+    if (k !== 0 || branchAt !== 1) return undefined;
+    if (tail.pred.uses.size !== 1 || tail.pred.useCount !== 1 || tail.pred.defs.size !== 1) return undefined;
+  }
+  if (!o.extended && (sc.cmp !== 'EQ' || tail.not)) return undefined;
+  return { block: b, tail, cmp: sc.cmp, c: sc.c, compare: def };
+}
+
+/** Recognise the switch whose head is `b` (undefined when `b` heads none). */
+export function recogniseSwitch(
+  fn: OriFunction,
+  pos: ReadonlyMap<Block, number>,
+  b: Block,
+  o: SwitchOptOptions,
+  taken: ReadonlySet<Block> = new Set(),
+): RecognisedSwitch | undefined {
+  const head = nodeOf(fn, pos, b, true, o);
+  if (!head) return undefined;
+  const pc = plainCompare(head.compare)!;
+  const sel = selectorCompare(pc)!.sel;
+  const unsigned = pc.unsigned;
+  const full: Values = unsigned ? { lo: 0, hi: 0xffffffff, ex: undefined } : { lo: -0x80000000, hi: 0x7fffffff, ex: undefined };
+  const inner: Node[] = [];
+  const inTree = new Set<Block>([b]);
+  const leaves: Array<{ target: Block; values: Values }> = [];
+  const work: Array<{ node: Node; values: Values }> = [{ node: head, values: full }];
+  while (work.length) {
+    const { node, values } = work.pop()!;
+    const edges: Array<[Block, boolean]> = [
+      [node.tail.fall, node.tail.not],
+      [node.tail.taken, !node.tail.not],
+    ];
+    for (const [t, truth] of edges) {
+      const k = restrict(values, node.cmp, node.c, truth);
+      if (!k) continue; // no selector value takes this edge
+      let child: Node | undefined;
+      if (!inTree.has(t) && !taken.has(t) && t !== fn.entry && inner.length + 1 < o.budget && t.preds.length === 1) {
+        child = nodeOf(fn, pos, t, false, o);
+        if (child) {
+          const cpc = plainCompare(child.compare)!;
+          const csc = selectorCompare(cpc)!;
+          const ordered = child.cmp !== 'EQ' && child.cmp !== 'NE';
+          if (csc.sel !== sel || (ordered && cpc.unsigned !== unsigned)) child = undefined;
+          else if (!ordered && cpc.unsigned !== unsigned) {
+            // EQ/NE do not care about signedness, but the constant must be read in the tree's domain.
+            const u = child.c < 0 ? child.c + 4294967296 : child.c;
+            child = { ...child, c: unsigned ? u : u >= 0x80000000 ? u - 4294967296 : u };
+          }
+        }
+      }
+      if (child) {
+        inTree.add(t);
+        inner.push(child);
+        work.push({ node: child, values: k });
+      } else {
+        leaves.push({ target: t, values: k });
+      }
+    }
+  }
+  if (inner.length === 0) return undefined; // one test is an if, not a switch
+  // The default is the leaf target receiving the most values; every other target must be enumerable.
+  const sizes = new Map<Block, number>();
+  for (const l of leaves) sizes.set(l.target, (sizes.get(l.target) ?? 0) + sizeOf(l.values));
+  let defaultTarget: Block | undefined;
+  let best = -1;
+  for (const [t, n] of sizes) if (n > best) [defaultTarget, best] = [t, n];
+  let caseValues = 0;
+  for (const [t, n] of sizes) if (t !== defaultTarget) caseValues += n;
+  if (caseValues > o.budget || caseValues === 0) return undefined;
+  for (const t of sizes.keys()) if (hasPhi(t)) return undefined;
+  const cases: Array<{ v: number; target: Block }> = [];
+  for (const l of leaves) {
+    if (l.target === defaultTarget) continue;
+    for (let v = l.values.lo; v <= l.values.hi; v++) if (!excluded(l.values, v)) cases.push({ v, target: l.target });
+  }
+  cases.sort((x, y) => x.v - y.v);
+  return { head, sel, unsigned, inner, cases, defaultTarget: defaultTarget! };
+}
+
+/** Choose the lowering (spec: "Decision: Strategy Selection"), with the reason for the remark. */
+export function chooseStrategy(sw: Pick<RecognisedSwitch, 'cases'>, o: SwitchOptOptions): { strategy: SwitchStrategy; reason: string; density: number } {
+  const n = sw.cases.length;
+  const range = sw.cases[n - 1]!.v - sw.cases[0]!.v + 1;
+  const density = n / range;
+  if (n <= CASCADE_MAX_CASES) return { strategy: 'cascade', density, reason: `${n} cases <= ${CASCADE_MAX_CASES}: a jump table or search tree costs more than the compares` };
+  if (density >= JUMP_TABLE_MIN_DENSITY && range <= o.budget) {
+    return { strategy: 'jump-table', density, reason: `dense: ${n} of ${range} values in [${sw.cases[0]!.v}, ${sw.cases[n - 1]!.v}] used (>= ${JUMP_TABLE_MIN_DENSITY * 100}%)` };
+  }
+  return {
+    strategy: 'bst',
+    density,
+    reason: range > o.budget && density >= JUMP_TABLE_MIN_DENSITY ? `table of ${range} entries exceeds SwitchOptBudget` : `sparse: ${n} of ${range} values used (< ${JUMP_TABLE_MIN_DENSITY * 100}%)`,
+  };
+}
+
+/** Code emission into fresh blocks that are placed right after the head. */
+class Emitter {
+  readonly blocks: Block[] = [];
+  constructor(
+    readonly fn: OriFunction,
+    readonly sel: Register,
+    readonly unsigned: boolean,
+    readonly line: Instr | undefined,
+  ) {}
+  block(): Block {
+    const b = this.fn.createBlock();
+    this.blocks.push(b);
+    return b;
+  }
+  ins(b: Block, opcode: string, mods: string[], defs: Instr['defs'], uses: Instr['uses'], guard?: Register): Instr {
+    return b.append(new Instr(opcode, { mods, defs, uses, loc: this.line?.loc, ...(guard ? { guard: { reg: guard, not: false } } : {}) }));
+  }
+  cmp(b: Block, cmp: IntCmp, a: Register, c: number, unsigned = this.unsigned): Register {
+    const p = this.fn.newReg('P');
+    this.ins(b, 'ISETP', [cmp, unsigned ? 'U32' : 'S32', 'AND'], [reg(p)], [reg(a), imm(c), PT]);
+    return p;
+  }
+  branch(b: Block, p: Register | undefined, to: Block): void {
+    b.append(new Instr('BRA', { uses: [label(to)], loc: this.line?.loc, ...(p ? { guard: { reg: p, not: false } } : {}) }));
+  }
+  /** `t = sel - c` (32-bit wrap-around). */
+  offset(b: Block, c: number): Register {
+    if (c === 0) return this.sel;
+    const t = this.fn.newReg('R');
+    this.ins(b, 'IADD3', [], [reg(t)], [reg(this.sel), imm(BigInt.asIntN(32, BigInt(-c))), RZ]);
+    return t;
+  }
+}
+
+/** Runs of consecutive values with one target: the BST tests them as ranges. */
+function caseRanges(cases: RecognisedSwitch['cases']): Array<{ lo: number; hi: number; target: Block }> {
+  const out: Array<{ lo: number; hi: number; target: Block }> = [];
+  for (const c of cases) {
+    const last = out[out.length - 1];
+    if (last && last.target === c.target && last.hi + 1 === c.v) last.hi = c.v;
+    else out.push({ lo: c.v, hi: c.v, target: c.target });
+  }
+  return out;
+}
+
+/**
+ * The spec's emit_bst without recursion: each task emits one subtree into its block. A node tests
+ * `selector < cases[mid]` (to the left subtree, or straight to the default when there is none), then the
+ * equality (or, for a run of values, the upper bound) of cases[mid], then continues with the right
+ * subtree. Every block ends in explicit branches; the layout (right subtree after the equality test, as in
+ * the spec) is chosen afterwards by `chainLayout`. Returns the depth (levels of less-than tests).
+ */
+function emitBst(e: Emitter, start: Block, ranges: ReturnType<typeof caseRanges>, dflt: Block): number {
+  let depth = 0;
+  const tasks: Array<{ lo: number; hi: number; at: Block; level: number }> = [{ lo: 0, hi: ranges.length - 1, at: start, level: 1 }];
+  const testRange = (b: Block, r: (typeof ranges)[number], lowKnown: boolean): void => {
+    if (r.lo === r.hi) e.branch(b, e.cmp(b, 'EQ', e.sel, r.lo), r.target);
+    else if (lowKnown) e.branch(b, e.cmp(b, 'LE', e.sel, r.hi), r.target);
+    else e.branch(b, e.cmp(b, 'LE', e.offset(b, r.lo), r.hi - r.lo, true), r.target);
+  };
+  while (tasks.length) {
+    const { lo, hi, at, level } = tasks.pop()!;
+    depth = Math.max(depth, level);
+    if (lo === hi) {
+      testRange(at, ranges[lo]!, false);
+      e.branch(at, undefined, dflt);
+      continue;
+    }
+    const mid = (lo + hi) >> 1;
+    const r = ranges[mid]!;
+    if (mid === lo && r.lo === r.hi) {
+      // No left subtree: `selector < cases[mid]` would only go to the default, which the equality test and
+      // the tests after it reach anyway; the less-than test is dropped (one branch per such node).
+      testRange(at, r, true);
+      tasks.push({ lo: mid + 1, hi, at: e.block(), level: level + 1 });
+      e.branch(at, undefined, tasks[tasks.length - 1]!.at);
+      continue;
+    }
+    const eq = e.block();
+    const left = mid > lo ? e.block() : dflt;
+    e.branch(at, e.cmp(at, 'LT', e.sel, r.lo), left);
+    e.branch(at, undefined, eq);
+    testRange(eq, r, true);
+    const right = mid < hi ? e.block() : dflt;
+    e.branch(eq, undefined, right);
+    if (mid > lo) tasks.push({ lo, hi: mid - 1, at: left, level: level + 1 });
+    if (mid < hi) tasks.push({ lo: mid + 1, hi, at: right, level: level + 1 });
+  }
+  return depth;
+}
+
+/**
+ * Order the fresh blocks so that each one's unconditional successor follows it when that is another fresh
+ * block (the branch then folds away). A fresh block that ends `@p BRA T; BRA U` with U not fresh (the
+ * default, typically) whose case body T has it as only predecessor and does not fall through is inverted
+ * to `@!p BRA U` and T is moved right after it: one branch less per leaf of the tree. Returns the layout
+ * of the fresh and moved blocks, chains followed from `first`, the rest in creation order.
+ */
+function chainLayout(fn: OriFunction, blocks: readonly Block[], first: Block | undefined): Block[] {
+  const fresh = new Set(blocks);
+  const placed = new Set<Block>();
+  const out: Block[] = [];
+  const movable = (t: Block, from: Block): boolean =>
+    !fresh.has(t) && !placed.has(t) && t !== fn.entry && !t.fallsThrough && !hasPhi(t) && t.preds.length === 1 && t.preds[0] === from;
+  const follow = (b0: Block | undefined): void => {
+    let b = b0;
+    while (b && fresh.has(b) && !placed.has(b)) {
+      placed.add(b);
+      out.push(b);
+      const u = uncondTarget(b);
+      if (u && fresh.has(u)) {
+        b = u;
+        continue;
+      }
+      const n = b.instrs.length;
+      const cond = b.instrs[n - 2];
+      if (u && cond && cond.opcode === 'BRA' && cond.guard && cond.uses[0]?.kind === 'label') {
+        const t = cond.uses[0].block;
+        if (t !== u && movable(t, b)) {
+          b.remove(b.instrs[n - 1]!);
+          cond.setGuard({ reg: cond.guard.reg, not: !cond.guard.not });
+          cond.setUses([label(u)]);
+          placed.add(t);
+          out.push(t);
+        }
+      }
+      b = undefined;
+    }
+  };
+  follow(first);
+  for (const b of blocks) follow(b);
+  return out;
+}
+
+/** The unguarded BRA ending `b`, if any, and its target. */
+function uncondTarget(b: Block): Block | undefined {
+  const last = b.instrs[b.instrs.length - 1];
+  return last && last.opcode === 'BRA' && !last.guard && last.uses[0]?.kind === 'label' ? last.uses[0].block : undefined;
+}
+
+/**
+ * Rewrite one recognised switch with the chosen strategy. The head keeps its instructions up to its tail;
+ * inner nodes are deleted; new blocks go right after the head in layout.
+ */
+function lowerSwitch(fn: OriFunction, sw: RecognisedSwitch, strategy: SwitchStrategy): number | undefined {
+  const head = sw.head.block;
+  const e = new Emitter(fn, sw.sel, sw.unsigned, sw.head.compare);
+  // Drop the head's branches and, when nothing else reads it, its compare.
+  const tail = sw.head.tail;
+  head.remove(tail.branch);
+  if (tail.uncond) head.remove(tail.uncond);
+  if (tail.pred.uses.size === 0 && tail.pred.defs.size === 1) head.remove(sw.head.compare);
+  // Inner nodes go entirely.
+  const dead = new Set<Block>();
+  for (const n of sw.inner) {
+    for (const i of [...n.block.instrs]) n.block.remove(i);
+    dead.add(n.block);
+  }
+  let depth: number | undefined;
+  const min = sw.cases[0]!.v;
+  const max = sw.cases[sw.cases.length - 1]!.v;
+  if (strategy === 'jump-table') {
+    const range = max - min + 1;
+    const t = e.offset(head, min);
+    const p = e.cmp(head, 'GE', t, range, true);
+    e.branch(head, p, sw.defaultTarget);
+    const table: Block[] = new Array<Block>(range).fill(sw.defaultTarget);
+    for (const c of sw.cases) table[c.v - min] = c.target;
+    const j = e.block();
+    e.branch(head, undefined, j);
+    j.append(new Instr('JMX', { uses: [reg(t), { kind: 'labels', blocks: table }], loc: sw.head.compare.loc }));
+  } else {
+    depth = emitBst(e, head, caseRanges(sw.cases), sw.defaultTarget);
+  }
+  // Layout: [..., head, new (and moved case) blocks..., rest without the dead inner nodes].
+  const inLayout = fn.blocks.filter((b) => !dead.has(b));
+  fn.blocks.length = 0;
+  fn.blocks.push(...inLayout);
+  fn._cfgChanged();
+  const chain = chainLayout(fn, e.blocks, uncondTarget(head));
+  const chained = new Set(chain);
+  const rest = fn.blocks.filter((b) => !chained.has(b));
+  const at = rest.indexOf(head);
+  fn.blocks.length = 0;
+  fn.blocks.push(...rest.slice(0, at + 1), ...chain, ...rest.slice(at + 1));
+  fn._cfgChanged();
+  for (let k = at; k <= at + chain.length && k + 1 < fn.blocks.length; k++) {
+    const b = fn.blocks[k]!;
+    if (uncondTarget(b) === fn.blocks[k + 1]) b.remove(b.instrs[b.instrs.length - 1]!);
+  }
+  return depth;
+}
+
+/**
+ * The generic switch optimizer over one function (spec: sub_77CF40). Returns one report per switch found,
+ * lowered or kept.
+ */
+export function optimizeSwitches(fn: OriFunction, o: SwitchOptOptions = DEFAULT_SWITCH_OPT): SwitchReport[] {
+  const reports: SwitchReport[] = [];
+  if (o.profileAttached || fn.blocks.length === 0) return reports;
+  const order = computeRpo(fn).order;
+  const taken = new Set<Block>();
+  let pos = layoutPositions(fn);
+  for (const b of order) {
+    if (taken.has(b)) continue;
+    const sw = recogniseSwitch(fn, pos, b, o, taken);
+    if (!sw) continue;
+    taken.add(b);
+    for (const n of sw.inner) taken.add(n.block);
+    const { strategy, reason, density } = chooseStrategy(sw, o);
+    const line = lineOf(sw.head.compare);
+    const nodes = sw.inner.length + 1;
+    const targets = new Set(sw.cases.map((c) => c.target)).size;
+    let depth: number | undefined;
+    if (strategy !== 'cascade') {
+      depth = lowerSwitch(fn, sw, strategy);
+      pos = layoutPositions(fn);
+    }
+    reports.push({
+      head: b, line, cases: sw.cases.length, min: sw.cases[0]!.v, max: sw.cases[sw.cases.length - 1]!.v, density, strategy, reason, nodes, targets,
+      ...(depth !== undefined ? { depth } : {}),
+    });
+  }
+  return reports;
+}
+
+export function switchRemark(fn: OriFunction, r: SwitchReport): RemarkInput {
+  const what = r.strategy === 'jump-table' ? 'lowered to a jump table (JMX)' : r.strategy === 'bst' ? `lowered to a binary search tree of depth ${r.depth}` : 'kept as a compare cascade';
+  return {
+    kind: r.strategy === 'cascade' ? 'analysis' : 'passed',
+    name: 'SwitchLowered',
+    fn: fn.name,
+    block: r.head.label,
+    ...(r.line !== undefined ? { line: r.line } : {}),
+    message: `switch with ${r.cases} cases in [${r.min}, ${r.max}] (density ${r.density.toFixed(2)}, ${r.nodes} compares before) ${what}: ${r.reason}`,
+    args: {
+      cases: r.cases, min: r.min, max: r.max, density: Number(r.density.toFixed(4)), strategy: r.strategy, reason: r.reason, compares: r.nodes, targets: r.targets,
+      ...(r.depth !== undefined ? { depth: r.depth } : {}),
+    },
+  };
+}
+
+export function switchOptions(ctx: PhaseContext): SwitchOptOptions {
+  return { budget: Math.max(2, ctx.knob<number>(KNOB_SWITCH_BUDGET)), extended: ctx.knob<boolean>(KNOB_SWITCH_EXTENDED) };
+}
+
+/** The PGO guard: a function carrying profile data (`.pragma` / directive `pgo`) is left alone. */
+function hasProfile(fn: OriFunction): boolean {
+  return fn.directives.has('pgo');
+}
+
+/** 30 DoSwitchOptSecond: the generic algorithm, second pass (spec: sub_C5FC80 → sub_791F00(ctx, 1)). */
+export class DoSwitchOptSecond implements PhaseImpl {
+  readonly preserves = 'none' as const;
+  execute(ctx: PhaseContext): void {
+    const o = switchOptions(ctx);
+    for (const fn of ctx.module.functions) {
+      for (const r of optimizeSwitches(fn, { ...o, profileAttached: hasProfile(fn) })) ctx.remark(switchRemark(fn, r));
+    }
+  }
+}
+
