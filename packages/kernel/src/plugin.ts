@@ -2,7 +2,7 @@ import semver from 'semver';
 import { PtxforgeError } from './errors.js';
 import type { OriModule } from './ir/core.js';
 import type { OpcodeInfo } from './ir/opcodes.js';
-import type { KnobDef } from './knobs.js';
+import { checkKnobRange, type KnobDef } from './knobs.js';
 import type { HookHandlers } from './pipeline/hooks.js';
 import type { PhaseFactory } from './pipeline/protocol.js';
 import { isServiceToken, type ServiceEnv, type ServiceProvision } from './services.js';
@@ -125,6 +125,9 @@ const KNOB_RULES: Readonly<Record<keyof KnobDef, FieldRule>> = {
   default: { required: true, check: (v) => (['boolean', 'number', 'string'].includes(typeof v) ? undefined : 'must be a boolean, number or string') },
   description: { required: true, check: str },
   owner: { required: false, check: str },
+  min: { required: false, check: (v) => (typeof v === 'number' && Number.isFinite(v) ? undefined : 'must be a finite number') },
+  max: { required: false, check: (v) => (typeof v === 'number' && Number.isFinite(v) ? undefined : 'must be a finite number') },
+  choices: { required: false, check: (v) => (Array.isArray(v) && v.length > 0 && v.every((c) => typeof c === 'string') ? undefined : 'must be a non-empty list of strings') },
 };
 
 /** Check an object against a rule table: unknown keys, missing required keys, bad values. */
@@ -174,7 +177,14 @@ export function validateContributions(c: unknown, plugin: string): PluginContrib
       throw new PtxforgeError('PLUGIN_MANIFEST_INVALID', `plugin ${plugin}: service ${name} needs exactly one of useValue and useFactory`, { plugin });
     }
   }
-  for (const k of pc.knobs ?? []) validateFields(k, KNOB_RULES, `knob ${(k as { name?: string }).name ?? '?'}`, plugin);
+  for (const k of pc.knobs ?? []) {
+    validateFields(k, KNOB_RULES, `knob ${(k as { name?: string }).name ?? '?'}`, plugin);
+    try {
+      checkKnobRange(k, k.default);
+    } catch (e) {
+      throw new PtxforgeError('PLUGIN_MANIFEST_INVALID', `plugin ${plugin}: the default of knob ${k.name} is outside its own range: ${(e as Error).message}`, { plugin });
+    }
+  }
   for (const [name, p] of Object.entries(pc.phases ?? {})) {
     const f = typeof p === 'function' ? p : (p as { create?: unknown })?.create;
     if (fn(f)) throw new PtxforgeError('PLUGIN_MANIFEST_INVALID', `plugin ${plugin}: phase ${name} needs a factory function`, { plugin });

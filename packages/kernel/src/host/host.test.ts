@@ -237,6 +237,29 @@ describe('knobs', () => {
       expect.objectContaining({ code: 'KNOB_BAD_VALUE', message: expect.stringContaining('expects an int') }),
     );
   });
+  it('checks knob ranges and enumerations, and plugin defaults against them (issue 16 row 12)', () => {
+    const ranged = definePlugin({ name: 'ranged', version: '1.0.0', kernel: KERNEL }, {
+      knobs: [
+        defineKnob({ name: 'Rounds', type: 'int', default: 8, min: 0, max: 100, description: 'rounds' }),
+        defineKnob({ name: 'Model', type: 'string', default: 'thread', choices: ['thread', 'issue'], description: 'model' }),
+      ],
+    });
+    const compile = (name: string, value: string) => createToolchain({ plugins: [targetPlugin, ranged] }).compile(unit(), { arch: 'sm_90', knobs: [{ name, value, where: '--knob' }] });
+    expect(() => compile('Rounds', '-5')).toThrow(expect.objectContaining({ code: 'KNOB_OUT_OF_RANGE', message: expect.stringContaining('at least 0') }));
+    expect(() => compile('Rounds', '101')).toThrow(expect.objectContaining({ code: 'KNOB_OUT_OF_RANGE' }));
+    expect(() => compile('Model', 'bogus')).toThrow(expect.objectContaining({ code: 'KNOB_BAD_VALUE', message: expect.stringContaining("'thread', 'issue'") }));
+    expect(compile('Rounds', '100').info).toEqual([]);
+    expect(compile('Model', 'issue').info).toEqual([]);
+    const badDefault = definePlugin({ name: 'bad-default', version: '1.0.0', kernel: KERNEL }, {
+      knobs: [defineKnob({ name: 'Budget', type: 'int', default: -1, min: 0, description: 'budget' })],
+    });
+    expect(() => createToolchain({ plugins: [targetPlugin, badDefault] })).toThrow(expect.objectContaining({ code: 'PLUGIN_MANIFEST_INVALID' }));
+  });
+  it('rejects --dump-ir of a phase that does not exist', () => {
+    const tc = createToolchain({ plugins: [targetPlugin, knobbed] });
+    expect(() => tc.compile(unit(), { arch: 'sm_90', dumpIr: ['NoSuchPhase'] })).toThrow(expect.objectContaining({ code: 'DUMP_IR_UNKNOWN_PHASE' }));
+    expect(tc.compile(unit(), { arch: 'sm_90', dumpIr: ['gvncse'] }).dumps.length).toBe(1);
+  });
   it('parses knobs files with a [knobs] section', () => {
     expect(parseKnobsFile('# c\n[knobs]\nUnrollBudget = 8  # eight\nUseFancy=true\n', 'k.ini')).toEqual([
       { name: 'UnrollBudget', value: '8', where: 'k.ini:3' },

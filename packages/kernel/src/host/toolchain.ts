@@ -7,7 +7,7 @@ import { parseOri } from '../ir/parse.js';
 import { KnobValues } from '../knobs.js';
 import { HOOK_NAMES, HOOK_POINTS } from '../pipeline/hooks.js';
 import type { Diagnostic, DiagnosticSink } from '../pipeline/protocol.js';
-import { PHASE_TABLE } from '../pipeline/table.js';
+import { PHASE_TABLE, phaseIndexOf } from '../pipeline/table.js';
 import type { PluginDefinition } from '../plugin.js';
 import { capabilitiesFor, KNOWN_ARCHS, smNumber, type TargetView } from '../target.js';
 import { Compilation, type CompileResult } from './compilation.js';
@@ -115,6 +115,13 @@ export class Toolchain {
     const optLevel = options.optLevel ?? 3;
     if (!Number.isInteger(optLevel) || optLevel < 0 || optLevel > 4) {
       throw new PtxforgeError('OPT_LEVEL_INVALID', `optimization level must be 0..4, got ${options.optLevel}`);
+    }
+    if (Array.isArray(options.dumpIr)) {
+      for (const name of options.dumpIr as readonly string[]) {
+        if (phaseIndexOf(name) === undefined) {
+          throw new PtxforgeError('DUMP_IR_UNKNOWN_PHASE', `--dump-ir: no phase is named '${name}' (--list-phases lists the 159 phase names; 'all' dumps after every phase)`);
+        }
+      }
     }
     const binding = this.resolveTarget(options.arch);
     const resolved: ResolvedCompileOptions = {
