@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import {
-  createToolchain, isPtxforgeError, parseKnobsFile, printModule, PtxforgeError, PIPE_NAMES, type CompileOptions,
+  createToolchain, isPtxforgeError, LatencyModel, parseKnobsFile, printModule, PtxforgeError, PIPE_NAMES, type CompileOptions,
   type CompileResult, type OriModule, type PluginEntry, type Remark, type Toolchain,
 } from '@ptxforge/kernel';
 import { loadDefaultPlugins, loadUserPlugin } from './plugins.js';
@@ -527,7 +527,9 @@ function listPhases(tc: Toolchain, arch: string, argv: readonly string[], io: Cl
   }
   if (explicitArch) {
     const t = tc.resolveTarget(arch).target;
-    io.stdout(`# target ${t.id} (${t.family}): pipe widths ${PIPE_NAMES.map((n, k) => `${n}=${t.pipeWidths[k]}`).join(' ')}\n`);
+    const lm = tc.services(arch).tryService(LatencyModel);
+    const widths = lm ? PIPE_NAMES.map((n, k) => `${n}=${lm.pipeWidths[k]}`).join(' ') : 'unknown (no LatencyModel installed)';
+    io.stdout(`# target ${t.id} (${t.family}): pipe widths ${widths}\n`);
   }
 }
 

@@ -74,6 +74,8 @@ interface VarEntry {
 /** A late source read of a variable-latency instruction (WAR), released by its read or write scoreboard. */
 interface ReadEntry {
   reader: number;
+  /** smallest number of cycles issued since the reader */
+  elapsed: number;
   rbar: number;
   wbar: number;
   after: number;
@@ -156,7 +158,8 @@ function readerClassFor(ins: HazardInstr, timing: OpTiming, operand: number, add
   if (file === 'UR' || file === 'UP') {
     if (ins.opcode.startsWith('U') || ins.opcode === 'R2UR') return 'uniform';
   }
-  if (address) return timing.kind === 'variable' ? 'agu' : timing.reader;
+  // LDC reads its index like any decoupled source; memory instructions go through the address unit
+  if (address) return timing.kind === 'variable' && timing.queue !== 'const' ? 'agu' : timing.reader;
   if (ins.opcode === 'IMAD' && ins.mods.includes('WIDE')) {
     const last = ins.operands.length - 1;
     if (operand === last) return k === 0 ? 'wideCL' : 'wideCH';
@@ -360,6 +363,17 @@ function maxLatencyOf(t: LatencyTable, w: WriterClass): number {
   return v;
 }
 
+/** Variable-latency sources are read within this many cycles of issue unless a table says otherwise. */
+const DEFAULT_LATE_READ = 6;
+
+function noteSlack(slack: CheckResult['slack'], key: string, sl: number): void {
+  let rec = slack.get(key);
+  if (!rec) slack.set(key, (rec = { min: Infinity, samples: 0, hist: new Map() }));
+  rec.samples++;
+  if (sl < rec.min) rec.min = sl;
+  rec.hist.set(sl, (rec.hist.get(sl) ?? 0) + 1);
+}
+
 function step(
   t: LatencyTable,
   fn: HazardFunction,
@@ -409,13 +423,7 @@ function step(
           if (e.elapsed < need) {
             record(hazards, fn, 'RAW', ins, dec[e.writer]!.ins, key, `stall: ${e.elapsed} of ${need} cycles (${e.wclass} result read as ${u.reader})`);
           } else {
-            const s = `${t.name}:${e.wclass}->${u.reader}`;
-            let rec = slack.get(s);
-            if (!rec) slack.set(s, (rec = { min: Infinity, samples: 0, hist: new Map() }));
-            const sl = e.elapsed - need;
-            rec.samples++;
-            if (sl < rec.min) rec.min = sl;
-            rec.hist.set(sl, (rec.hist.get(sl) ?? 0) + 1);
+            noteSlack(slack, `${t.name}:${e.wclass}->${u.reader}`, e.elapsed - need);
           }
         }
       }
@@ -455,7 +463,12 @@ function step(
           if (isVar && e.queue === myQueue) continue;
           if (e.reader === i) continue;
           const r = dec[e.reader]!;
-          record(hazards, fn, 'WAR', ins, r.ins, key, e.rbar < 0 ? `read scoreboard on ${r.ins.opcode}` : `wait on SB${e.rbar}`);
+          const window = t.lateReadCycles?.[e.queue] ?? DEFAULT_LATE_READ;
+          if (e.elapsed >= window) {
+            noteSlack(slack, `${t.name}:war-${e.queue}${e.rbar < 0 ? '' : '-sb'}`, e.elapsed - window);
+            continue;
+          }
+          record(hazards, fn, 'WAR', ins, r.ins, key, e.rbar < 0 ? `read scoreboard on ${r.ins.opcode} (source read up to ${window} cycles after issue, overwritten after ${e.elapsed})` : `wait on SB${e.rbar}`);
         }
       }
       if (fixedWriter) {
@@ -491,7 +504,13 @@ function step(
       for (const e of list) {
         if ((e.sb === ctl.wbar || e.sb === ctl.rbar) && e.after < MAX_AFTER) e.after++;
         // results of one in-order queue complete in issue order: this operation's scoreboard covers older ones
-        if (ctl.wbar !== null && isVar && e.queue === myQueue) e.alsoMask |= 1 << ctl.wbar;
+        if (ctl.wbar !== null && isVar && e.queue === myQueue) {
+          // an unguarded older result behaves like this operation's (it completes no later)
+          if (e.sb < 0) {
+            e.sb = ctl.wbar;
+            e.after = 0;
+          } else if (e.sb !== ctl.wbar) e.alsoMask |= 1 << ctl.wbar;
+        }
       }
     }
     for (const list of st.reads.values()) for (const e of list) if ((e.rbar === ctl.rbar || e.wbar === ctl.wbar) && e.after < MAX_AFTER) e.after++;
@@ -522,12 +541,13 @@ function step(
     for (const key of d.lateReadKeys) {
       // sources that are also results are released by the write scoreboard
       const list = st.reads.get(key) ?? [];
-      list.push({ reader: i, rbar: ctl.rbar ?? -1, wbar: ctl.wbar ?? -1, after: 0, queue: d.timing.queue });
+      list.push({ reader: i, elapsed: 0, rbar: ctl.rbar ?? -1, wbar: ctl.wbar ?? -1, after: 0, queue: d.timing.queue });
       st.reads.set(key, list);
     }
   }
   // 5. cycles pass: this instruction's stall count (at least one issue slot)
   const cyc = Math.max(1, ctl.stall);
+  for (const list of st.reads.values()) for (const e of list) if (e.elapsed < 255) e.elapsed = Math.min(255, e.elapsed + cyc);
   for (const [k, list] of st.fixed) {
     let drop = 0;
     for (const e of list) {

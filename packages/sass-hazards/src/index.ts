@@ -8,3 +8,4 @@ export {
 } from './latency.js';
 export { checkHazards, type Hazard, type HazardKind, type CheckOptions, type CheckResult } from './check.js';
 export { formatHazard, hazardSummaryLine } from './report.js';
+export { hazardInstrFromSass, hazardFunctionFromCode, type WordsToFunctionResult } from './from-sass.js';

@@ -169,8 +169,10 @@ export function instrRoles(ins: HazardInstr): InstrRoles {
   }
 
   const memWide = GENERIC_OR_GLOBAL.has(op) && mods.includes('E');
+  const ignored = lutIgnoredSources(ins, n);
   for (let i = 0; i < ops.length; i++) {
     const o = ops[i]!;
+    if (ignored.has(i)) continue;
     if (i < n) {
       if (o.reg) {
         const w = o.kind === 'reg' || o.kind === 'ureg' ? Math.max(defWidth, o.reg.count) : 1;
@@ -200,4 +202,26 @@ export function instrRoles(ins: HazardInstr): InstrRoles {
     }
   }
   return { defs, uses, guessed };
+}
+
+/**
+ * LOP3/PLOP3 sources the truth table does not depend on are not read (ptxas schedules them as such): for
+ * a LUT over (a, b, c) = bits (2, 1, 0) of the row index, a source matters when flipping it changes a bit.
+ */
+function lutIgnoredSources(ins: HazardInstr, n: number): Set<number> {
+  const out = new Set<number>();
+  const op = ins.opcode;
+  if (!(op === 'LOP3' || op === 'ULOP3' || op === 'PLOP3' || op === 'UPLOP3') || !ins.mods.includes('LUT')) return out;
+  const luts: number[] = [];
+  for (const k of op.endsWith('PLOP3') ? [n + 3, n + 4] : [n + 3]) {
+    const o = ins.operands[k];
+    if (!o || o.kind !== 'imm' || o.value === undefined) return out;
+    luts.push(o.value & 0xff);
+  }
+  const depends = (bit: number): boolean => luts.some((lut) => {
+    const mask = bit === 2 ? 0x0f : bit === 1 ? 0x33 : 0x55;
+    return ((lut ^ (lut >> (1 << bit))) & mask) !== 0;
+  });
+  for (let s = 0; s < 3; s++) if (!depends(2 - s)) out.add(n + s);
+  return out;
 }

@@ -195,6 +195,30 @@ bb3:
     expect(sOff.equalTargets).toBe(1); // one rewrite on bb0, then on to the next block
   });
 
+  it('turns a branch to a block that only exits into a guarded EXIT', () => {
+    expect(
+      run(`bb0:
+  %r0 = S2R SR_TID.X
+  %p0 = ISETP.GE.AND %r0, c[0x0][0x0], PT
+  @%p0 BRA bb2
+bb1:
+  %rd0 = MOV c[0x0][0x210]
+  STG.E.32 [%rd0], %r0
+bb2:
+  EXIT`),
+    ).toBe(
+      same(`bb0:
+  %r0 = S2R SR_TID.X
+  %p0 = ISETP.GE.AND %r0, c[0x0][0x0], PT
+  @%p0 EXIT
+bb1:
+  %rd0 = MOV c[0x0][0x210]
+  STG.E.32 [%rd0], %r0
+bb2:
+  EXIT`),
+    );
+  });
+
   it('threads every entry of a BRX label table', () => {
     const out = run(`bb0:
   %r0 = S2R SR_TID.X
@@ -226,6 +250,6 @@ bb1:
     const ctx = makeTestContext(m, { knobs });
     new OriBranchOpt().execute(ctx);
     expect(ctx.remarks).toHaveLength(1);
-    expect(ctx.remarks[0]!.args).toMatchObject({ folded: 1, threaded: 0 });
+    expect(ctx.remarks[0]!.args).toMatchObject({ threaded: 1, unreachable: 1 }); // BRA bb1 → EXIT, bb1 deleted
   });
 });

@@ -1,4 +1,4 @@
-import { computeRpo, type Block, type Instr, type OriFunction, type PhaseContext, type PhaseImpl } from '@ptxforge/kernel';
+import { computeRpo, Instr, type Block, type OriFunction, type PhaseContext, type PhaseImpl } from '@ptxforge/kernel';
 import {
   bra,
   braTarget,
@@ -45,6 +45,13 @@ function forwardOf(fn: OriFunction, pos: ReadonlyMap<Block, number>, b: Block): 
   if (b.instrs.length !== 1) return undefined;
   const i = b.instrs[0]!;
   return isPlainBra(i) && !i.guard ? braTarget(i) : undefined;
+}
+
+/** The EXIT (or value-less RET) of a block that holds nothing else. */
+function exitOnly(b: Block): Instr | undefined {
+  if (b.instrs.length !== 1) return undefined;
+  const x = b.instrs[0]!;
+  return !x.guard && (x.opcode === 'EXIT' || (x.opcode === 'RET' && x.uses.length === 0)) ? x : undefined;
 }
 
 /** Follow a chain of forwarding blocks from `t` (spec: "a depth limit prevents infinite loops"). */
@@ -99,6 +106,22 @@ function transformBlock(fn: OriFunction, pos: ReadonlyMap<Block, number>, b: Blo
 
   // Transformation 4: thread branch targets through forwarding blocks.
   if (!hasPhi(b)) {
+    // A branch to a block that only exits becomes the exit itself, under the branch's guard (ptxas's
+    // `@P0 EXIT` for `if (i >= n) return;`): the end of a chain of forwarding blocks, one step further.
+    for (let k = Math.max(0, condIdx); k < n; k++) {
+      const i = b.instrs[k]!;
+      if (!isPlainBra(i)) continue;
+      const t = threadTarget(fn, pos, braTarget(i), o.maxThreadDepth);
+      const x = exitOnly(t);
+      if (!x) continue;
+      const e = new Instr(x.opcode, { mods: x.mods, uses: x.uses, loc: i.loc, ...(i.guard ? { guard: i.guard } : {}) });
+      removeAt(b, k);
+      b.insertAt(k, e);
+      // After an unguarded exit nothing of the old tail runs.
+      if (!i.guard) while (b.instrs.length > k + 1) removeAt(b, b.instrs.length - 1);
+      s.threaded++;
+      return true;
+    }
     for (let k = Math.max(0, condIdx); k < n; k++) {
       const i = b.instrs[k]!;
       if (isPlainBra(i)) {

@@ -21,12 +21,10 @@ const testTarget: TargetDescriptor = {
   id: 'smtest',
   family: 'Test',
   archs: ['sm_90'],
-  pipeWidths: [4, 4, 1, 1, 2, 1, 1],
   capabilities: {
     uniformRegisters: true, convergenceBarriers: true, threeInputAlu: true, packedHalf: true, warpgroupMma: true,
     paramBase: 0x210, maxRegistersPerThread: 255, maxSharedPerBlock: 227 * 1024,
   },
-  slot17: { name: 'test', status: 'noop' },
 };
 const targetPlugin = definePlugin({ name: 'test-target', version: '1.0.0', kernel: KERNEL }, { targets: [testTarget] });
 
@@ -170,7 +168,7 @@ describe('plugin host validation', () => {
     ['unknown phase slot', () => definePlugin({ name: 'x', version: '1.0.0', kernel: KERNEL }, { phases: { OriMagic: () => ({ execute() {} }) } }), 'PHASE_UNKNOWN_SLOT'],
     ['hook given as phase', () => definePlugin({ name: 'x', version: '1.0.0', kernel: KERNEL }, { phases: { AdvancedPhasePreSched: () => ({ execute() {} }) } }), 'PHASE_SLOT_IS_HOOK'],
     ['unknown hook', () => definePlugin({ name: 'x', version: '1.0.0', kernel: KERNEL }, { hooks: { AdvancedPhaseMagic: () => {} } as never }), 'HOOK_UNKNOWN'],
-    ['bad target pipe widths', () => definePlugin({ name: 'x', version: '1.0.0', kernel: KERNEL }, { targets: [{ ...testTarget, pipeWidths: [1, 2] as never }] }), 'PLUGIN_MANIFEST_INVALID'],
+    ['a target key that became a service', () => definePlugin({ name: 'x', version: '1.0.0', kernel: KERNEL }, { targets: [{ ...testTarget, pipeWidths: [1, 2] } as never] }), 'PLUGIN_MANIFEST_UNKNOWN_KEY'],
   ];
   for (const [what, make, code] of cases) {
     it(`rejects ${what} with ${code}`, () => {

@@ -192,21 +192,16 @@ export class FnLowerer {
     }
     return b;
   }
-  private readonly placed = new Set<Block>();
   placeLabel(name: string, pos: Pos): void {
     const b = this.blockOf(name);
-    if (this.placed.has(b)) this.fail('PTX_SEMANTIC', `label '${name}' is defined twice`, pos);
-    this.placed.add(b);
-    this.fn.blocks.push(b);
-    this.fn._cfgChanged();
+    if (b.placed) this.fail('PTX_SEMANTIC', `label '${name}' is defined twice`, pos);
+    this.fn.addBlock(b);
     this.cur = b;
   }
   /** Current block, opening an unlabelled one after a terminator. */
   block(): Block {
     if (!this.cur) {
-      this.cur = new Block(this.freshLabel(), this.fn);
-      this.fn.blocks.push(this.cur);
-      this.fn._cfgChanged();
+      this.cur = this.fn.addBlock(new Block(this.freshLabel(), this.fn));
     }
     return this.cur;
   }
