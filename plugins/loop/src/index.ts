@@ -3,12 +3,14 @@ import { LOOP_KNOBS } from './knobs.js';
 import { simplifyLoops } from './simplify.js';
 import { readUnrollKnobs, unrollFunction } from './unroll.js';
 import { PACKAGE } from './package-meta.js';
+import { pipelineFunction } from './pipelining.js';
 
 export * from './knobs.js';
 export * from './iv.js';
 export * from './region.js';
 export * from './simplify.js';
 export * from './unroll.js';
+export * from './pipelining.js';
 
 /** 18 OriLoopSimplification. */
 export class LoopSimplificationPhase implements PhaseImpl {
@@ -30,6 +32,14 @@ export class LoopUnrollingPhase implements PhaseImpl {
   }
 }
 
+/** 24 OriPipelining: MII analysis and remarks; the modulo-scheduling transformation is not implemented. */
+export class PipeliningPhase implements PhaseImpl {
+  readonly preserves = 'all' as const;
+  execute(ctx: PhaseContext): void {
+    for (const fn of ctx.module.functions) if (fn.blocks.length) pipelineFunction(ctx, fn);
+  }
+}
+
 export const loopPlugin = definePlugin(
   { ...PACKAGE, api: '^1.0.0', description: 'loop simplification, unrolling, pipelining and fusion' },
   {
@@ -37,6 +47,7 @@ export const loopPlugin = definePlugin(
     phases: {
       OriLoopSimplification: () => new LoopSimplificationPhase(),
       OriLoopUnrolling: () => new LoopUnrollingPhase(),
+      OriPipelining: () => new PipeliningPhase(),
     },
   },
 );
