@@ -491,6 +491,8 @@ function relayout(fn: OriFunction, lowered: readonly Lowered[]): void {
     for (const b of l.chain) chained.add(b);
     chainOf.set(l.head, l.chain);
   }
+  fn.removeBlocks(dead);
+  for (const b of chained) if (!b.placed) fn.addBlock(b);
   const out: Block[] = [];
   const emit = (b0: Block): void => {
     const stack: Block[] = [b0];
@@ -501,10 +503,8 @@ function relayout(fn: OriFunction, lowered: readonly Lowered[]): void {
       if (c) for (let k = c.length - 1; k >= 0; k--) stack.push(c[k]!);
     }
   };
-  for (const b of fn.blocks) if (!dead.has(b) && !chained.has(b)) emit(b);
-  fn.blocks.length = 0;
-  fn.blocks.push(...out);
-  fn._cfgChanged();
+  for (const b of fn.blocks) if (!chained.has(b)) emit(b);
+  fn.setLayout(out);
   const touched = new Set<Block>([...chainOf.keys(), ...chained]);
   for (let k = 0; k + 1 < out.length; k++) {
     const b = out[k]!;
