@@ -23,6 +23,8 @@ export const OPTIONAL_PLUGIN_PACKAGES: readonly string[] = [
   '@ptxforge/plugin-branch',
   // cicc BranchFolding / TailMerge (issue #15).
   '@ptxforge/plugin-branch-folding',
+  // Loop family (issue #14).
+  '@ptxforge/plugin-loop',
 ];
 
 /**
@@ -48,6 +50,7 @@ const LOADERS: Readonly<Record<string, () => Promise<unknown>>> = {
   '@ptxforge/plugin-strength-reduce': () => import('@ptxforge/plugin-strength-reduce'),
   '@ptxforge/plugin-predication': () => import('@ptxforge/plugin-predication'),
   '@ptxforge/plugin-gvn-cse': () => import('@ptxforge/plugin-gvn-cse'),
+  '@ptxforge/plugin-loop': () => import('@ptxforge/plugin-loop'),
   '@ptxforge/plugin-branch': () => import('@ptxforge/plugin-branch'),
   '@ptxforge/plugin-branch-folding': () => import('@ptxforge/plugin-branch-folding'),
 };

@@ -5,3 +5,4 @@ export * from './nvinfo.js';
 export * from './notes.js';
 export * from './relocs.js';
 export * from './read.js';
+export * from './write.js';

@@ -1,10 +1,42 @@
-import { definePlugin } from '@ptxforge/kernel';
+import { definePlugin, type PhaseContext, type PhaseImpl } from '@ptxforge/kernel';
 import { LOOP_KNOBS } from './knobs.js';
+import { simplifyLoops } from './simplify.js';
+import { readUnrollKnobs, unrollFunction } from './unroll.js';
 
 export * from './knobs.js';
+export * from './iv.js';
+export * from './region.js';
+export * from './simplify.js';
+export * from './unroll.js';
+
+/** 18 OriLoopSimplification. */
+export class LoopSimplificationPhase implements PhaseImpl {
+  execute(ctx: PhaseContext): void {
+    for (const fn of ctx.module.functions) if (fn.blocks.length) simplifyLoops(ctx, fn);
+  }
+}
+
+/** 22 OriLoopUnrolling (spec entry guard sub_1392E30: more than two blocks, LoopMakeSingleEntry on). */
+export class LoopUnrollingPhase implements PhaseImpl {
+  execute(ctx: PhaseContext): void {
+    const k = readUnrollKnobs(ctx);
+    if (!k.makeSingleEntry) return;
+    for (const fn of ctx.module.functions) {
+      if (fn.blocks.length < 1) continue;
+      const s = unrollFunction(ctx, fn, k);
+      if (s.full + s.partial + s.rejected > 0) ctx.info(`# [partially unrolled loops=${s.partial}] [non-unrolled loops=${s.rejected}]`);
+    }
+  }
+}
 
 export const loopPlugin = definePlugin(
   { name: '@ptxforge/plugin-loop', version: '0.1.0', kernel: '^0.1.0', description: 'loop simplification, unrolling, pipelining and fusion' },
-  { knobs: LOOP_KNOBS },
+  {
+    knobs: LOOP_KNOBS,
+    phases: {
+      OriLoopSimplification: () => new LoopSimplificationPhase(),
+      OriLoopUnrolling: () => new LoopUnrollingPhase(),
+    },
+  },
 );
 export default loopPlugin;

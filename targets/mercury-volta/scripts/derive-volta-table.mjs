@@ -155,6 +155,9 @@ function intTries(opcode, ex, key) {
   const tries = [];
   if (BRANCHY.has(opcode) && ex.every((e) => e.noAddr)) return [{ fixedBranch: true }];
   if (BRANCHY.has(opcode)) {
+    tries.push({ enc: 'rel', widths: [50, 48, 32, 24] });
+    tries.push({ enc: 'rel', widths: [48], scale: 4 });
+    tries.push({ enc: 's', widths: [48], scale: 4 });
     tries.push({ enc: 'rel', bitwise: true, scale: 1, maxWidth: 50 });
     tries.push({ enc: 'rel', bitwise: true, scale: 4, maxWidth: 50 });
     tries.push({ enc: 's', bitwise: true, scale: 4, maxWidth: 48 });
@@ -163,6 +166,7 @@ function intTries(opcode, ex, key) {
   return tries;
 }
 
+let growAll = false;
 function findAtom(ex, key, opcode, sig, claimed, blocked) {
   const kind = atomKind(sig, key);
   const tries = kind.tries === 'int' ? intTries(opcode, ex, key) : kind.tries;
@@ -666,27 +670,50 @@ function learnRow(arch, ex, hints, blocked) {
 }
 
 // ------------------------------------------------------------------ main
+function groupKey(e) {
+  const ra = (e.flat.tokens.has('m:REL') ? '|REL' : e.flat.tokens.has('m:ABS') ? '|ABS' : '') + (e.flat.tokens.has('m:BF16_V2') ? '|BF16' : '');
+  return `${getBits(e.w, 0, 12)}|${e.flat.opcode}|${e.flat.sig}${ra}`;
+}
+
+const EXAMPLES = new Map(Object.keys(SOURCES).map((a) => [a, loadExamples(a)]));
+const GROUPS = new Map();
+for (const [arch, ex] of EXAMPLES) {
+  const groups = new Map();
+  for (const e of ex) {
+    const k = groupKey(e);
+    const g = groups.get(k) ?? [];
+    g.push(e);
+    groups.set(k, g);
+  }
+  GROUPS.set(arch, groups);
+}
+// Other archs whose examples of the same form may join an arch's own (more modifier combinations seen).
+const POOL = { sm_70: [], sm_75: ['sm_80', 'sm_86'], sm_80: ['sm_86', 'sm_75', 'sm_90'], sm_86: ['sm_80', 'sm_75', 'sm_90'], sm_90: ['sm_86', 'sm_80', 'sm_75'] };
+
 function learnAll(hints, blocked) {
   const rowsOut = [];
   const slotBits = new Map();
+  const constSeen = new Map();
   let totalProblems = 0;
   const learned = new Map();
   for (const arch of Object.keys(SOURCES)) {
-    const ex = loadExamples(arch);
-    const groups = new Map();
-    for (const e of ex) {
-      const ra = (e.flat.tokens.has('m:REL') ? '|REL' : e.flat.tokens.has('m:ABS') ? '|ABS' : '') + (e.flat.tokens.has('m:BF16_V2') ? '|BF16' : '');
-      const k = `${getBits(e.w, 0, 12)}|${e.flat.opcode}|${e.flat.sig}${ra}`;
-      const g = groups.get(k) ?? [];
-      g.push(e);
-      groups.set(k, g);
-    }
-    for (const [k, g] of groups) {
-      const { row, problems, determined } = learnRow(arch, g, hints, blocked);
-      // Bits that select modifiers in some row of this opcode: integer fields must not grow over them.
-      const sb = slotBits.get(`${arch}|${row.op}`) ?? new Set();
-      for (const sl of row.slots) for (const [p, n] of sl.bits) for (let b = p; b < p + n; b++) sb.add(b);
-      slotBits.set(`${arch}|${row.op}`, sb);
+    const groups = GROUPS.get(arch);
+    for (const [k, own] of groups) {
+      let { row, problems, determined } = learnRow(arch, own, hints, blocked);
+      let g = own;
+      const name = own[0].flat.opcode;
+      if (!BRANCHY.has(name) && hints) {
+        // Pool the same form from related archs when the pooled data is still consistent.
+        const pooled = [...own];
+        for (const other of POOL[arch]) for (const e of GROUPS.get(other).get(k) ?? []) pooled.push(e);
+        if (pooled.length > own.length) {
+          const r2 = learnRow(arch, pooled, hints, blocked);
+          if (r2.problems.length <= problems.length && r2.row.slots.length >= row.slots.length - 0) {
+            ({ row, problems, determined } = r2);
+            g = pooled;
+          }
+        }
+      }
       for (const a of determined) {
         for (const hk of hintKeys(row.name, row.sig, a.key)) {
           const c = learned.get(hk) ?? new Map();
@@ -715,6 +742,7 @@ function learnAll(hints, blocked) {
 
 // Pass 1 finds where operands live when they vary; pass 2 uses that for operands that never vary in a row.
 const pass1 = learnAll(undefined);
+growAll = true;
 const { rowsOut, totalProblems } = learnAll(pass1.hints, pass1.slotBits);
 
 // nvdisasm hides PT operands: where a row B of the same opcode is row A minus some predicate operands that
@@ -767,6 +795,31 @@ for (const group of byName.values()) {
       if (!A.hide.some((h) => JSON.stringify(h) === JSON.stringify(conds))) A.hide.push(conds);
     }
   }
+}
+
+// sm_90 stores branch offsets in words, D[7:0] in bits 16..23 and the rest in 34..81 (README layout facts);
+// the golden sm_90 pairs have no CALL/RET: give them the older forms with the sm_90 offset layout.
+{
+  const have90 = new Set(rowsOut.filter((r) => r.archs.includes('sm_90')).map((r) => `${r.op}|${r.name}|${r.sig}`));
+  const add = new Map();
+  for (const r of rowsOut) {
+    if (r.archs.includes('sm_90') || !['CALL', 'RET', 'BRA', 'BRX'].includes(r.name)) continue;
+    const k = `${r.op}|${r.name}|${r.sig}`;
+    if (have90.has(k) || add.has(k + JSON.stringify(r.fixed))) continue;
+    const rel = r.atoms.find((a) => a.enc === 'rel' && a.parts.length === 1 && a.parts[0][0] === 32 && a.parts[0][1] >= 48);
+    if (!rel) continue;
+    let mask = BigInt(r.mask);
+    let value = BigInt(r.value);
+    for (let b = 16n; b < 24n; b++) {
+      if (r.atoms.some((a) => a !== rel && a.parts.some(([p, n]) => b >= BigInt(p) && b < BigInt(p + n)))) continue;
+      mask &= ~(1n << b);
+      value &= ~(1n << b);
+    }
+    const hex = (x) => '0x' + x.toString(16).padStart(32, '0');
+    const copy = { ...r, archs: ['sm_90'], atoms: r.atoms.map((a) => (a === rel ? { key: a.key, parts: [[16, 8], [34, 48]], enc: 'rel', scale: 4 } : a)), mask: hex(mask), value: hex(value) };
+    add.set(k + JSON.stringify(r.fixed), copy);
+  }
+  rowsOut.push(...add.values());
 }
 
 // One row serving several archs when the archs agree exactly.

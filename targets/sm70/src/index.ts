@@ -1,5 +1,6 @@
-import { definePlugin, type TargetCapabilities, type TargetDescriptor } from '@ptxforge/kernel';
-import { PIPE_WIDTHS_SM80, slot17HandlerA } from '@ptxforge/target-common';
+import type { TargetCapabilities } from '@ptxforge/kernel';
+import { defineTarget, PIPE_WIDTHS_SM80, slot17HandlerA } from '@ptxforge/target-common';
+import { PACKAGE } from './package-meta.js';
 
 const capabilities = (arch: string): TargetCapabilities => ({
   // Turing (sm_75) added the uniform datapath; Volta (sm_70/72) has none.
@@ -14,18 +15,19 @@ const capabilities = (arch: string): TargetCapabilities => ({
 });
 
 /** The Volta/Turing backend: sm_70, sm_72, sm_75. Slot 17 per the branch/switch spec's dispatch table. */
-export const sm70Target: TargetDescriptor = {
+export const sm70TargetDef = defineTarget({
+  package: PACKAGE,
+  description: 'Volta/Turing SM backend',
   id: 'sm70',
   family: 'Volta/Turing',
   archs: ['sm_70', 'sm_72', 'sm_75'],
-  pipeWidths: PIPE_WIDTHS_SM80,
   capabilities,
+  pipeWidths: PIPE_WIDTHS_SM80,
+  latencies: { alu: 4, fma: 4, dfma: 'variable', mma: 'variable' }, // FP64 is fast on GV100 only, not on Turing: wait by scoreboard
   slot17: slot17HandlerA,
-};
+});
 
-export const targetSm70Plugin = definePlugin(
-  { name: '@ptxforge/target-sm70', version: '0.1.0', kernel: '^0.1.0', description: 'Volta/Turing SM backend' },
-  { targets: [sm70Target] },
-);
+export const sm70Target = sm70TargetDef.descriptor;
+export const targetSm70Plugin = sm70TargetDef.plugin;
 
 export default targetSm70Plugin;

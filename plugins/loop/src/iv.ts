@@ -1,0 +1,237 @@
+import type { Block, DomTree, Instr, Loop, Operand, Register } from '@ptxforge/kernel';
+import { constBits, isPlainReg } from '@ptxforge/opt-utils';
+
+/** Continue condition of a counted loop, normalized with the induction variable on the left. */
+export type Cmp = 'LT' | 'LE' | 'GT' | 'GE' | 'NE' | 'EQ';
+
+/** A rejection: the spec's code (phase 22 rejection table) and our reason. */
+export interface Rejection {
+  readonly code: number;
+  readonly reason: string;
+}
+
+/** The spec's rejection categories (sub_7F5D20's string table), by code. */
+export const REJECTION_CATEGORY: Readonly<Record<number, string>> = {
+  7: 'Performance',
+  11: 'Pragma/knob',
+  12: 'Budget',
+  13: 'Ineligible',
+  14: 'Unsupported IV',
+  15: 'Unsupported IV',
+  16: 'Trip count',
+  17: 'Irregular',
+  18: 'Trip count',
+  19: 'Unsupported IV',
+  24: 'Budget',
+};
+
+/**
+ * A counted loop: `do { body; iv += step } while (iv CMP bound)` with one latch whose last instruction is
+ * `@[!]p BRA header`, p computed by one ISETP in the latch (spec: AnalyzeIV sub_1385950, ExtractBound
+ * sub_1385E90, VerifyStride sub_138E9C0, mapped onto Ori's register table).
+ */
+export interface CountedLoop {
+  readonly header: Block;
+  readonly latch: Block;
+  /** `@[!]p BRA header`, the latch's last instruction. */
+  readonly backBranch: Instr;
+  /** The exit target of the latch (its fall-through). */
+  readonly exit: Block;
+  readonly cmpInstr: Instr;
+  readonly iv: Register;
+  readonly inc: Instr;
+  /** Signed 32-bit step. */
+  readonly step: number;
+  readonly cmp: Cmp;
+  readonly signed: boolean;
+  readonly bound: Operand;
+  /** 1 when the compare reads the IV after this iteration's increment, 0 when before. */
+  readonly delta: 0 | 1;
+  /** Constant trip count (times the body runs per entry), when init and bound are constants. */
+  readonly tripCount: number | undefined;
+}
+
+const INVERT: Record<Cmp, Cmp> = { LT: 'GE', GE: 'LT', LE: 'GT', GT: 'LE', NE: 'EQ', EQ: 'NE' };
+const SWAP: Record<Cmp, Cmp> = { LT: 'GT', GT: 'LT', LE: 'GE', GE: 'LE', NE: 'NE', EQ: 'EQ' };
+const CMPS = new Set<string>(['LT', 'LE', 'GT', 'GE', 'NE', 'EQ']);
+
+/** Largest trip count found by simulating a constant loop; longer loops count as unknown. */
+export const MAX_SIMULATED_TRIP = 1 << 16;
+
+/** Whether `o` has the same value in every iteration of `loop` (no def of what it reads inside the loop). */
+export function invariantOperand(o: Operand, loop: Loop): boolean {
+  switch (o.kind) {
+    case 'imm':
+    case 'rz':
+    case 'pt':
+      return true;
+    case 'cbank':
+      return !o.index || !definedIn(o.index, loop);
+    case 'reg':
+      return !definedIn(o.reg, loop);
+    default:
+      return false;
+  }
+}
+
+function definedIn(r: Register, loop: Loop): boolean {
+  for (const d of r.defs) if (d.block && loop.blockSet.has(d.block)) return true;
+  return false;
+}
+
+/** Evaluate `a CMP b` on 32-bit patterns. */
+export function compare(cmp: Cmp, signed: boolean, a: bigint, b: bigint): boolean {
+  const x = signed ? BigInt.asIntN(32, a) : BigInt.asUintN(32, a);
+  const y = signed ? BigInt.asIntN(32, b) : BigInt.asUintN(32, b);
+  switch (cmp) {
+    case 'LT': return x < y;
+    case 'LE': return x <= y;
+    case 'GT': return x > y;
+    case 'GE': return x >= y;
+    case 'NE': return x !== y;
+    case 'EQ': return x === y;
+  }
+}
+
+/**
+ * IV analysis, bound extraction and stride verification for one loop. Returns the counted-loop facts or the
+ * rejection (codes 13, 14, 15, 16, 17, 18, 19 of the spec's table).
+ */
+export function analyzeCountedLoop(loop: Loop, dom: DomTree): CountedLoop | Rejection {
+  const header = loop.header;
+  if (loop.latches.length !== 1) return { code: 17, reason: `irregular loop: ${loop.latches.length} back edges into the header` };
+  const latch = loop.latches[0]!;
+  const back = latch.instrs[latch.instrs.length - 1];
+  if (!back || back.opcode !== 'BRA' || !back.guard || back.uses.length !== 1 || back.uses[0]!.kind !== 'label' || back.uses[0].block !== header) {
+    return { code: 13, reason: `loop exit is not a conditional branch back to the header (latch ends with ${back?.fullOpcode ?? 'nothing'})` };
+  }
+  const exit = latch.layoutNext;
+  if (!exit || loop.blockSet.has(exit) || latch.bodyEnd !== latch.instrs.length - 1) {
+    return { code: 13, reason: 'the latch does not leave the loop by falling through after its conditional back branch' };
+  }
+  const p = back.guard.reg;
+  let cmpInstr: Instr | undefined;
+  for (const d of p.defs) if (d.block && loop.blockSet.has(d.block)) {
+    if (cmpInstr) return { code: 14, reason: `the loop predicate ${p.name} has several definitions in the loop` };
+    cmpInstr = d;
+  }
+  if (!cmpInstr) return { code: 14, reason: `the loop predicate ${p.name} is not computed in the loop` };
+  if (cmpInstr.opcode === 'FSETP' || cmpInstr.opcode === 'DSETP' || cmpInstr.opcode === 'HSETP2') {
+    return { code: 15, reason: `the loop condition is a floating-point compare (${cmpInstr.fullOpcode})` };
+  }
+  if (cmpInstr.opcode !== 'ISETP' || cmpInstr.block !== latch || cmpInstr.guard || cmpInstr.defs.length !== 1) {
+    return { code: 14, reason: `the loop predicate is not one unguarded ISETP in the latch (${cmpInstr.fullOpcode})` };
+  }
+  const [cmpMod, tyMod, combine, ...extra] = cmpInstr.mods;
+  if (!cmpMod || !CMPS.has(cmpMod) || (tyMod !== 'S32' && tyMod !== 'U32')) {
+    return { code: 15, reason: `the loop compare is not a 32-bit integer compare (${cmpInstr.fullOpcode})` };
+  }
+  const third = cmpInstr.uses[2];
+  if (combine !== 'AND' || extra.length || cmpInstr.uses.length !== 3 || !third || third.kind !== 'pt' || third.not) {
+    return { code: 16, reason: `bound extraction failed: the compare ${cmpInstr.fullOpcode} combines with another predicate` };
+  }
+  const [a, b] = [cmpInstr.uses[0]!, cmpInstr.uses[1]!];
+  const aVar = isPlainReg(a) && definedIn(a.reg, loop);
+  const bVar = isPlainReg(b) && definedIn(b.reg, loop);
+  if (isPlainReg(a) && isPlainReg(b) && a.reg === b.reg) return { code: 18, reason: 'the IV limit register is the IV itself' };
+  if (!aVar && !bVar) return { code: 14, reason: 'neither compare operand changes in the loop' };
+  let cmp = cmpMod as Cmp;
+  let ivOp: Operand;
+  let bound: Operand;
+  if (aVar && bVar) {
+    // Both change in the loop: one of them is the limit, redefined in the body (VerifyStride bit 0).
+    const aInc = simpleIncrement(a.kind === 'reg' ? a.reg : undefined, loop);
+    return { code: 18, reason: `the IV limit ${operandName(aInc ? b : a)} is redefined in the loop body` };
+  }
+  if (aVar) {
+    ivOp = a;
+    bound = b;
+  } else {
+    ivOp = b;
+    bound = a;
+    cmp = SWAP[cmp];
+  }
+  if (!invariantOperand(bound, loop)) return { code: 16, reason: `bound extraction failed: ${operandName(bound)} is not loop-invariant` };
+  if (ivOp.kind !== 'reg' || ivOp.neg || ivOp.abs || ivOp.not) return { code: 14, reason: 'the IV operand of the compare carries a modifier' };
+  const iv = ivOp.reg;
+  if (iv.cls !== 'R' || iv.width !== 1) return { code: 15, reason: `the IV ${iv.name} is not a 32-bit integer register` };
+  if (back.guard.not) cmp = INVERT[cmp];
+  const inLoopDefs = [...iv.defs].filter((d) => d.block && loop.blockSet.has(d.block));
+  if (inLoopDefs.length !== 1) return { code: 17, reason: `stride verification failed: the IV ${iv.name} is defined ${inLoopDefs.length} times in the loop` };
+  const inc = inLoopDefs[0]!;
+  const incForm = simpleIncrement(iv, loop);
+  if (!incForm) {
+    if (isInvariantStrideAdd(inc, iv, loop)) return { code: 16, reason: `bound extraction failed: the stride of ${iv.name} is a loop-invariant register, not a constant` };
+    return { code: 14, reason: `IV analysis failed: ${iv.name} is not updated by IADD3 ${iv.name}, K` };
+  }
+  if (!dom.dominates(inc.block!, latch)) return { code: 17, reason: `irregular loop: the IV update of ${iv.name} does not run in every iteration` };
+  const step = incForm.step;
+  let delta: 0 | 1 = 1;
+  if (inc.block === latch && latch.instrs.indexOf(inc) > latch.instrs.indexOf(cmpInstr)) delta = 0;
+  // Direction (spec: stride sign against the loop condition, code 19).
+  if (step === 0) return { code: 19, reason: 'the IV stride is zero' };
+  if (((cmp === 'LT' || cmp === 'LE') && step < 0) || ((cmp === 'GT' || cmp === 'GE') && step > 0) || cmp === 'EQ') {
+    return { code: 19, reason: `the IV stride ${step} is inconsistent with the loop condition ${iv.name} ${cmp} ${operandName(bound)}` };
+  }
+  const tripCount = constantTrip(loop, dom, iv, step, cmp, tyMod === 'S32', bound, delta);
+  return { header, latch, backBranch: back, exit, cmpInstr, iv, inc, step, cmp, signed: tyMod === 'S32', bound, delta, tripCount };
+}
+
+function operandName(o: Operand): string {
+  if (o.kind === 'reg') return o.reg.name;
+  if (o.kind === 'imm') return String(o.value);
+  if (o.kind === 'cbank') return `c[${o.bank}][0x${o.offset.toString(16)}]`;
+  return o.kind;
+}
+
+/** `iv = IADD3 iv, K, RZ` (any operand order), unguarded, without modifiers: returns K as a signed 32-bit step. */
+function simpleIncrement(iv: Register | undefined, loop: Loop): { step: number } | undefined {
+  if (!iv) return undefined;
+  const defs = [...iv.defs].filter((d) => d.block && loop.blockSet.has(d.block));
+  if (defs.length !== 1) return undefined;
+  const inc = defs[0]!;
+  if (inc.opcode !== 'IADD3' || inc.guard || inc.mods.length || inc.defs.length !== 1 || inc.uses.length !== 3) return undefined;
+  let self = 0;
+  let k = 0n;
+  for (const o of inc.uses) {
+    if (isPlainReg(o) && o.reg === iv) self++;
+    else {
+      const v = constBits(o, 32);
+      if (v === undefined) return undefined;
+      k += v;
+    }
+  }
+  if (self !== 1) return undefined;
+  return { step: Number(BigInt.asIntN(32, k)) };
+}
+
+function isInvariantStrideAdd(inc: Instr, iv: Register, loop: Loop): boolean {
+  if (inc.opcode !== 'IADD3' || inc.guard) return false;
+  let self = 0;
+  for (const o of inc.uses) {
+    if (isPlainReg(o) && o.reg === iv) self++;
+    else if (!invariantOperand(o, loop)) return false;
+  }
+  return self === 1;
+}
+
+/** Trip count of a loop whose IV starts from a constant and whose bound is a constant (by simulation). */
+function constantTrip(loop: Loop, dom: DomTree, iv: Register, step: number, cmp: Cmp, signed: boolean, bound: Operand, delta: 0 | 1): number | undefined {
+  const n = constBits(bound, 32);
+  if (n === undefined) return undefined;
+  const outside = [...iv.defs].filter((d) => !d.block || !loop.blockSet.has(d.block));
+  if (outside.length !== 1) return undefined;
+  const init = outside[0]!;
+  if (init.guard || init.opcode !== 'MOV' || init.uses.length !== 1 || !init.block || !dom.dominates(init.block, loop.header)) return undefined;
+  const v0 = constBits(init.uses[0]!, 32);
+  if (v0 === undefined) return undefined;
+  let v = v0;
+  const s = BigInt(step);
+  for (let k = 1; k <= MAX_SIMULATED_TRIP; k++) {
+    const next = BigInt.asUintN(32, v + s);
+    const c = delta ? next : v;
+    if (!compare(cmp, signed, c, n)) return k;
+    v = next;
+  }
+  return undefined;
+}
