@@ -1,3 +1,5 @@
+import { voltaCodec } from '@ptxforge/mercury-volta';
+import type { TableCodec } from '@ptxforge/sass';
 import { definePlugin, type TargetCapabilities, type TargetDescriptor } from '@ptxforge/kernel';
 import { PIPE_WIDTHS_SM80, slot17HandlerA } from '@ptxforge/target-common';
 
@@ -29,3 +31,12 @@ export const targetSm70Plugin = definePlugin(
 );
 
 export default targetSm70Plugin;
+
+/**
+ * Mercury SASS encoder and decoder for this target's archs (the Volta+ table of @ptxforge/mercury-volta).
+ * Plain functions until the kernel exposes Encoder/Decoder service tokens; then they register there.
+ */
+export function sm70SassCodec(arch: string = sm70Target.archs[0]!): TableCodec {
+  if (!sm70Target.archs.includes(arch)) throw new Error(`SASS_ARCH: ${arch} is not served by @ptxforge/target-sm70`);
+  return voltaCodec(arch);
+}

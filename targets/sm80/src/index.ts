@@ -1,3 +1,5 @@
+import { voltaCodec } from '@ptxforge/mercury-volta';
+import type { TableCodec } from '@ptxforge/sass';
 import { definePlugin, type TargetCapabilities, type TargetDescriptor } from '@ptxforge/kernel';
 import { PIPE_WIDTHS_SM80, slot17HandlerB } from '@ptxforge/target-common';
 
@@ -28,3 +30,12 @@ export const targetSm80Plugin = definePlugin(
 );
 
 export default targetSm80Plugin;
+
+/**
+ * Mercury SASS encoder and decoder for this target's archs (the Volta+ table of @ptxforge/mercury-volta).
+ * Plain functions until the kernel exposes Encoder/Decoder service tokens; then they register there.
+ */
+export function sm80SassCodec(arch: string = sm80Target.archs[0]!): TableCodec {
+  if (!sm80Target.archs.includes(arch)) throw new Error(`SASS_ARCH: ${arch} is not served by @ptxforge/target-sm80`);
+  return voltaCodec(arch);
+}

@@ -1,3 +1,5 @@
+import { voltaCodec } from '@ptxforge/mercury-volta';
+import type { TableCodec } from '@ptxforge/sass';
 import { definePlugin, type TargetCapabilities, type TargetDescriptor } from '@ptxforge/kernel';
 import { PIPE_WIDTHS_SM80, slot17HandlerB } from '@ptxforge/target-common';
 
@@ -28,3 +30,12 @@ export const targetSm89Plugin = definePlugin(
 );
 
 export default targetSm89Plugin;
+
+/**
+ * Mercury SASS encoder and decoder for this target's archs (the Volta+ table of @ptxforge/mercury-volta).
+ * Plain functions until the kernel exposes Encoder/Decoder service tokens; then they register there.
+ */
+export function sm89SassCodec(arch: string = sm89Target.archs[0]!): TableCodec {
+  if (!sm89Target.archs.includes(arch)) throw new Error(`SASS_ARCH: ${arch} is not served by @ptxforge/target-sm89`);
+  return voltaCodec(arch);
+}
