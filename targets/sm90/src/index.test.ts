@@ -36,3 +36,16 @@ describe('@ptxforge/target-sm90', () => {
     expect(r.phases).toHaveLength(159);
   });
 });
+
+describe('@ptxforge/target-sm90 SASS codec', () => {
+  it('encodes and decodes sm_90 words through the Volta+ table', async () => {
+    const { sm90SassCodec } = await import('./index.js');
+    const { parseInstruction, formatInstruction, isUnknown } = await import('@ptxforge/sass');
+    const codec = sm90SassCodec('sm_90');
+    const w = codec.encode(parseInstruction('EXIT ;'));
+    const d = codec.decode(w);
+    expect(isUnknown(d)).toBe(false);
+    expect(formatInstruction(d as never)).toBe('EXIT ;');
+    expect(() => sm90SassCodec('sm_80')).toThrow(/SASS_ARCH/);
+  });
+});
