@@ -13,37 +13,40 @@ export function newWord(bits = 128): Word {
 
 /** Unsigned value of bits [pos, pos+width) (width <= 53). */
 export function getBits(w: Word, pos: number, width: number): number {
-  let v = 0;
-  let scale = 1;
-  let done = 0;
-  while (done < width) {
-    const p = pos + done;
-    const limb = p >>> 5;
-    const off = p & 31;
-    const take = Math.min(32 - off, width - done);
-    const chunk = take === 32 ? w[limb]! : (w[limb]! >>> off) & ((1 << take) - 1 >>> 0);
-    v += (take === 32 ? chunk : chunk >>> 0) * scale;
-    scale *= 2 ** take;
-    done += take;
+  const limb = pos >>> 5;
+  const off = pos & 31;
+  if (width <= 32) {
+    const mask = width === 32 ? 0xffffffff : (1 << width) - 1;
+    if (off + width <= 32) return ((w[limb]! >>> off) & mask) >>> 0;
+    const lo = w[limb]! >>> off;
+    const hi = w[limb + 1]! << (32 - off);
+    return ((lo | hi) & mask) >>> 0;
   }
-  return v;
+  // wide fields: low 32 bits, then the rest
+  return getBits(w, pos, 32) + getBits(w, pos + 32, width - 32) * POW2_32;
 }
 
 /** Writes the low `width` bits of the non-negative integer `value` into [pos, pos+width). */
 export function setBits(w: Word, pos: number, width: number, value: number): void {
-  let done = 0;
-  let v = value;
-  while (done < width) {
-    const p = pos + done;
-    const limb = p >>> 5;
-    const off = p & 31;
-    const take = Math.min(32 - off, width - done);
-    const chunk = take === 32 ? v % POW2_32 : v % 2 ** take;
-    const mask = take === 32 ? 0xffffffff : ((1 << take) - 1) << off;
-    w[limb] = ((w[limb]! & ~mask) | ((chunk << off) & mask)) >>> 0;
-    v = Math.floor(v / 2 ** take);
-    done += take;
+  if (width > 32) {
+    setBits(w, pos, 32, value % POW2_32);
+    setBits(w, pos + 32, width - 32, Math.floor(value / POW2_32));
+    return;
   }
+  const limb = pos >>> 5;
+  const off = pos & 31;
+  const v = width === 32 ? value >>> 0 : (value & ((1 << width) - 1)) >>> 0;
+  if (off + width <= 32) {
+    const mask = (width === 32 ? 0xffffffff : ((1 << width) - 1) << off) >>> 0;
+    w[limb] = ((w[limb]! & ~mask) | ((v << off) & mask)) >>> 0;
+    return;
+  }
+  const loW = 32 - off;
+  const loMask = (((1 << loW) - 1) << off) >>> 0;
+  w[limb] = ((w[limb]! & ~loMask) | ((v << off) & loMask)) >>> 0;
+  const hiW = width - loW;
+  const hiMask = (1 << hiW) - 1;
+  w[limb + 1] = ((w[limb + 1]! & ~hiMask) | ((v >>> loW) & hiMask)) >>> 0;
 }
 
 /** Two's-complement reinterpretation of an unsigned `width`-bit field value. */

@@ -1,4 +1,4 @@
-import { getBits, setBits, type Word } from './bits.js';
+import { setBits, type Word } from './bits.js';
 
 /**
  * Scheduling control of one instruction (Volta+ bits 105..125; Maxwell/Pascal keep the same fields in a
@@ -32,13 +32,14 @@ export const NO_CONTROL: Readonly<ControlInfo> = Object.freeze({
 export const VOLTA_CONTROL = { stall: 105, yieldBit: 109, writeBarrier: 110, readBarrier: 113, waitMask: 116, reuse: 122 } as const;
 
 export function readVoltaControl(w: Word): ControlInfo {
+  const hi = w[3]!; // bits 96..127 hold every control field
   return {
-    stall: getBits(w, 105, 4),
-    yieldBit: getBits(w, 109, 1),
-    writeBarrier: getBits(w, 110, 3),
-    readBarrier: getBits(w, 113, 3),
-    waitMask: getBits(w, 116, 6),
-    reuse: getBits(w, 122, 4),
+    stall: (hi >>> 9) & 15,
+    yieldBit: (hi >>> 13) & 1,
+    writeBarrier: (hi >>> 14) & 7,
+    readBarrier: (hi >>> 17) & 7,
+    waitMask: (hi >>> 20) & 63,
+    reuse: (hi >>> 26) & 15,
   };
 }
 

@@ -101,6 +101,8 @@ interface CompiledRow {
   /** Starting bits of an encoding (constant bits and the defaults of hidden fields). */
   value: Uint32Array;
   atoms: AtomSpec[];
+  /** Total width of each atom's bit runs. */
+  widths: number[];
   slots: CompiledSlot[];
   fixed: number[];
   derived: { token: number; when: DerivedCondition[]; whenTok: { id: number; has: boolean }[] }[];
@@ -140,6 +142,19 @@ function readParts(w: Word, parts: [number, number][]): { v: number; width: numb
     scale *= 2 ** n;
   }
   return { v, width };
+}
+
+/** Value of narrow bit runs (total <= 52 bits) without allocating. */
+function readRunsNum(w: Word, parts: [number, number][]): number {
+  if (parts.length === 1) return getBits(w, parts[0]![0], parts[0]![1]);
+  let v = 0;
+  let scale = 1;
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i]!;
+    v += getBits(w, p[0], p[1]) * scale;
+    scale *= 2 ** p[1];
+  }
+  return v;
 }
 
 function writeParts(w: Word, parts: [number, number][], value: number): void {
@@ -185,12 +200,21 @@ function halfToFloat(h: number): number {
 
 function floatToHalf(v: number): number | undefined {
   if (Number.isNaN(v)) return 0x7fff;
-  const s = v < 0 || Object.is(v, -0) ? 0x8000 : 0;
+  const sgn = v < 0 || Object.is(v, -0) ? 0x8000 : 0;
   const a = Math.abs(v);
-  if (a === Infinity) return s | 0x7c00;
-  if (a === 0) return s;
-  for (let h = 0; h < 0x7c00; h++) if (halfToFloat(h) === a) return s | h; // exact values only
-  return undefined;
+  if (a === Infinity) return sgn | 0x7c00;
+  if (a === 0) return sgn;
+  // exact values only: find exponent/mantissa, then check the round trip
+  let e = Math.floor(Math.log2(a));
+  let h: number;
+  if (e < -14) h = Math.round(a / 2 ** -24);
+  else {
+    if (e > 15) return undefined;
+    const m = Math.round((a / 2 ** e - 1) * 1024);
+    if (m === 1024) e++;
+    h = ((e + 15) << 10) | (m === 1024 ? 0 : m);
+  }
+  return halfToFloat(h) === a ? sgn | h : undefined;
 }
 
 /** Stored field value of an atom, or undefined when it does not fit. */
@@ -229,8 +253,11 @@ export function storeAtom(a: AtomSpec, value: number, addr: number, branchBase: 
       return u32x2[1]! >>> (32 - width);
     }
     case 'f16': {
+      // A field narrower than 16 bits keeps the top `width` bits of the half (Maxwell HADD2 immediates: 10).
       const h = floatToHalf(value);
-      return h;
+      if (h === undefined || width >= 16) return h;
+      const drop = 16 - width;
+      return h % 2 ** drop === 0 ? h / 2 ** drop : undefined;
     }
   }
 }
@@ -260,7 +287,7 @@ export function loadAtom(a: AtomSpec, stored: number, width: number, addr: numbe
       u32x2[1] = width >= 32 ? stored : stored * 2 ** (32 - width);
       return f64[0]!;
     case 'f16':
-      return halfToFloat(stored);
+      return halfToFloat(width >= 16 ? stored : stored * 2 ** (16 - width));
   }
 }
 
@@ -295,6 +322,7 @@ export class TableCodec {
   private readonly byOp = new Map<number, CompiledRow[]>();
   private readonly byKey = new Map<string, CompiledRow[]>();
   private readonly tok = new TokenTable();
+  private readonly actions: (TokenAction | null | undefined)[] = [];
   readonly layout: FamilyLayout;
   readonly archs: string[];
 
@@ -352,6 +380,7 @@ export class TableCodec {
       check,
       value,
       atoms: spec.atoms,
+      widths: spec.atoms.map((a) => partsWidth(a.parts)),
       slots,
       fixed: spec.fixed.map((t) => this.tok.id(t)),
       derived,
@@ -380,16 +409,21 @@ export class TableCodec {
       for (let i = 0; i < n; i++) if (((w[i]! & row.mask[i]!) >>> 0) !== row.check[i]) continue outer;
       const present: number[] = row.fixed.slice();
       for (const s of row.slots) {
-        const v = readParts(w, s.bits).v;
+        const v = readRunsNum(w, s.bits);
         const ts = s.decode.get(v);
         if (!ts) continue outer;
         for (const t of ts) present.push(t);
       }
       const atoms = new Map<string, number>();
-      for (const a of row.atoms) {
+      const widths = row.widths;
+      for (let k = 0; k < row.atoms.length; k++) {
+        const a = row.atoms[k]!;
         if (a.from) continue;
-        const { v, width } = readParts(w, a.parts);
-        atoms.set(a.key, loadAtom(a, v, width, addr, L.branchBase));
+        const width = widths[k]!;
+        if (width > 52) {
+          const r = readParts(w, a.parts);
+          atoms.set(a.key, loadAtom(a, r.v, r.width, addr, L.branchBase));
+        } else atoms.set(a.key, loadAtom(a, readRunsNum(w, a.parts), width, addr, L.branchBase));
       }
       for (const a of row.atoms) if (a.from) atoms.set(a.key, (atoms.get(a.from.key) ?? 0) + a.from.add);
       if (row.spec.hide) {
@@ -506,15 +540,14 @@ export class TableCodec {
       if (spaced) o.sep = ' ';
       return o;
     });
-    const names = this.tok.names;
+    const actions = this.actions;
     for (const id of row.order) {
       if (!present.has(id)) continue;
-      const t = names[id]!;
-      if (t.startsWith('m:')) {
-        ins.mods.push(t.slice(2).replace(/[#^].*$/, ''));
-        continue;
-      }
-      applyOperandToken(ops, t);
+      let a = actions[id];
+      if (a === undefined) a = actions[id] = tokenAction(this.tok.names[id]!) ?? null;
+      if (!a) continue;
+      if (a.mod !== undefined) ins.mods.push(a.mod);
+      else applyOperandToken(ops, a);
     }
     ins.operands = ops;
     return ins;
@@ -608,15 +641,30 @@ export class TableCodec {
   }
 }
 
-function applyOperandToken(ops: SassOperand[], t: string): void {
+interface TokenAction {
+  /** Mnemonic modifier text, or undefined for an operand token. */
+  mod?: string;
+  op: number;
+  kind: string;
+  rest: string;
+}
+
+/** Parses a token name once (`m:X`, `2:neg`, `1.H0_H0`, `0=SR_TID.X`). */
+export function tokenAction(t: string): TokenAction | undefined {
+  if (t.startsWith('m:')) return { mod: t.slice(2).replace(/[#^].*$/, ''), op: -1, kind: 'm', rest: '' };
   const m = /^(\d+)([:.=])(.*)$/.exec(t);
-  if (!m) return;
-  const o = ops[Number(m[1])];
-  if (!o) return;
-  const kind = m[2];
+  if (!m) return undefined;
   let rest = m[3]!;
   const h = rest.indexOf('#');
-  if (h >= 0) rest = rest.slice(0, h);
+  if (h >= 0 && m[2] !== '=') rest = rest.slice(0, h);
+  return { op: Number(m[1]), kind: m[2]!, rest };
+}
+
+function applyOperandToken(ops: SassOperand[], a: TokenAction): void {
+  const o = ops[a.op];
+  if (!o) return;
+  const kind = a.kind;
+  const rest = a.rest;
   if (kind === '=') {
     if (o.k === 'name') o.name = rest;
     else if (o.k === 'float') o.nan = rest;

@@ -1,5 +1,6 @@
 import { defineKnob, definePlugin } from '@ptxforge/kernel';
 import { GeneralOptimizePhase, KNOB_GO_MAX_ROUNDS } from './general-optimize-phase.js';
+import { PACKAGE } from './package-meta.js';
 
 export * from './general-optimize-phase.js';
 export * from './propagate.js';
@@ -14,13 +15,15 @@ export const knobs = [
     name: KNOB_GO_MAX_ROUNDS,
     type: 'int',
     default: 8,
+    min: 0,
+    max: 1000,
     description: 'GeneralOptimize*: at most this many rounds of copy/constant propagation, folding and simplification per function (fixed-point budget)',
   }),
 ];
 
 /** GeneralOptimize bundles in slots 13, 29, 37, 46, 58, 65. */
 export const generalOptimizePlugin = definePlugin(
-  { name: '@ptxforge/plugin-general-optimize', version: '0.1.0', kernel: '^0.1.0', description: 'GeneralOptimize bundles: copy/constant propagation, folding, algebraic simplification' },
+  { ...PACKAGE, api: '^1.0.0', description: 'GeneralOptimize bundles: copy/constant propagation, folding, algebraic simplification' },
   {
     phases: {
       GeneralOptimizeEarly: () => new GeneralOptimizePhase('early'),

@@ -1,6 +1,7 @@
 import { definePlugin, type PhaseContext, type PhaseImpl } from '@ptxforge/kernel';
 import { LICM_KNOBS } from './knobs.js';
 import { hoistInvariants, LICM_PASS_ID, readLicmKnobs } from './licm.js';
+import { PACKAGE } from './package-meta.js';
 
 export * from './knobs.js';
 export * from './licm.js';
@@ -26,7 +27,7 @@ export class HoistInvariantsPhase implements PhaseImpl {
 }
 
 export const licmPlugin = definePlugin(
-  { name: '@ptxforge/plugin-licm', version: '0.1.0', kernel: '^0.1.0', description: 'loop-invariant code motion (four instances)' },
+  { ...PACKAGE, api: '^1.0.0', description: 'loop-invariant code motion (four instances)' },
   {
     knobs: LICM_KNOBS,
     phases: Object.fromEntries(Object.entries(LICM_PASS_ID).map(([name, id]) => [name, () => new HoistInvariantsPhase(id)])),

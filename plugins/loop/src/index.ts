@@ -2,6 +2,7 @@ import { definePlugin, type PhaseContext, type PhaseImpl } from '@ptxforge/kerne
 import { LOOP_KNOBS } from './knobs.js';
 import { simplifyLoops } from './simplify.js';
 import { readUnrollKnobs, unrollFunction } from './unroll.js';
+import { PACKAGE } from './package-meta.js';
 import { pipelineFunction } from './pipelining.js';
 
 export * from './knobs.js';
@@ -40,7 +41,7 @@ export class PipeliningPhase implements PhaseImpl {
 }
 
 export const loopPlugin = definePlugin(
-  { name: '@ptxforge/plugin-loop', version: '0.1.0', kernel: '^0.1.0', description: 'loop simplification, unrolling, pipelining and fusion' },
+  { ...PACKAGE, api: '^1.0.0', description: 'loop simplification, unrolling, pipelining and fusion' },
   {
     knobs: LOOP_KNOBS,
     phases: {

@@ -1,5 +1,6 @@
 import { defineKnob, definePlugin, type PhaseContext, type PhaseImpl } from '@ptxforge/kernel';
 import { ifConvert } from './if-convert.js';
+import { PACKAGE } from './package-meta.js';
 
 export * from './if-convert.js';
 
@@ -9,7 +10,7 @@ export const KNOB_PRED_FORM_SEL = 'OriPredicationFormSel';
 export const KNOB_PRED_COST_MODEL = 'OriPredicationCostModel';
 
 export const knobs = [
-  defineKnob({ name: KNOB_PRED_MAX_ARM, type: 'int', default: 4, description: 'OriDoPredication: largest branch arm (instructions, without its branch) that is if-converted' }),
+  defineKnob({ name: KNOB_PRED_MAX_ARM, type: 'int', default: 4, min: 0, max: 4096, description: 'OriDoPredication: largest branch arm (instructions, without its branch) that is if-converted' }),
   defineKnob({
     name: KNOB_PRED_ALLOW_LONGER,
     type: 'bool',
@@ -20,6 +21,7 @@ export const knobs = [
     name: KNOB_PRED_COST_MODEL,
     type: 'string',
     default: 'thread',
+    choices: ['thread', 'issue'],
     description: "OriDoPredication: per-thread cost of a path: 'thread' counts instructions whose guard holds (thread-instructions), 'issue' also predicated-off ones",
   }),
   defineKnob({ name: KNOB_PRED_FORM_SEL, type: 'bool', default: true, description: 'OriDoPredication: merge opposite-guard moves of a diamond into one SEL' }),
@@ -40,7 +42,7 @@ export class PredicationPhase implements PhaseImpl {
 }
 
 export const predicationPlugin = definePlugin(
-  { name: '@ptxforge/plugin-predication', version: '0.1.0', kernel: '^0.1.0', description: 'if-conversion (predication)' },
+  { ...PACKAGE, api: '^1.0.0', description: 'if-conversion (predication)' },
   { phases: { OriDoPredication: () => new PredicationPhase() }, knobs },
 );
 export default predicationPlugin;

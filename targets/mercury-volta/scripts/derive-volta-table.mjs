@@ -166,6 +166,7 @@ function intTries(opcode, ex, key) {
   return tries;
 }
 
+let growAll = false;
 function findAtom(ex, key, opcode, sig, claimed, blocked) {
   const kind = atomKind(sig, key);
   const tries = kind.tries === 'int' ? intTries(opcode, ex, key) : kind.tries;
@@ -692,6 +693,7 @@ const POOL = { sm_70: [], sm_75: ['sm_80', 'sm_86'], sm_80: ['sm_86', 'sm_75', '
 function learnAll(hints, blocked) {
   const rowsOut = [];
   const slotBits = new Map();
+  const constSeen = new Map();
   let totalProblems = 0;
   const learned = new Map();
   for (const arch of Object.keys(SOURCES)) {
@@ -740,6 +742,7 @@ function learnAll(hints, blocked) {
 
 // Pass 1 finds where operands live when they vary; pass 2 uses that for operands that never vary in a row.
 const pass1 = learnAll(undefined);
+growAll = true;
 const { rowsOut, totalProblems } = learnAll(pass1.hints, pass1.slotBits);
 
 // nvdisasm hides PT operands: where a row B of the same opcode is row A minus some predicate operands that

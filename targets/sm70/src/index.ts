@@ -1,5 +1,8 @@
-import { definePlugin, type TargetCapabilities, type TargetDescriptor } from '@ptxforge/kernel';
-import { PIPE_WIDTHS_SM80, slot17HandlerA } from '@ptxforge/target-common';
+import type { TargetCapabilities } from '@ptxforge/kernel';
+import { defineTarget, PIPE_WIDTHS_SM80, slot17HandlerA } from '@ptxforge/target-common';
+import { PACKAGE } from './package-meta.js';
+import { voltaCodec } from '@ptxforge/mercury-volta';
+import type { TableCodec } from '@ptxforge/sass';
 
 const capabilities = (arch: string): TargetCapabilities => ({
   // Turing (sm_75) added the uniform datapath; Volta (sm_70/72) has none.
@@ -14,18 +17,28 @@ const capabilities = (arch: string): TargetCapabilities => ({
 });
 
 /** The Volta/Turing backend: sm_70, sm_72, sm_75. Slot 17 per the branch/switch spec's dispatch table. */
-export const sm70Target: TargetDescriptor = {
+export const sm70TargetDef = defineTarget({
+  package: PACKAGE,
+  description: 'Volta/Turing SM backend',
   id: 'sm70',
   family: 'Volta/Turing',
   archs: ['sm_70', 'sm_72', 'sm_75'],
-  pipeWidths: PIPE_WIDTHS_SM80,
   capabilities,
+  pipeWidths: PIPE_WIDTHS_SM80,
+  latencies: { alu: 4, fma: 4, dfma: 'variable', mma: 'variable' }, // FP64 is fast on GV100 only, not on Turing: wait by scoreboard
   slot17: slot17HandlerA,
-};
+});
 
-export const targetSm70Plugin = definePlugin(
-  { name: '@ptxforge/target-sm70', version: '0.1.0', kernel: '^0.1.0', description: 'Volta/Turing SM backend' },
-  { targets: [sm70Target] },
-);
+export const sm70Target = sm70TargetDef.descriptor;
+export const targetSm70Plugin = sm70TargetDef.plugin;
 
 export default targetSm70Plugin;
+
+/**
+ * Mercury SASS encoder and decoder for this target's archs (the Volta+ table of @ptxforge/mercury-volta).
+ * Plain functions until the kernel exposes Encoder/Decoder service tokens; then they register there.
+ */
+export function sm70SassCodec(arch: string = sm70Target.archs[0]!): TableCodec {
+  if (!sm70Target.archs.includes(arch)) throw new Error(`SASS_ARCH: ${arch} is not served by @ptxforge/target-sm70`);
+  return voltaCodec(arch);
+}
