@@ -1,4 +1,4 @@
-import { LoopAnalysis, type Instr, type Loop, type OriFunction, type PhaseContext } from '@ptxforge/kernel';
+import { LatencyModel, LoopAnalysis, type Instr, type Loop, type OriFunction, type PhaseContext } from '@ptxforge/kernel';
 
 /**
  * Phase 24 OriPipelining, the analysis half: latency classes (spec: sub_91A0F0's 13 classes), pipe assignment,
@@ -169,8 +169,13 @@ export function pipelineInfeasible(loop: Loop): string | undefined {
   return undefined;
 }
 
+/** The spec's representative pipe widths (sm_80): ALU 4, FMA 4, DFMA 1, MMA 1, LSU 2, TEX 1, BRA 1. */
+export const SM80_PIPE_WIDTHS: readonly number[] = [4, 4, 1, 1, 2, 1, 1];
+
 export function pipelineFunction(ctx: PhaseContext, fn: OriFunction): number {
   const loops = ctx.analysis(fn, LoopAnalysis);
+  // The target's 7-entry pipe-width table (LatencyModel service); the spec's sm_80 table when none is provided.
+  const pipeWidths: readonly number[] = ctx.tryService(LatencyModel)?.pipeWidths ?? SM80_PIPE_WIDTHS;
   let n = 0;
   for (const loop of loops.all) {
     n++;
@@ -182,7 +187,7 @@ export function pipelineFunction(ctx: PhaseContext, fn: OriFunction): number {
       continue;
     }
     const body = loop.header.instrs.filter((i) => !i.isControlFlow);
-    const m = computeMII(body, ctx.target.pipeWidths);
+    const m = computeMII(body, pipeWidths);
     ctx.remark({
       kind: 'missed', name: 'LoopNotPipelined', ...base,
       message: `not pipelined: modulo-schedule emission is not implemented (II would be ${m.mii}: ResMII ${m.resMII}, RecMII ${m.recMII}; ${m.stages} stages)`,
