@@ -272,7 +272,7 @@ export function ifConvert(fn: OriFunction, o: PredicationOptions): number {
     again = false;
     const round = new RoundCfg(fn);
     for (const a of [...fn.blocks]) {
-      if (round.dead.has(a)) continue;
+      if (!a.placed || round.dead.has(a)) continue;
       if (ifConvertAt(fn, a, o, round)) {
         n++;
         again = true;
