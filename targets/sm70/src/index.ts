@@ -1,6 +1,8 @@
 import type { TargetCapabilities } from '@ptxforge/kernel';
 import { defineTarget, PIPE_WIDTHS_SM80, slot17HandlerA } from '@ptxforge/target-common';
 import { PACKAGE } from './package-meta.js';
+import { voltaCodec } from '@ptxforge/mercury-volta';
+import type { TableCodec } from '@ptxforge/sass';
 
 const capabilities = (arch: string): TargetCapabilities => ({
   // Turing (sm_75) added the uniform datapath; Volta (sm_70/72) has none.
@@ -31,3 +33,12 @@ export const sm70Target = sm70TargetDef.descriptor;
 export const targetSm70Plugin = sm70TargetDef.plugin;
 
 export default targetSm70Plugin;
+
+/**
+ * Mercury SASS encoder and decoder for this target's archs (the Volta+ table of @ptxforge/mercury-volta).
+ * Plain functions until the kernel exposes Encoder/Decoder service tokens; then they register there.
+ */
+export function sm70SassCodec(arch: string = sm70Target.archs[0]!): TableCodec {
+  if (!sm70Target.archs.includes(arch)) throw new Error(`SASS_ARCH: ${arch} is not served by @ptxforge/target-sm70`);
+  return voltaCodec(arch);
+}

@@ -1,6 +1,8 @@
 import type { TargetCapabilities } from '@ptxforge/kernel';
 import { defineTarget, PIPE_WIDTHS_SM80, slot17HandlerB } from '@ptxforge/target-common';
 import { PACKAGE } from './package-meta.js';
+import { voltaCodec } from '@ptxforge/mercury-volta';
+import type { TableCodec } from '@ptxforge/sass';
 
 const capabilities: TargetCapabilities = {
   uniformRegisters: true,
@@ -30,3 +32,12 @@ export const sm80Target = sm80TargetDef.descriptor;
 export const targetSm80Plugin = sm80TargetDef.plugin;
 
 export default targetSm80Plugin;
+
+/**
+ * Mercury SASS encoder and decoder for this target's archs (the Volta+ table of @ptxforge/mercury-volta).
+ * Plain functions until the kernel exposes Encoder/Decoder service tokens; then they register there.
+ */
+export function sm80SassCodec(arch: string = sm80Target.archs[0]!): TableCodec {
+  if (!sm80Target.archs.includes(arch)) throw new Error(`SASS_ARCH: ${arch} is not served by @ptxforge/target-sm80`);
+  return voltaCodec(arch);
+}

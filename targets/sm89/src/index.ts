@@ -1,6 +1,8 @@
 import type { TargetCapabilities } from '@ptxforge/kernel';
 import { defineTarget, PIPE_WIDTHS_SM80, slot17HandlerB } from '@ptxforge/target-common';
 import { PACKAGE } from './package-meta.js';
+import { voltaCodec } from '@ptxforge/mercury-volta';
+import type { TableCodec } from '@ptxforge/sass';
 
 const capabilities: TargetCapabilities = {
   uniformRegisters: true,
@@ -30,3 +32,12 @@ export const sm89Target = sm89TargetDef.descriptor;
 export const targetSm89Plugin = sm89TargetDef.plugin;
 
 export default targetSm89Plugin;
+
+/**
+ * Mercury SASS encoder and decoder for this target's archs (the Volta+ table of @ptxforge/mercury-volta).
+ * Plain functions until the kernel exposes Encoder/Decoder service tokens; then they register there.
+ */
+export function sm89SassCodec(arch: string = sm89Target.archs[0]!): TableCodec {
+  if (!sm89Target.archs.includes(arch)) throw new Error(`SASS_ARCH: ${arch} is not served by @ptxforge/target-sm89`);
+  return voltaCodec(arch);
+}

@@ -15,7 +15,7 @@ describe('@ptxforge/target-sm90', () => {
 
   it('provides its slot-17 handler, latency model and register file for each of its archs', () => {
     const seen: string[] = [];
-    const probe = definePlugin({ name: 'probe', version: '1.0.0', kernel: '^0.1.0' }, {
+    const probe = definePlugin({ name: 'probe', version: '1.0.0', api: '^1.0.0' }, {
       phases: {
         FinalInspectionPass: () => ({
           execute: (ctx) =>
@@ -34,5 +34,18 @@ describe('@ptxforge/target-sm90', () => {
     // Without phase plugins every slot is a placeholder or an empty hook, so nothing runs.
     expect(r.phases.filter((p) => p.ran)).toEqual([]);
     expect(r.phases).toHaveLength(159);
+  });
+});
+
+describe('@ptxforge/target-sm90 SASS codec', () => {
+  it('encodes and decodes sm_90 words through the Volta+ table', async () => {
+    const { sm90SassCodec } = await import('./index.js');
+    const { parseInstruction, formatInstruction, isUnknown } = await import('@ptxforge/sass');
+    const codec = sm90SassCodec('sm_90');
+    const w = codec.encode(parseInstruction('EXIT ;'));
+    const d = codec.decode(w);
+    expect(isUnknown(d)).toBe(false);
+    expect(formatInstruction(d as never)).toBe('EXIT ;');
+    expect(() => sm90SassCodec('sm_80')).toThrow(/SASS_ARCH/);
   });
 });

@@ -1,6 +1,8 @@
 import type { TargetCapabilities } from '@ptxforge/kernel';
 import { defineTarget, PIPE_WIDTHS_FAST_FP64, slot17HandlerA } from '@ptxforge/target-common';
 import { PACKAGE } from './package-meta.js';
+import { voltaCodec } from '@ptxforge/mercury-volta';
+import type { TableCodec } from '@ptxforge/sass';
 
 const capabilities: TargetCapabilities = {
   uniformRegisters: true,
@@ -30,3 +32,12 @@ export const sm90Target = sm90TargetDef.descriptor;
 export const targetSm90Plugin = sm90TargetDef.plugin;
 
 export default targetSm90Plugin;
+
+/**
+ * Mercury SASS encoder and decoder for this target's archs (the Volta+ table of @ptxforge/mercury-volta).
+ * Plain functions until the kernel exposes Encoder/Decoder service tokens; then they register there.
+ */
+export function sm90SassCodec(arch: string = sm90Target.archs[0]!): TableCodec {
+  if (!sm90Target.archs.includes(arch)) throw new Error(`SASS_ARCH: ${arch} is not served by @ptxforge/target-sm90`);
+  return voltaCodec(arch);
+}
