@@ -1,4 +1,4 @@
-import { LoopAnalysis, type Instr, type Loop, type OriFunction, type PhaseContext } from '@ptxforge/kernel';
+import { LatencyModel, LoopAnalysis, type Instr, type Loop, type OriFunction, type PhaseContext } from '@ptxforge/kernel';
 
 /**
  * Phase 24 OriPipelining, the analysis half: latency classes (spec: sub_91A0F0's 13 classes), pipe assignment,
@@ -182,7 +182,8 @@ export function pipelineFunction(ctx: PhaseContext, fn: OriFunction): number {
       continue;
     }
     const body = loop.header.instrs.filter((i) => !i.isControlFlow);
-    const m = computeMII(body, ctx.target.pipeWidths);
+    // ResMII comes from the target's 7-entry pipe-width table (its LatencyModel service).
+    const m = computeMII(body, ctx.service(LatencyModel).pipeWidths);
     ctx.remark({
       kind: 'missed', name: 'LoopNotPipelined', ...base,
       message: `not pipelined: modulo-schedule emission is not implemented (II would be ${m.mii}: ResMII ${m.resMII}, RecMII ${m.recMII}; ${m.stages} stages)`,
