@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { createToolchain, isPtxforgeError, type Toolchain } from '@ptxforge/kernel';
+import { createToolchain, isPtxforgeError, KNOWN_ARCHS, smNumber, type Toolchain } from '@ptxforge/kernel';
 import { createVerifyEachInstrumentation, runKernel, type Launch } from '@ptxforge/interp';
 import { loadDefaultPlugins } from '@ptxforge/cli';
 import { parsePtx } from '@ptxforge/ptx';
@@ -38,12 +38,13 @@ export async function makeHarness(corpus: string, arch = 'sm_90'): Promise<Harne
  */
 export function runAt(h: Harness, text: string, file: string, level: 0 | 3, launchIn: LaunchLike): Record<string, Uint8Array> {
   // ZLUDA's warp kernels take the output pointer once or twice: pass as many pointers as the kernel has.
-  const module0 = h.tc.compile({ text, file }, { arch: h.arch, optLevel: 0 }).module;
+  const arch = archFor(h, text);
+  const module0 = h.tc.compile({ text, file }, { arch, optLevel: 0 }).module;
   const k = module0.functions.find((f) => f.name === launchIn.kernel);
   const given = launchIn.params as readonly unknown[] | undefined;
   const launch: Launch = k && Array.isArray(given) && given.length > k.params.length ? { ...launchIn, params: given.slice(0, k.params.length) as Launch['params'] } : launchIn;
   const ve = level === 3 ? createVerifyEachInstrumentation({ launch }) : undefined;
-  const result = level === 0 ? { module: module0 } : h.tc.compile({ text, file }, { arch: h.arch, optLevel: level, verifyIr: true, instrumentation: ve ? [ve] : [] });
+  const result = level === 0 ? { module: module0 } : h.tc.compile({ text, file }, { arch, optLevel: level, verifyIr: true, instrumentation: ve ? [ve] : [] });
   const mm = ve?.report.mismatch;
   if (mm) throw new Error(`--verify-each: after ${mm.phase.name}: ${mm.message}`);
   const run = runKernel(result.module, launch);
@@ -51,6 +52,17 @@ export function runAt(h: Harness, text: string, file: string, level: 0 | 3, laun
   const out: Record<string, Uint8Array> = {};
   for (const [k, v] of Object.entries(run.buffers)) out[k] = v.bytes;
   return out;
+}
+
+/**
+ * The -arch a file is compiled for: the harness's, or the file's `.target` when that is a newer architecture
+ * (ptxas refuses a `.target` above -arch, so a user compiles such a file for its own target).
+ */
+export function archFor(h: Harness, text: string): string {
+  const t = /^\s*\.target\s+(sm_\d+[a-z]?)/m.exec(text)?.[1];
+  const want = t ? smNumber(t) : undefined;
+  const have = smNumber(h.arch);
+  return t && want !== undefined && have !== undefined && want > have && KNOWN_ARCHS.has(t) ? t : h.arch;
 }
 
 function firstDiff(a: string, b: string): number {

@@ -2,10 +2,12 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PtxforgeError, type OriModule } from '@ptxforge/kernel';
 import {
-  bufferBytes, createVerifyEachInstrumentation, findKernel, toHex, type BufferSpec, generateLaunch, parseLaunch, resultToJSON, runKernel,
+  bufferBytes, createVerifyEachInstrumentation, findKernel, toHex, type BufferSpec, type RunResult, generateLaunch, parseLaunch, resultToJSON, runKernel,
   type Launch, type VerifyEachInstrumentation,
 } from '@ptxforge/interp';
 import type { CliIO } from './run.js';
+import { readCubin } from '@ptxforge/cubin';
+import { liftCubin } from '@ptxforge/sass-lift';
 
 /** The interpreter-related CLI flags (--verify-each, --launch, --seed, --run). */
 export interface InterpCliOptions {
@@ -72,11 +74,40 @@ export function savedLaunch(launch: Launch): Launch {
   return { ...launch, buffers };
 }
 
+/**
+ * --run on a cubin: lift the kernel's SASS (decoded with the installed Mercury tables) into Ori with physical
+ * registers and run it; prints the same JSON as --run on PTX.
+ */
+export function runCubinFile(file: string, o: ResolvedInterpOptions, kernel: string | undefined, io: CliIO): number {
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(path.resolve(io.cwd, file));
+  } catch (e) {
+    throw new PtxforgeError('INPUT_NOT_FOUND', `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  let lifted;
+  try {
+    lifted = liftCubin(readCubin(bytes, { file }), kernel ?? o.launch?.kernel);
+  } catch (e) {
+    const code = (e as { code?: string }).code ?? 'LIFT_FAILED';
+    io.stderr(`ptxforge: error ${code}: ${(e as Error).message}\n`);
+    return 1;
+  }
+  const launch = o.launch ? { ...o.launch, kernel: lifted.kernel } : generateLaunch(lifted.module, findKernel(lifted.module, lifted.kernel), o.seed);
+  if (o.saveLaunch) writeFileSync(o.saveLaunch, `${JSON.stringify(savedLaunch(launch), null, 1)}\n`);
+  const result = runKernel(lifted.module, launch, { physicalRegisters: true, checkUndefined: false });
+  return printRun(result, o, io);
+}
+
 /** --run: interpret the compiled module; prints (or writes) the JSON result. Returns the exit code. */
 export function runAfterCompile(module: OriModule, o: ResolvedInterpOptions, io: CliIO): number {
   const launch = o.launch ?? generateLaunch(module, findKernel(module, undefined), o.seed);
   if (o.saveLaunch) writeFileSync(o.saveLaunch, `${JSON.stringify(savedLaunch(launch), null, 1)}\n`);
   const result = runKernel(module, launch);
+  return printRun(result, o, io);
+}
+
+function printRun(result: RunResult, o: ResolvedInterpOptions, io: CliIO): number {
   // Indented objects, arrays of numbers on one line.
   const json = `${JSON.stringify(resultToJSON(result), null, 1).replace(/\[\n\s*([^[\]{}]*?)\n\s*\]/g, (_, body: string) => `[${body.replace(/\n\s*/g, ' ')}]`)}\n`;
   if (o.runOut) writeFileSync(o.runOut, json);

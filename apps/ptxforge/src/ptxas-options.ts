@@ -87,7 +87,7 @@ for (const o of PTXAS_OPTIONS) {
 /** ptxforge's own long options that take a value (so their value is never taken for an option). */
 const OWN_VALUE_OPTIONS = new Set([
   'knob', 'knobs-file', 'stat', 'named-phases', 'shuffle-seed', 'disable-passes', 'dump-ir', 'emit', 'plugin',
-  'verify-each-dir', 'launch', 'seed', 'run-out', 'run-raw', 'save-launch', 'remarks', 'jobs', 'output-dir', 'cache-dir',
+  'verify-each-dir', 'launch', 'seed', 'run-out', 'run-raw', 'save-launch', 'kernel', 'remarks', 'jobs', 'output-dir', 'cache-dir',
 ]);
 
 export function ptxasOption(long: string): PtxasOption | undefined {

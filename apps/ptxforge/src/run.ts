@@ -6,7 +6,7 @@ import {
   type CompileResult, type OriModule, type PluginEntry, type Remark, type Toolchain,
 } from '@ptxforge/kernel';
 import { loadDefaultPlugins, loadUserPlugin } from './plugins.js';
-import { interpOptionsOf, runAfterCompile, verifyEachFor, type InterpCliOptions } from './interp.js';
+import { interpOptionsOf, runAfterCompile, runCubinFile, verifyEachFor, type InterpCliOptions } from './interp.js';
 import { normalizeArch, normalizeArgs as normalizePtxasArgs, PTXAS_OPTIONS, ptxasOption, splitOptionsFileText } from './ptxas-options.js';
 import { CompileCache, cacheKeyOf, defaultCacheDir } from './cache.js';
 import { versionText } from './version.js';
@@ -67,7 +67,8 @@ export function buildProgram(): Command {
     .option('--verify-each-dir <dir>', 'where --verify-each writes the IR before/after a failing phase', 'ptxforge-verify-each')
     .option('--launch <file.json>', 'launch description (grid, block, params, buffers) for --run and --verify-each')
     .option('--seed <N>', 'seed for generated inputs when there is no --launch')
-    .option('--run', 'run the compiled kernel in the interpreter and print its outputs and dynamic counts as JSON')
+    .option('--run', 'run the compiled kernel in the interpreter and print its outputs and dynamic counts as JSON (a .cubin input: its SASS, lifted)')
+    .option('--kernel <name>', 'with --run on a cubin: the kernel to run (default: the launch\'s, else the first entry)')
     .option('--run-out <file>', 'with --run: write the JSON to this file instead of stdout')
     .option('--run-raw <dir>', 'with --run: also write each buffer as raw bytes to <dir>/<name>.bin')
     .option('--save-launch <file.json>', 'with --run: write the launch that ran (generated from --seed or read from --launch), buffers as hex, for replay')
@@ -379,6 +380,7 @@ export function compileOne(tc: Toolchain, s: CliSettings, input: InputSpec, io: 
       `no SASS encoder is installed for ${s.arch}: cubin output needs the code-generation backend (register allocation, scheduling, Mercury encoding), which is not implemented yet; write Ori text with --emit ori or an -o file ending in .ori`,
     );
   }
+  if (input.file && /\.cubin$/i.test(input.file)) return runCubinInput(s, input.file, io);
   const text = inputText(input);
   const interp = interpOptionsOf(o, io.cwd);
   const verify = verifyEachFor(interp);
@@ -534,3 +536,10 @@ function listPhases(tc: Toolchain, arch: string, argv: readonly string[], io: Cl
 }
 
 export { ptxasOption };
+
+/** `--run FILE.cubin`: lift the cubin's SASS and interpret it (no compilation). */
+function runCubinInput(s: CliSettings, file: string, io: CliIO): number {
+  const o = s.o as CliOptions & { kernel?: string };
+  if (!o.run) throw new PtxforgeError('CLI_USAGE', `${file}: a cubin input is run with --run (and --launch or --seed); it is not compiled`);
+  return runCubinFile(file, interpOptionsOf(o, io.cwd), o.kernel, io);
+}

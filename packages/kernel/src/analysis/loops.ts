@@ -76,22 +76,29 @@ export function computeLoops(fn: OriFunction, dom: DomTree = computeDominators(f
       set.add(b);
       for (const p of b.preds) if (rpo.index.has(p)) work.push(p);
     }
-    const blocks = rpo.order.filter((b) => set.has(b));
+    // Header first, then RPO: sort the loop's own blocks (never filter the whole RPO per loop: that is
+    // O(loops x blocks)).
+    const blocks = [...set].sort((a, b) => rpo.index.get(a)! - rpo.index.get(b)!);
     loops.push({ header, blocks, blockSet: set, latches, parent: undefined, children: [], depth: 0, preheader: undefined, exits: [] });
   }
-  // Nesting: the parent is the smallest other loop containing the header.
-  for (const l of loops) {
-    let best: MutLoop | undefined;
-    for (const o of loops) {
-      if (o === l || !o.blockSet.has(l.header) || o.blocks.length <= l.blocks.length) continue;
-      if (!best || o.blocks.length < best.blocks.length) best = o;
+  // Nesting: the parent is the smallest other loop containing the header. Visiting loops from the largest
+  // down and recording, per block, the last (so smallest) loop seen containing it finds it in
+  // O(sum of loop sizes) instead of comparing every pair of loops. Ties keep the RPO order of headers.
+  const bySize = loops.map((l, k) => ({ l, k })).sort((a, b) => b.l.blocks.length - a.l.blocks.length || a.k - b.k).map((x) => x.l);
+  const smallest = new Map<Block, MutLoop>();
+  for (const l of bySize) {
+    const p = smallest.get(l.header);
+    if (p && p.blocks.length > l.blocks.length) {
+      l.parent = p;
+      p.children.push(l);
     }
-    l.parent = best;
-    best?.children.push(l);
+    for (const b of l.blocks) smallest.set(b, l);
   }
-  const depthOf = (l: MutLoop): number => (l.parent ? depthOf(l.parent) + 1 : 1);
+  // Depth by walking parents iteratively (outer loops come first in bySize, so their depth is known).
+  for (const l of bySize) l.depth = l.parent ? l.parent.depth + 1 : 1;
+  const headerRpo = (l: MutLoop): number => rpo.index.get(l.header)!;
+  for (const l of loops) if (l.children.length > 1) l.children.sort((a, b) => headerRpo(a) - headerRpo(b));
   for (const l of loops) {
-    l.depth = depthOf(l);
     const outside = l.header.preds.filter((p) => !l.blockSet.has(p));
     if (outside.length === 1 && outside[0]!.succs.length === 1) l.preheader = outside[0];
     for (const b of l.blocks) for (const s of b.succs) if (!l.blockSet.has(s)) l.exits.push({ from: b, to: s });
