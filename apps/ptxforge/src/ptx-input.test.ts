@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -24,7 +25,9 @@ describe('ptxforge CLI with .ptx input (PTX front end plugin)', () => {
   });
 
   it('uses the paramBase of the selected target (sm_70: 0x160)', async () => {
-    const r = await cli(['-arch', 'sm_70', '--emit', 'ori', `${fixtures}/hand_vector_add.ptx`]);
+    // A .target above -arch is refused (as by ptxas), so the kernel is given as sm_70 PTX.
+    const text = readFileSync(path.join(repo, fixtures, 'hand_vector_add.ptx'), 'utf8').replace(/\.target sm_\d+/, '.target sm_70');
+    const r = await cli(['-arch', 'sm_70', '--emit', 'ori', '--input-as-string', text]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('.param .u32 .align 4 n c[0x0][0x178]');
   });
@@ -33,5 +36,25 @@ describe('ptxforge CLI with .ptx input (PTX front end plugin)', () => {
     const r = await cli(['-arch', 'sm_90', `${fixtures}/../bad/syntax_error.ptx`]);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(`ptxforge: ${fixtures}/../bad/syntax_error.ptx:7:16: error PTX_SYNTAX: expected ',' or ';' after the operands of mov, found '%r2'\n`);
+  });
+});
+
+describe('issue 16 row 12: bad output paths are clear coded errors', () => {
+  it('-o into a folder that does not exist', async () => {
+    const r = await cli(['-arch', 'sm_90', '-o', '/no/such/dir/x', `${fixtures}/hand_vector_add.ptx`]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('error OUTPUT_NOT_WRITABLE');
+    expect(r.stderr).toContain('/no/such/dir does not exist');
+  });
+  it('knob values outside their range and unknown --dump-ir phases', async () => {
+    for (const [args, code] of [
+      [['--knob', 'GeneralOptimizeMaxRounds=-5'], 'KNOB_OUT_OF_RANGE'],
+      [['--knob', 'OriPredicationCostModel=bogus'], 'KNOB_BAD_VALUE'],
+      [['--dump-ir', 'NoSuchPhase'], 'DUMP_IR_UNKNOWN_PHASE'],
+    ] as const) {
+      const r = await cli(['-arch', 'sm_90', '--emit', 'ori', ...args, `${fixtures}/hand_vector_add.ptx`]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`error ${code}`);
+    }
   });
 });

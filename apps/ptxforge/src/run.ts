@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import {
-  createToolchain, isPtxforgeError, parseKnobsFile, printModule, PtxforgeError, PIPE_NAMES, type CompileOptions,
+  createToolchain, isPtxforgeError, LatencyModel, parseKnobsFile, printModule, PtxforgeError, PIPE_NAMES, type CompileOptions,
   type CompileResult, type OriModule, type PluginEntry, type Remark, type Toolchain,
 } from '@ptxforge/kernel';
 import { loadDefaultPlugins, loadUserPlugin } from './plugins.js';
@@ -145,7 +145,8 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     }
     if (o.listKnobs) {
       for (const k of tc.registry.knobs.all()) {
-        io.stdout(`${k.name.padEnd(36)} ${k.type.padEnd(6)} default=${String(k.default).padEnd(8)} ${k.owner ?? ''}  ${k.description}\n`);
+        const range = k.choices ? ` {${k.choices.join('|')}}` : k.min !== undefined || k.max !== undefined ? ` [${k.min ?? ''}..${k.max ?? ''}]` : '';
+        io.stdout(`${k.name.padEnd(36)} ${k.type.padEnd(6)} default=${String(k.default).padEnd(8)} ${k.owner ?? ''}  ${k.description}${range}\n`);
       }
       return 0;
     }
@@ -369,6 +370,7 @@ export function compileOne(tc: Toolchain, s: CliSettings, input: InputSpec, io: 
   };
   for (const w of s.warnings) warn(w);
   const outPath = outPathOverride ?? (o.outputFile ? path.resolve(io.cwd, o.outputFile) : undefined);
+  if (outPath !== undefined && outPathOverride === undefined) checkOutputDir(outPath, o.outputFile ?? outPath);
   const emit = outputOf(o, outPath);
   if (emit === 'cubin') {
     // No Mercury encoder and code generation yet: say so instead of writing Ori into a .cubin.
@@ -478,6 +480,18 @@ function alignUp(x: number, a: number): number {
   return a > 1 ? Math.ceil(x / a) * a : x;
 }
 
+/** -o into a folder that does not exist (or is no folder): say so before compiling, like ptxas. */
+function checkOutputDir(file: string, shown: string): void {
+  const dir = path.dirname(file);
+  let ok = false;
+  try {
+    ok = statSync(dir).isDirectory();
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new PtxforgeError('OUTPUT_NOT_WRITABLE', `cannot write ${shown}: the folder ${path.dirname(shown) || dir} does not exist`);
+}
+
 function writeOutput(file: string, shown: string, text: string): void {
   try {
     writeFileSync(file, text);
@@ -513,7 +527,9 @@ function listPhases(tc: Toolchain, arch: string, argv: readonly string[], io: Cl
   }
   if (explicitArch) {
     const t = tc.resolveTarget(arch).target;
-    io.stdout(`# target ${t.id} (${t.family}): pipe widths ${PIPE_NAMES.map((n, k) => `${n}=${t.pipeWidths[k]}`).join(' ')}\n`);
+    const lm = tc.services(arch).tryService(LatencyModel);
+    const widths = lm ? PIPE_NAMES.map((n, k) => `${n}=${lm.pipeWidths[k]}`).join(' ') : 'unknown (no LatencyModel installed)';
+    io.stdout(`# target ${t.id} (${t.family}): pipe widths ${widths}\n`);
   }
 }
 

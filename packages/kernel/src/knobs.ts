@@ -10,13 +10,34 @@ export interface KnobDef {
   readonly description: string;
   /** Package that registered it (filled by the host). */
   readonly owner?: string;
+  /** Numeric knobs: the smallest and largest value accepted (inclusive). */
+  readonly min?: number;
+  readonly max?: number;
+  /** String knobs that are enumerations: the values accepted. */
+  readonly choices?: readonly string[];
 }
 
 /** Helper for plugin authors: a knob definition with its type checked against the default. */
 export function defineKnob<T extends KnobType>(
-  def: { name: string; type: T; default: T extends 'bool' ? boolean : T extends 'string' ? string : number; description: string },
+  def: {
+    name: string; type: T; default: T extends 'bool' ? boolean : T extends 'string' ? string : number; description: string;
+    min?: number; max?: number; choices?: readonly string[];
+  },
 ): KnobDef {
   return def;
+}
+
+/** A value of the knob's JS type outside its range or allowed values: KNOB_OUT_OF_RANGE. */
+export function checkKnobRange(def: KnobDef, v: KnobValue, where?: string): void {
+  const at = where ? ` (${where})` : '';
+  if (typeof v === 'number') {
+    if (def.min !== undefined && v < def.min) throw new PtxforgeError('KNOB_OUT_OF_RANGE', `knob ${def.name} must be at least ${def.min}${def.max !== undefined ? ` and at most ${def.max}` : ''}, got ${v}${at}`);
+    if (def.max !== undefined && v > def.max) throw new PtxforgeError('KNOB_OUT_OF_RANGE', `knob ${def.name} must be at most ${def.max}${def.min !== undefined ? ` and at least ${def.min}` : ''}, got ${v}${at}`);
+    if (def.type === 'int' && !Number.isSafeInteger(v)) throw new PtxforgeError('KNOB_OUT_OF_RANGE', `knob ${def.name} expects an integer, got ${v}${at}`);
+  }
+  if (typeof v === 'string' && def.choices && !def.choices.includes(v)) {
+    throw new PtxforgeError('KNOB_BAD_VALUE', `knob ${def.name} accepts ${def.choices.map((c) => `'${c}'`).join(', ')}, got '${v}'${at}`);
+  }
 }
 
 /** Parse a knob value written as text (command line, knobs file). */
@@ -102,6 +123,7 @@ export class KnobValues {
     const def = this.registry.require(name, where);
     const v = typeof value === 'string' && def.type !== 'string' ? parseKnobValue(def, value, where) : value;
     if (typeof v !== expectedJsType(def.type)) parseKnobValue(def, String(v), where);
+    checkKnobRange(def, v, where);
     this.values.set(def.name, v);
   }
   get<T extends KnobValue>(name: string): T {

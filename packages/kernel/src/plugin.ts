@@ -2,9 +2,10 @@ import semver from 'semver';
 import { PtxforgeError } from './errors.js';
 import type { OriModule } from './ir/core.js';
 import type { OpcodeInfo } from './ir/opcodes.js';
-import type { KnobDef } from './knobs.js';
+import { checkKnobRange, type KnobDef } from './knobs.js';
 import type { HookHandlers } from './pipeline/hooks.js';
 import type { PhaseFactory } from './pipeline/protocol.js';
+import { isServiceToken, type ServiceEnv, type ServiceProvision } from './services.js';
 import type { TargetDescriptor, TargetView } from './target.js';
 
 export interface PluginMeta {
@@ -16,8 +17,13 @@ export interface PluginMeta {
   readonly description?: string;
 }
 
-/** A phase contribution: a factory, or a factory with `replace: true` to take a slot another plugin filled. */
-export type PhaseContribution = PhaseFactory | { readonly create: PhaseFactory; readonly replace?: boolean };
+/**
+ * A phase contribution: a factory, or a factory with `replace: true` to take a slot another plugin filled,
+ * and optionally `describe`, a note for --list-phases about the selected arch (e.g. which service it calls).
+ */
+export type PhaseContribution =
+  | PhaseFactory
+  | { readonly create: PhaseFactory; readonly replace?: boolean; readonly describe?: (env: ServiceEnv) => string | undefined };
 
 /** What a front end is told about the compilation it reads for. */
 export interface FrontendOptions {
@@ -38,6 +44,8 @@ export interface PluginContributions {
   readonly opcodes?: readonly OpcodeInfo[];
   /** Input front ends by file extension (`.ptx`). */
   readonly frontends?: Readonly<Record<string, Frontend>>;
+  /** Target-scoped services this plugin provides (`provide(Encoder, { archs: ['sm_90'], useValue })`). */
+  readonly services?: readonly ServiceProvision[];
 }
 
 export interface PluginDefinition<O = void> {
@@ -85,6 +93,20 @@ export const CONTRIBUTION_RULES: Readonly<Record<keyof PluginContributions, Fiel
   targets: { required: false, check: arr },
   opcodes: { required: false, check: arr },
   frontends: { required: false, check: obj },
+  services: { required: false, check: arr },
+};
+const ARCH_RE = /^sm_\d+[a-z]?$/;
+const archList: Check = (v) =>
+  v === '*' || (Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === 'string' && ARCH_RE.test(a))) ? undefined : "must be '*' or a non-empty list of arch names like sm_90";
+export const SERVICE_RULES: Readonly<Record<keyof ServiceProvision, FieldRule>> = {
+  service: { required: true, check: (v) => (isServiceToken(v) ? undefined : 'must be a token made with defineService (Encoder, LatencyModel ...)') },
+  archs: { required: true, check: archList },
+  useValue: { required: false, check: () => undefined },
+  useFactory: { required: false, check: fn },
+  replaces: {
+    required: false,
+    check: (v) => (typeof v === 'string' || (Array.isArray(v) && v.every((x) => typeof x === 'string')) ? undefined : 'must be a plugin name or a list of them'),
+  },
 };
 export const TARGET_RULES: Readonly<Record<keyof TargetDescriptor, FieldRule>> = {
   id: { required: true, check: str },
@@ -93,15 +115,7 @@ export const TARGET_RULES: Readonly<Record<keyof TargetDescriptor, FieldRule>> =
     required: true,
     check: (v) => arr(v) ?? ((v as unknown[]).length && (v as unknown[]).every((a) => typeof a === 'string' && /^sm_\d+[a-z]?$/.test(a)) ? undefined : 'must list arch names like sm_90'),
   },
-  pipeWidths: {
-    required: true,
-    check: (v) => (Array.isArray(v) && v.length === 7 && v.every((x) => Number.isInteger(x) && x > 0) ? undefined : 'must be 7 positive integers (ALU FMA DFMA MMA LSU TEX BRA)'),
-  },
   capabilities: { required: true, check: (v) => (typeof v === 'function' ? undefined : obj(v)) },
-  slot17: {
-    required: true,
-    check: (v) => obj(v) ?? (['noop', 'placeholder', 'implemented'].includes((v as { status: string }).status) ? undefined : "status must be 'noop', 'placeholder' or 'implemented'"),
-  },
   hooks: { required: false, check: obj },
   phases: { required: false, check: obj },
 };
@@ -111,6 +125,9 @@ const KNOB_RULES: Readonly<Record<keyof KnobDef, FieldRule>> = {
   default: { required: true, check: (v) => (['boolean', 'number', 'string'].includes(typeof v) ? undefined : 'must be a boolean, number or string') },
   description: { required: true, check: str },
   owner: { required: false, check: str },
+  min: { required: false, check: (v) => (typeof v === 'number' && Number.isFinite(v) ? undefined : 'must be a finite number') },
+  max: { required: false, check: (v) => (typeof v === 'number' && Number.isFinite(v) ? undefined : 'must be a finite number') },
+  choices: { required: false, check: (v) => (Array.isArray(v) && v.length > 0 && v.every((c) => typeof c === 'string') ? undefined : 'must be a non-empty list of strings') },
 };
 
 /** Check an object against a rule table: unknown keys, missing required keys, bad values. */
@@ -153,7 +170,21 @@ export function validateContributions(c: unknown, plugin: string): PluginContrib
   validateFields(c, CONTRIBUTION_RULES, 'contributions', plugin);
   const pc = c as PluginContributions;
   for (const t of pc.targets ?? []) validateFields(t, TARGET_RULES, `target ${(t as { id?: string }).id ?? '?'}`, plugin);
-  for (const k of pc.knobs ?? []) validateFields(k, KNOB_RULES, `knob ${(k as { name?: string }).name ?? '?'}`, plugin);
+  for (const sp of pc.services ?? []) {
+    const name = isServiceToken((sp as { service?: unknown })?.service) ? sp.service.name : '?';
+    validateFields(sp, SERVICE_RULES, `service ${name}`, plugin);
+    if (('useValue' in sp && sp.useValue !== undefined) === (sp.useFactory !== undefined)) {
+      throw new PtxforgeError('PLUGIN_MANIFEST_INVALID', `plugin ${plugin}: service ${name} needs exactly one of useValue and useFactory`, { plugin });
+    }
+  }
+  for (const k of pc.knobs ?? []) {
+    validateFields(k, KNOB_RULES, `knob ${(k as { name?: string }).name ?? '?'}`, plugin);
+    try {
+      checkKnobRange(k, k.default);
+    } catch (e) {
+      throw new PtxforgeError('PLUGIN_MANIFEST_INVALID', `plugin ${plugin}: the default of knob ${k.name} is outside its own range: ${(e as Error).message}`, { plugin });
+    }
+  }
   for (const [name, p] of Object.entries(pc.phases ?? {})) {
     const f = typeof p === 'function' ? p : (p as { create?: unknown })?.create;
     if (fn(f)) throw new PtxforgeError('PLUGIN_MANIFEST_INVALID', `plugin ${plugin}: phase ${name} needs a factory function`, { plugin });

@@ -1,24 +1,5 @@
 import type { HookHandlers } from './pipeline/hooks.js';
-import type { PhaseContext, PhaseFactory } from './pipeline/protocol.js';
-
-/**
- * The 7-entry pipe-width table (spec: loop passes, "Pipe width values from code_object+16"): issue slots per
- * cycle per SM sub-partition for ALU, FMA, DFMA, MMA, LSU, TEX and BRA/SMEM, the denominators of ResMII.
- */
-export type PipeWidths = readonly [alu: number, fma: number, dfma: number, mma: number, lsu: number, tex: number, bra: number];
-export const PIPE_NAMES = ['ALU', 'FMA', 'DFMA', 'MMA', 'LSU', 'TEX', 'BRA/SMEM'] as const;
-
-/**
- * A target's vtable slot 17 handler, called by phase 14 DoSwitchOptFirst (spec: branch/switch, "Phase 14
- * Vtable Slot 17 -- Per-SM Dispatch Resolution"). `status` says what it is: a genuine no-op (SM30, SM50),
- * a placeholder for a handler not implemented yet, or an implementation.
- */
-export interface Slot17Handler {
-  /** Spec handler identity: 'NO-OP', 'A (sync-pattern restructuring + branch scan)', 'B (branch-distance rewriter)'. */
-  readonly name: string;
-  readonly status: 'noop' | 'placeholder' | 'implemented';
-  run?(ctx: PhaseContext): void;
-}
+import type { PhaseFactory } from './pipeline/protocol.js';
 
 /** What the rest of the compiler may ask about hardware: passes ask here instead of testing SM numbers. */
 export interface TargetCapabilities {
@@ -41,8 +22,9 @@ export interface TargetCapabilities {
 }
 
 /**
- * The SM backend contract. A target package registers one descriptor; `archs` lists every `-arch` name it
- * answers (`sm_90`, `sm_90a` ...), and no two installed targets may claim the same one.
+ * An SM target: the archs it answers (`sm_90`, `sm_90a` ...; no two installed targets may claim the same
+ * one) and their capabilities. Everything else a backend brings (register file, latency model, slot-17
+ * handler, encoder ...) is a service it provides for these archs (see services.ts).
  */
 export interface TargetDescriptor {
   /** Short id, e.g. `sm90`. */
@@ -50,11 +32,8 @@ export interface TargetDescriptor {
   /** Marketing family, e.g. `Hopper`. */
   readonly family: string;
   readonly archs: readonly string[];
-  readonly pipeWidths: PipeWidths;
   /** Capabilities, or a function of the -arch when they differ between the archs it serves (sm_70 vs sm_75). */
   readonly capabilities: TargetCapabilities | ((arch: string) => TargetCapabilities);
-  /** vtable slot 17 (phase 14). */
-  readonly slot17: Slot17Handler;
   /** AdvancedPhase overrides. */
   readonly hooks?: HookHandlers;
   /** Target-specific phases for slots 139..158 (ArchSpecificPhase<N>), by slot name. */
@@ -69,9 +48,7 @@ export interface TargetView {
   readonly arch: string;
   /** Numeric SM version of `arch` (90 for sm_90a). Reports only: passes ask capabilities. */
   readonly sm: number;
-  readonly pipeWidths: PipeWidths;
   readonly capabilities: TargetCapabilities;
-  readonly slot17: Slot17Handler;
 }
 
 /**

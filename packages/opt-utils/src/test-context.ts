@@ -3,12 +3,14 @@ import {
   assertValidModule,
   parseOri,
   printModule,
+  PtxforgeError,
   type Diagnostic,
   type KnobDef,
   type OriModule,
   type PhaseContext,
   type PhaseImpl,
   type Remark,
+  type ServiceToken,
   type TargetView,
 } from '@ptxforge/kernel';
 
@@ -18,7 +20,6 @@ export const TEST_TARGET: TargetView = Object.freeze({
   family: 'Test',
   arch: 'sm_90',
   sm: 90,
-  pipeWidths: [4, 4, 1, 1, 4, 1, 1] as const,
   capabilities: {
     uniformRegisters: true,
     convergenceBarriers: true,
@@ -29,7 +30,6 @@ export const TEST_TARGET: TargetView = Object.freeze({
     maxRegistersPerThread: 255,
     maxSharedPerBlock: 228 * 1024,
   },
-  slot17: { name: 'NO-OP', status: 'noop' as const },
 });
 
 export interface TestContextOptions {
@@ -39,6 +39,8 @@ export interface TestContextOptions {
   disablePasses?: string;
   phaseName?: string;
   phaseIndex?: number;
+  /** Services the context answers (`[[LatencyModel, model], ...]`); others are SERVICE_MISSING. */
+  services?: ReadonlyArray<readonly [ServiceToken<any>, unknown]>; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
 /** A PhaseContext over a module without a toolchain (unit tests of single phases). */
@@ -51,6 +53,7 @@ export function makeTestContext(
   const infos: string[] = [];
   const remarks: Remark[] = [];
   const defs = new Map((o.knobs ?? []).map((k) => [k.name, k] as const));
+  const services = new Map<symbol, unknown>((o.services ?? []).map(([t, v]) => [t.key, v] as const));
   return {
     module,
     target: TEST_TARGET,
@@ -69,6 +72,11 @@ export function makeTestContext(
     diagnostics: { report: (d) => diags.push(d), all: diags },
     info: (m) => infos.push(m),
     remark: (r) => remarks.push({ ...r, phaseIndex: o.phaseIndex ?? 0, phase: o.phaseName ?? 'Test' }),
+    service: <T>(token: ServiceToken<T>): T => {
+      if (!services.has(token.key)) throw new PtxforgeError('SERVICE_MISSING', `no ${token.name} for ${TEST_TARGET.arch} in this test context; pass it in options.services`);
+      return services.get(token.key) as T;
+    },
+    tryService: <T>(token: ServiceToken<T>): T | undefined => services.get(token.key) as T | undefined,
     infos,
     remarks,
   };

@@ -112,6 +112,10 @@ export interface PtxModule {
   version?: string;
   target: string[];
   addressSize?: number;
+  /** Where the header directives' values stand (for located version/target/address-size errors). */
+  versionPos?: Pos;
+  targetPos?: Pos;
+  addressSizePos?: Pos;
   files: Map<number, string>;
   vars: VarDecl[];
   functions: FunctionDecl[];

@@ -88,10 +88,10 @@ describe('parsePtx', () => {
     const e = errorOf('.version 8.0\n.target sm_90\n.entry k()\n{\n  add.s32 %r1, %r2 %r3;\n}\n');
     expect(e.code).toBe('PTX_SYNTAX');
     expect(e.format()).toBe("bad.ptx:5:20: error PTX_SYNTAX: expected ',' or ';' after the operands of add, found '%r3'");
-    expect(errorOf('.version 8.0\n.entry k()\n{\n  frobnicate.u32 %r1;\n}').format()).toBe(
-      "bad.ptx:4:3: error PTX_SYNTAX: unknown instruction 'frobnicate'; expected a PTX instruction",
+    expect(errorOf('.version 8.0\n.target sm_90\n.entry k()\n{\n  frobnicate.u32 %r1;\n}').format()).toBe(
+      "bad.ptx:5:3: error PTX_SYNTAX: unknown instruction 'frobnicate'; expected a PTX instruction",
     );
-    expect(errorOf('.version 8.0\n.entry k(\n').format()).toBe('bad.ptx:3:1: error PTX_SYNTAX: expected a parameter declaration (.param or .reg), found end of input');
-    expect(errorOf('.target sm_90\n.entry k() { mov.u32 %r1, "x; }').message).toBe('unterminated string');
+    expect(errorOf('.version 8.0\n.target sm_90\n.entry k(\n').format()).toBe('bad.ptx:4:1: error PTX_SYNTAX: expected a parameter declaration (.param or .reg), found end of input');
+    expect(errorOf('.version 8.0\n.target sm_90\n.entry k() { mov.u32 %r1, "x; }').message).toBe('unterminated string');
   });
 });

@@ -122,8 +122,20 @@ class Parser {
       this.p++;
     }
     if (this.kind() !== Tk.Int) this.fail(what);
-    const v = parseIntLit(this.str(this.p++));
+    const v = this.intToken();
     return neg ? -v : v;
+  }
+  /**
+   * The integer literal at the current token. PTX integer constants are 64-bit: a literal whose value does
+   * not fit in 64 bits is a located "Constant overflow" (ptxas's message). ptxas only notices an overflow
+   * when its 64-bit accumulator has the top bit set before the next digit, so it wraps some 65..70-bit
+   * literals silently; we reject every literal wider than 64 bits instead of truncating it.
+   */
+  private intToken(): bigint {
+    const k = this.p++;
+    const v = parseIntLit(this.str(k));
+    if (v > MAX_U64) this.failMsg(`Constant overflow: ${this.str(k)} does not fit in 64 bits`, k, 'PTX_CONSTANT_OVERFLOW');
+    return v;
   }
   private smallInt(what: string): number {
     return Number(this.intLit(what));
@@ -132,26 +144,45 @@ class Parser {
   // ---- module ---------------------------------------------------------------------------------
   module(): PtxModule {
     const m: PtxModule = { file: this.t.file, target: [], files: new Map(), vars: [], functions: [], pragmas: [] };
-    while (this.kind() !== Tk.Eof) {
+    // The header is `.version`, then `.target` (repeatable), then at most one `.address_size`, as ptxas
+    // requires: a missing directive is fatal there ("Missing .version directive at start of file"), and
+    // a header directive after the first declaration is a syntax error.
+    let state: 'start' | 'version' | 'target' | 'body' = 'start';
+    const headerOutOfPlace = (k: number): never => this.failMsg(`syntax error near '${this.str(k)}': .version, .target and .address_size form the header at the start of the file, once each`, k);
+    while (this.kind() !== Tk.Eof || state === 'start' || state === 'version') {
+      if (this.kind() === Tk.Eof) {
+        this.failMsg(state === 'start' ? `Missing .version directive at start of file '${this.t.file}'` : `Missing .target directive at start of file '${this.t.file}'`, this.p, 'PTX_MISSING_DIRECTIVE');
+      }
       if (this.kind() !== Tk.Dot) this.fail('a directive (.version, .target, .entry, .func, .global ...)');
       const d = this.dotWord();
       const at = this.p;
+      if (state === 'start' && d !== 'version') this.failMsg(`Missing .version directive at start of file '${this.t.file}'`, at, 'PTX_MISSING_DIRECTIVE');
+      if (state === 'version' && d !== 'target') this.failMsg(`Missing .target directive at start of file '${this.t.file}'`, at, 'PTX_MISSING_DIRECTIVE');
       switch (d) {
         case 'version': {
+          if (state !== 'start') headerOutOfPlace(at);
           this.p++;
           if (this.kind() !== Tk.Float && this.kind() !== Tk.Int) this.fail('a PTX ISA version like 8.3');
+          m.versionPos = this.pos();
           m.version = this.str(this.p++);
+          state = 'version';
           break;
         }
         case 'target':
+          if (state !== 'version' && state !== 'target') headerOutOfPlace(at);
           this.p++;
+          m.targetPos ??= this.pos();
           do m.target.push(this.ident('a target name like sm_90'));
           while (this.acceptP(','));
+          state = 'target';
           break;
         case 'address_size':
+          if (state !== 'target') headerOutOfPlace(at);
           this.p++;
+          m.addressSizePos = this.pos();
           m.addressSize = this.smallInt('32 or 64');
           if (m.addressSize !== 32 && m.addressSize !== 64) this.fail('address size 32 or 64', this.p - 1);
+          state = 'body';
           break;
         case 'file': {
           this.p++;
@@ -169,13 +200,14 @@ class Parser {
           m.pragmas.push(...this.pragmaStrings());
           break;
         default: {
+          state = 'body';
           let linkage: string | undefined;
           while (this.kind() === Tk.Dot && LINKAGE.has(this.dotWord())) {
             linkage = this.dotWord();
             this.p++;
           }
           if (this.isDot('entry') || this.isDot('func')) {
-            m.functions.push(this.functionDecl(linkage));
+            m.functions.push(this.functionDecl(linkage, legacyPrototypes(m.version)));
             break;
           }
           if (this.kind() === Tk.Dot && SPACES.has(this.dotWord())) {
@@ -216,7 +248,7 @@ class Parser {
   }
 
   // ---- functions ------------------------------------------------------------------------------
-  private functionDecl(linkage: string | undefined): FunctionDecl {
+  private functionDecl(linkage: string | undefined, legacy: boolean): FunctionDecl {
     const pos = this.pos();
     const entry = this.isDot('entry');
     this.p++;
@@ -252,8 +284,9 @@ class Parser {
       break;
     }
     if (this.acceptP(';')) return fn;
-    // PTX 1.x/2.x prototypes may omit the ';' before the next module directive.
-    if (this.kind() === Tk.Dot || this.kind() === Tk.Eof) return fn;
+    // PTX 1.x/2.x prototypes may omit the ';' before the next module directive; from 3.0 on (and at the end
+    // of the file, a truncated header) ptxas reports a syntax error.
+    if (legacy && this.kind() === Tk.Dot) return fn;
     if (!this.isP('{')) this.fail(`'{' opening the body of ${name} or ';' ending its declaration`);
     fn.body = this.block();
     return fn;
@@ -364,12 +397,14 @@ class Parser {
     return out;
   }
 
-  private init(): Init {
+  private init(depth = 0): Init {
     const pos = this.pos();
-    if (this.acceptP('{')) {
+    if (this.isP('{')) {
+      if (depth >= MAX_INIT_DEPTH) this.failMsg(`initializer braces nested too deeply (more than ${MAX_INIT_DEPTH} levels)`, this.p, 'PTX_NESTING_TOO_DEEP');
+      this.p++;
       const elems: Init[] = [];
       if (!this.isP('}')) {
-        do elems.push(this.init());
+        do elems.push(this.init(depth + 1));
         while (this.acceptP(','));
       }
       this.expectP('}', "',' or '}' in the initializer");
@@ -405,64 +440,126 @@ class Parser {
 
   /** Integer constant expression: literals, unary - ~ !, binary + - * / % << >> & | ^, parentheses. */
   private constExpr(): bigint {
-    return this.binExpr(0);
+    return this.evalExpr(false);
   }
-  private binExpr(minPrec: number): bigint {
-    let lhs = this.unaryExpr();
+  /** One operand of a constant expression: a literal or a parenthesized expression, with prefix operators. */
+  private unaryExpr(): bigint {
+    return this.evalExpr(true);
+  }
+  /**
+   * Operator-precedence evaluation with explicit stacks (no recursion: parenthesis depth is user-controlled).
+   * Arithmetic is on 64-bit two's-complement values like ptxas's; shift counts use their low 6 bits.
+   * `unaryOnly` stops after the first complete operand at the outer level (address offsets `[r+1+2]`).
+   */
+  private evalExpr(unaryOnly: boolean): bigint {
+    const vals: bigint[] = [];
+    /** Unary operators ('-', '~', '!'), open parentheses ('('), binary operators. */
+    const ops: Array<string | BinOp> = [];
+    let depth = 0;
+    const reduceBinary = (): void => {
+      const op = ops.pop() as BinOp;
+      const b = vals.pop()!;
+      const a = vals.pop()!;
+      vals.push(BigInt.asIntN(64, op.fn(a, b)));
+    };
+    const applyUnary = (): void => {
+      for (;;) {
+        const top = ops[ops.length - 1];
+        if (top !== '-' && top !== '~' && top !== '!') return;
+        ops.pop();
+        const v = vals.pop()!;
+        vals.push(top === '-' ? BigInt.asIntN(64, -v) : top === '~' ? ~v : v === 0n ? 1n : 0n);
+      }
+    };
     for (;;) {
-      const op = this.binOp();
-      if (!op || op.prec < minPrec) return lhs;
+      // Operand position: prefix operators and open parentheses, then a literal.
+      for (;;) {
+        if (this.acceptP('-')) ops.push('-');
+        else if (this.acceptP('~')) ops.push('~');
+        else if (this.acceptP('!')) ops.push('!');
+        else if (this.isP('(')) {
+          if (++depth > MAX_PAREN_DEPTH) this.failMsg(`constant expression nested too deeply (more than ${MAX_PAREN_DEPTH} parentheses; ptxas: memory exhausted)`, this.p, 'PTX_NESTING_TOO_DEEP');
+          this.p++;
+          ops.push('(');
+        } else break;
+      }
+      if (this.kind() !== Tk.Int) this.fail('an integer constant');
+      vals.push(this.intToken());
+      applyUnary();
+      // Operator position: closing parentheses, then a binary operator or the end.
+      for (;;) {
+        if (depth > 0 && this.isP(')')) {
+          this.p++;
+          while (ops[ops.length - 1] !== '(') reduceBinary();
+          ops.pop();
+          depth--;
+          applyUnary();
+          continue;
+        }
+        break;
+      }
+      const op = depth === 0 && unaryOnly ? undefined : this.binOp();
+      if (!op) {
+        if (depth > 0) this.fail("')' closing the constant expression");
+        while (ops.length) reduceBinary();
+        return vals[0]!;
+      }
       this.p += op.len;
-      const rhs = this.binExpr(op.prec + 1);
-      lhs = op.fn(lhs, rhs);
+      for (;;) {
+        const top = ops[ops.length - 1];
+        if (typeof top !== 'object' || top.prec < op.prec) break;
+        reduceBinary();
+      }
+      ops.push(op);
     }
   }
-  private binOp(): { prec: number; len: number; fn: (a: bigint, b: bigint) => bigint } | undefined {
+  private binOp(): BinOp | undefined {
     if (this.kind() !== Tk.Punct) return undefined;
     const c = this.text[this.t.start[this.p]!];
     const two = this.isP(c!, this.p + 1) && this.t.start[this.p + 1] === this.t.end[this.p];
+    const at = this.p;
+    const div = (a: bigint, b: bigint, f: (a: bigint, b: bigint) => bigint): bigint => (b === 0n ? this.failMsg('division by zero in a constant expression', at) : f(a, b));
     switch (c) {
       case '*': return { prec: 10, len: 1, fn: (a, b) => a * b };
-      case '/': return { prec: 10, len: 1, fn: (a, b) => (b === 0n ? this.failMsg('division by zero in a constant expression') : a / b) };
-      case '%': return { prec: 10, len: 1, fn: (a, b) => (b === 0n ? this.failMsg('division by zero in a constant expression') : a % b) };
+      case '/': return { prec: 10, len: 1, fn: (a, b) => div(a, b, (x, y) => x / y) };
+      case '%': return { prec: 10, len: 1, fn: (a, b) => div(a, b, (x, y) => x % y) };
       case '+': return { prec: 9, len: 1, fn: (a, b) => a + b };
       case '-': return { prec: 9, len: 1, fn: (a, b) => a - b };
-      case '<': return two ? { prec: 8, len: 2, fn: (a, b) => a << b } : undefined;
-      case '>': return two ? { prec: 8, len: 2, fn: (a, b) => a >> b } : undefined;
+      case '<': return two ? { prec: 8, len: 2, fn: (a, b) => a << (b & 63n) } : undefined;
+      case '>': return two ? { prec: 8, len: 2, fn: (a, b) => a >> (b & 63n) } : undefined;
       case '&': return two ? undefined : { prec: 5, len: 1, fn: (a, b) => a & b };
       case '^': return { prec: 4, len: 1, fn: (a, b) => a ^ b };
       case '|': return two ? undefined : { prec: 3, len: 1, fn: (a, b) => a | b };
       default: return undefined;
     }
   }
-  private unaryExpr(): bigint {
-    if (this.acceptP('-')) return -this.unaryExpr();
-    if (this.acceptP('~')) return ~this.unaryExpr();
-    if (this.acceptP('!')) return this.unaryExpr() === 0n ? 1n : 0n;
-    if (this.acceptP('(')) {
-      const v = this.constExpr();
-      this.expectP(')', "')' closing the constant expression");
-      return v;
-    }
-    if (this.kind() !== Tk.Int) this.fail('an integer constant');
-    return parseIntLit(this.str(this.p++));
-  }
 
   // ---- statements -----------------------------------------------------------------------------
+  /** A `{ ... }` body; nested scopes with an explicit stack (their depth is user-controlled). */
   private block(): Statement[] {
     this.expectP('{');
-    const body: Statement[] = [];
+    const root: Statement[] = [];
+    const open: Statement[][] = [root];
+    let body = root;
     for (;;) {
       const k = this.kind();
       if (k === Tk.Eof) this.fail("'}' closing the function body");
       if (k === Tk.Punct) {
         if (this.isP('}')) {
           this.p++;
-          return body;
+          open.pop();
+          if (!open.length) return root;
+          body = open[open.length - 1]!;
+          continue;
         }
         if (this.isP('{')) {
+          if (open.length >= MAX_SCOPE_DEPTH) this.failMsg(`scopes nested too deeply (more than ${MAX_SCOPE_DEPTH} levels of '{'; ptxas: memory exhausted)`, this.p, 'PTX_NESTING_TOO_DEEP');
           const pos = this.pos();
-          body.push({ kind: 'block', body: this.block(), pos });
+          this.p++;
+          const inner: Statement[] = [];
+          body.push({ kind: 'block', body: inner, pos });
+          open.push(inner);
+          body = inner;
           continue;
         }
         if (this.isP('@')) {
@@ -586,7 +683,17 @@ class Parser {
     return ins;
   }
 
+  private operandDepth = 0;
   private operand(): Operand {
+    if (this.operandDepth >= MAX_OPERAND_DEPTH) this.failMsg(`operand nested too deeply (more than ${MAX_OPERAND_DEPTH} levels)`, this.p, 'PTX_NESTING_TOO_DEEP');
+    this.operandDepth++;
+    try {
+      return this.operandInner();
+    } finally {
+      this.operandDepth--;
+    }
+  }
+  private operandInner(): Operand {
     const k = this.kind();
     if (k === Tk.Ident) {
       const name = this.interned(this.p++);
@@ -686,6 +793,23 @@ class Parser {
   }
 }
 
+interface BinOp {
+  readonly prec: number;
+  readonly len: number;
+  readonly fn: (a: bigint, b: bigint) => bigint;
+}
+
+const MAX_U64 = (1n << 64n) - 1n;
+/**
+ * Nesting limits. ptxas's bison parser stops with "memory exhausted" at about 1665 nested `{ }` scopes and
+ * 9980 nested parentheses (measured on ptxas 13.0.88); we stop a little earlier, with a located error.
+ * Initializer braces deeper than any declaration's dimensions and nested operands are rejected early too.
+ */
+const MAX_SCOPE_DEPTH = 1665;
+const MAX_PAREN_DEPTH = 9970;
+const MAX_INIT_DEPTH = 64;
+const MAX_OPERAND_DEPTH = 16;
+
 const SINK: Operand = Object.freeze({ kind: 'sink' });
 const EMPTY: Operand[] = [];
 
@@ -735,6 +859,12 @@ function floatLit(s: string): { value: number; bits?: bigint; width: 32 | 64 } {
     return { value: dv.getFloat64(0), bits, width: 64 };
   }
   return { value: Number(s), width: 64 };
+}
+
+/** PTX before 3.0: a function prototype may end without ';'. */
+function legacyPrototypes(version: string | undefined): boolean {
+  const major = Number(/^(\d+)/.exec(version ?? '')?.[1] ?? 99);
+  return major < 3;
 }
 
 function unquote(s: string): string {

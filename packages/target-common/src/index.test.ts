@@ -1,5 +1,13 @@
+import { createToolchain, definePlugin, LatencyModel, parseOri, RegisterFile, Slot17Handler, type TargetCapabilities } from '@ptxforge/kernel';
 import { describe, expect, it } from 'vitest';
-import { PIPE_WIDTHS_FAST_FP64, PIPE_WIDTHS_SM80, slot17HandlerA, slot17HandlerB, slot17NoOp } from './index.js';
+import {
+  createLatencyModel, defineTarget, PIPE_WIDTHS_FAST_FP64, PIPE_WIDTHS_SM80, registerFileFor, slot17HandlerA, slot17HandlerB, slot17NoOp,
+} from './index.js';
+
+const caps = (uniform: boolean, barriers: boolean): TargetCapabilities => ({
+  uniformRegisters: uniform, convergenceBarriers: barriers, threeInputAlu: true, packedHalf: true, warpgroupMma: false,
+  paramBase: 0x160, maxRegistersPerThread: 255, maxSharedPerBlock: 48 * 1024,
+});
 
 describe('shared SM backend pieces', () => {
   it('slot-17 handlers say what they are', () => {
@@ -11,5 +19,41 @@ describe('shared SM backend pieces', () => {
   it('pipe widths follow the spec table for sm_80', () => {
     expect(PIPE_WIDTHS_SM80).toEqual([4, 4, 1, 1, 2, 1, 1]);
     expect(PIPE_WIDTHS_FAST_FP64[2]).toBe(2);
+  });
+  it('the latency model classifies opcodes by pipe and latency kind', () => {
+    const m = createLatencyModel(PIPE_WIDTHS_FAST_FP64, { alu: 4, fma: 4, dfma: 8, mma: 'variable' });
+    expect([m.pipe('IADD3'), m.fixedLatency('IADD3'), m.variableLatency('IADD3')]).toEqual(['ALU', 4, undefined]);
+    expect([m.pipe('FFMA'), m.pipe('IMAD'), m.fixedLatency('DFMA')]).toEqual(['FMA', 'FMA', 8]);
+    expect([m.pipe('LDG'), m.fixedLatency('LDG'), m.variableLatency('LDG')]).toEqual(['LSU', undefined, 'memory']);
+    expect(m.variableLatency('LDS')).toBe('shared');
+    expect([m.pipe('MUFU'), m.variableLatency('MUFU')]).toEqual([undefined, 'transcendental']);
+    expect(m.pipe('BRA')).toBe('BRA/SMEM');
+    const slow = createLatencyModel(PIPE_WIDTHS_SM80, { alu: 6, fma: 6, dfma: 'variable', mma: 'variable' });
+    expect([slow.fixedLatency('DFMA'), slow.variableLatency('DFMA')]).toEqual([undefined, 'double']);
+  });
+  it('register files follow the capabilities', () => {
+    expect(registerFileFor(caps(false, false)).classes.map((c) => c.name)).toEqual(['GPR', 'PRED']);
+    const rf = registerFileFor(caps(true, true));
+    expect(rf.classes.map((c) => `${c.prefix}:${c.count}`)).toEqual(['R:255', 'P:7', 'UR:63', 'UP:7', 'B:16']);
+    expect(rf.classes[0]!.alignment).toEqual({ 2: 2, 4: 4 });
+  });
+  it('defineTarget makes a plugin that provides the services for exactly its archs', () => {
+    const t = defineTarget({
+      package: { name: '@test/target-x', version: '1.2.3' }, description: 'test', id: 'x', family: 'X', archs: ['sm_70', 'sm_75'],
+      capabilities: (arch) => caps(arch === 'sm_75', true), pipeWidths: PIPE_WIDTHS_SM80,
+      latencies: { alu: 4, fma: 4, dfma: 'variable', mma: 'variable' }, slot17: slot17HandlerA,
+    });
+    expect(t.plugin.meta).toMatchObject({ name: '@test/target-x', version: '1.2.3' });
+    const seen: string[] = [];
+    const probe = definePlugin({ name: 'probe', version: '1.0.0', kernel: '^0.1.0' }, {
+      phases: {
+        FinalInspectionPass: () => ({
+          execute: (ctx) => void seen.push(`${ctx.target.arch} ${ctx.service(RegisterFile).classes.length} ${ctx.service(LatencyModel).pipeWidths.join('')} ${ctx.service(Slot17Handler).status}`),
+        }),
+      },
+    });
+    const tc = createToolchain({ plugins: [t.plugin, probe] });
+    for (const arch of ['sm_70', 'sm_75']) tc.compile(parseOri('.entry @k()\n{\nbb0:\n  EXIT\n}\n'), { arch });
+    expect(seen).toEqual(['sm_70 3 4411211 implemented', 'sm_75 5 4411211 implemented']);
   });
 });

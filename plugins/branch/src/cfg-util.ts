@@ -103,28 +103,13 @@ export function removeUnreachableBlocks(fn: OriFunction): number {
   }
   const dead = fn.blocks.filter((b) => !seen.has(b) && !keep.has(b));
   if (!dead.length) return 0;
-  const deadSet = new Set(dead);
-  for (const b of dead) {
-    for (const i of b.instrs) {
-      fn._unlinkInstr(i);
-      i.block = undefined;
-    }
-    b.instrs.length = 0;
-  }
-  const live = fn.blocks.filter((b) => !deadSet.has(b));
-  fn.blocks.length = 0;
-  fn.blocks.push(...live);
-  fn._cfgChanged();
+  fn.removeBlocks(dead);
   return dead.length;
 }
 
 /** Remove an instruction known to be at position `k` of its block (no indexOf). */
 export function removeAt(b: Block, k: number): void {
-  const i = b.instrs[k]!;
-  b.instrs.splice(k, 1);
-  b.fn._unlinkInstr(i);
-  i.block = undefined;
-  if (i.isControlFlow) b.fn._cfgChanged();
+  b.removeAt(k);
 }
 
 /** Replace the label of a plain BRA. */

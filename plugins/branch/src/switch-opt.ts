@@ -314,14 +314,25 @@ function emitBst(e: Emitter, start: Block, ranges: ReturnType<typeof caseRanges>
     else if (lowKnown) e.branch(b, e.cmp(b, 'LE', e.sel, r.hi), r.target);
     else e.branch(b, e.cmp(b, 'LE', e.offset(b, r.lo), r.hi - r.lo, true), r.target);
   };
+  // The spec's bound on the depth: ceil(log2(N+1)) levels.
+  const bound = Math.ceil(Math.log2(ranges.length + 1));
   while (tasks.length) {
     const { lo, hi, at, level } = tasks.pop()!;
-    depth = Math.max(depth, level);
-    if (lo === hi) {
-      testRange(at, ranges[lo]!, false);
-      e.branch(at, undefined, dflt);
+    const k = hi - lo + 1;
+    if (k <= 3 && level - 1 + k <= bound) {
+      // A small subtree that the depth bound leaves room for is a chain of tests: one branch per case and
+      // no less-than test (a 3-case subtree saves one branch over a 2-level node).
+      depth = Math.max(depth, level - 1 + k);
+      let cur = at;
+      for (let j = lo; j <= hi; j++) {
+        testRange(cur, ranges[j]!, false);
+        const next = j < hi ? e.block() : dflt;
+        e.branch(cur, undefined, next);
+        cur = next;
+      }
       continue;
     }
+    depth = Math.max(depth, level);
     const mid = (lo + hi) >> 1;
     const r = ranges[mid]!;
     if (mid === lo && r.lo === r.hi) {
@@ -429,17 +440,12 @@ function lowerSwitch(fn: OriFunction, sw: RecognisedSwitch, strategy: SwitchStra
     depth = emitBst(e, head, caseRanges(sw.cases), sw.defaultTarget);
   }
   // Layout: [..., head, new (and moved case) blocks..., rest without the dead inner nodes].
-  const inLayout = fn.blocks.filter((b) => !dead.has(b));
-  fn.blocks.length = 0;
-  fn.blocks.push(...inLayout);
-  fn._cfgChanged();
+  fn.removeBlocks([...dead].filter((b) => b.placed));
   const chain = chainLayout(fn, e.blocks, uncondTarget(head));
   const chained = new Set(chain);
   const rest = fn.blocks.filter((b) => !chained.has(b));
-  const at = rest.indexOf(head);
-  fn.blocks.length = 0;
-  fn.blocks.push(...rest.slice(0, at + 1), ...chain, ...rest.slice(at + 1));
-  fn._cfgChanged();
+  const at = head.index - chain.filter((b) => b.index < head.index).length;
+  fn.setLayout([...rest.slice(0, at + 1), ...chain, ...rest.slice(at + 1)]);
   for (let k = at; k <= at + chain.length && k + 1 < fn.blocks.length; k++) {
     const b = fn.blocks[k]!;
     if (uncondTarget(b) === fn.blocks[k + 1]) b.remove(b.instrs[b.instrs.length - 1]!);

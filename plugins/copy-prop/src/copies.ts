@@ -121,8 +121,8 @@ export function backPropagateCopies(fn: OriFunction): number {
       const op = t.def!;
       if (op.block !== b || op.guard || op.opcode === 'PHI' || !op.info || op.info.isCall) continue;
       if (op.useRegs().includes(t)) continue;
-      const k0 = b.instrs.indexOf(op);
-      const k1 = b.instrs.indexOf(mov);
+      const k0 = op.index;
+      const k1 = mov.index;
       if (k0 > k1) continue;
       let clean = true;
       for (let k = k0 + 1; k < k1 && clean; k++) {

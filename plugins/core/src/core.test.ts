@@ -1,11 +1,12 @@
-import { createToolchain, definePlugin, parseOri, printFunction, verifyModule, type TargetDescriptor } from '@ptxforge/kernel';
+import { createToolchain, definePlugin, parseOri, printFunction, provide, Slot17Handler, verifyModule } from '@ptxforge/kernel';
 import { describe, expect, it } from 'vitest';
 import { corePlugin } from './index.js';
 
-function target(slot17: TargetDescriptor['slot17']) {
+function target(slot17: Omit<Slot17Handler, 'run'> & { run?: Slot17Handler['run'] }) {
   return definePlugin({ name: 'tgt', version: '1.0.0', kernel: '^0.1.0' }, {
+    services: [provide(Slot17Handler, { archs: ['sm_90'], useValue: { run: () => undefined, ...slot17 } })],
     targets: [{
-      id: 't', family: 'T', archs: ['sm_90'], pipeWidths: [4, 4, 1, 1, 2, 1, 1], slot17,
+      id: 't', family: 'T', archs: ['sm_90'],
       capabilities: { uniformRegisters: true, convergenceBarriers: true, threeInputAlu: true, packedHalf: true, warpgroupMma: true, paramBase: 0x210, maxRegistersPerThread: 255, maxSharedPerBlock: 1 << 16 },
     }],
   });
@@ -88,13 +89,14 @@ bb3:
 
   it('DoSwitchOptFirst dispatches to an implemented slot 17 at -O2+, and is a no-op for noop/placeholder', () => {
     const calls: string[] = [];
-    const impl = target({ name: 'impl', status: 'implemented', run: (ctx) => void calls.push(ctx.target.arch) });
+    const impl = target({ name: 'impl', status: 'implemented', run: (fn, ctx) => void calls.push(`${ctx.target.arch} ${fn.name}`) });
     const m = () => parseOri('.entry @k()\n{\nbb0:\n  EXIT\n}\n');
     createToolchain({ plugins: [corePlugin, impl] }).compile(m(), { arch: 'sm_90', optLevel: 2 });
-    expect(calls).toEqual(['sm_90']);
+    expect(calls).toEqual(['sm_90 k']);
     createToolchain({ plugins: [corePlugin, impl] }).compile(m(), { arch: 'sm_90', optLevel: 1 });
-    expect(calls).toEqual(['sm_90']);
+    expect(calls).toEqual(['sm_90 k']);
     const r = createToolchain({ plugins: [corePlugin, target({ name: 'A', status: 'placeholder' })] }).compile(m(), { arch: 'sm_90' });
     expect(r.phases[14]).toMatchObject({ name: 'DoSwitchOptFirst', ran: false, skipped: 'no-op' });
+    expect(createToolchain({ plugins: [corePlugin, impl] }).listPhases('sm_90')[14]!.note).toBe('slot 17 of t: impl (implemented)');
   });
 });

@@ -5,7 +5,7 @@ import { FinalInspectionPass, OriCheckInitialProgram } from './check-initial-pro
 import { ReportPhase } from './reports.js';
 import { OriSanitize } from './sanitize.js';
 import { SetControlFlowOpLastInBB } from './set-control-flow-last.js';
-import { DoSwitchOptFirst } from './switch-opt-first.js';
+import { describeSlot17, DoSwitchOptFirst } from './switch-opt-first.js';
 
 export { AnalyzeControlFlow, FinalInspectionPass, OriCheckInitialProgram, ReportPhase, OriSanitize, SetControlFlowOpLastInBB, DoSwitchOptFirst };
 export { describeFunction } from './reports.js';
@@ -20,7 +20,7 @@ export const corePlugin = definePlugin(
       SetControlFlowOpLastInBB: () => new SetControlFlowOpLastInBB(),
       ReportInitialRepresentation: () => new ReportPhase('ReportInitialRepresentation'),
       OriSanitize: () => new OriSanitize(),
-      DoSwitchOptFirst: () => new DoSwitchOptFirst(),
+      DoSwitchOptFirst: { create: () => new DoSwitchOptFirst(), describe: describeSlot17 },
       FinalInspectionPass: () => new FinalInspectionPass(),
       ReportBeforeScheduling: () => new ReportPhase('ReportBeforeScheduling'),
     },

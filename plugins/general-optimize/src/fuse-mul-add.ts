@@ -17,8 +17,8 @@ function sameValue(r: Register, m: Instr, u: Instr, dom: DomTree): boolean {
   if (r.defs.size === 0) return r.isParam;
   if (m.block === u.block) {
     const b = m.block!;
-    const k0 = b.instrs.indexOf(m);
-    const k1 = b.instrs.indexOf(u);
+    const k0 = m.index;
+    const k1 = u.index;
     if (k0 < k1 && b.instrs.slice(k0 + 1, k1).every((x) => !x.defRegs().includes(r))) return true;
   }
   if (r.defs.size !== 1) return false;

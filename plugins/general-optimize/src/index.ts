@@ -14,6 +14,8 @@ export const knobs = [
     name: KNOB_GO_MAX_ROUNDS,
     type: 'int',
     default: 8,
+    min: 0,
+    max: 1000,
     description: 'GeneralOptimize*: at most this many rounds of copy/constant propagation, folding and simplification per function (fixed-point budget)',
   }),
 ];

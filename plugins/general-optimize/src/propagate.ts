@@ -32,7 +32,7 @@ function readersOf(def: Instr, d: Register, dom: () => DomTree, opts: { stop?: R
   let left = 0;
   for (const u of d.uses.keys()) if (u.block === b && u.opcode !== 'PHI') left++;
   const instrs = b.instrs;
-  for (let k = left ? instrs.indexOf(def) + 1 : instrs.length; k < instrs.length && left > 0; k++) {
+  for (let k = left ? def.index + 1 : instrs.length; k < instrs.length && left > 0; k++) {
     const u = instrs[k]!;
     if (u.opcode !== 'PHI' && d.uses.has(u)) {
       out.add(u);
@@ -184,7 +184,14 @@ function putPredicate(u: Instr, p: Register, value: boolean): number {
     u.setGuard(undefined);
     n++;
     // An unconditional control-flow instruction must stand last: what followed it is unreachable.
-    if (u.endsFlowUnconditionally) for (const x of b.instrs.slice(b.instrs.indexOf(u) + 1)) b.remove(x);
+    if (u.endsFlowUnconditionally) {
+      let after = false;
+      b.removeWhere((x) => {
+        if (after) return true;
+        if (x === u) after = true;
+        return false;
+      });
+    }
   }
   let changed = false;
   const uses = u.uses.map((o, idx) => {

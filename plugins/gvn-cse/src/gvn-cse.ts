@@ -55,8 +55,22 @@ function expressionKey(i: Instr): string | undefined {
 export function gvnCse(fn: OriFunction, dom: DomTree): number {
   let n = 0;
   const table = new Map<string, Instr>();
-  const visit = (b: Block): void => {
+  // Instruction positions within their blocks, for "does the duplicate dominate this read" in O(1);
+  // numbered once per block (removals keep the relative order of the rest).
+  const pos = new Map<Instr, number>();
+  const number = (b: Block): void => {
+    b.instrs.forEach((i, k) => pos.set(i, k));
+  };
+  const dominatesInstr = (a: Instr, b: Instr): boolean => {
+    if (a.block === b.block) {
+      if (!pos.has(a) || !pos.has(b)) number(a.block!);
+      return pos.get(a)! < pos.get(b)!;
+    }
+    return dom.strictlyDominates(a.block!, b.block!);
+  };
+  const visit = (b: Block): string[] => {
     const added: string[] = [];
+    number(b);
     for (const i of [...b.instrs]) {
       if (!candidate(i)) continue;
       const key = expressionKey(i);
@@ -66,7 +80,7 @@ export function gvnCse(fn: OriFunction, dom: DomTree): number {
         const olds = i.defRegs();
         const news = prev.defRegs();
         // Every read of the duplicate must be dominated by the duplicate (so it reads this value).
-        if (olds.every((r) => [...r.uses.keys()].every((u) => u.opcode !== 'PHI' && dominatesInstr(dom, i, u)))) {
+        if (olds.every((r) => [...r.uses.keys()].every((u) => u.opcode !== 'PHI' && dominatesInstr(i, u)))) {
           olds.forEach((r, k) => fn.replaceAllUses(r, news[k]!));
           b.remove(i);
           n++;
@@ -78,14 +92,24 @@ export function gvnCse(fn: OriFunction, dom: DomTree): number {
         added.push(key);
       }
     }
-    for (const c of dom.children.get(b) ?? []) visit(c);
-    for (const k of added) table.delete(k);
+    return added;
   };
-  if (fn.blocks.length && dom.contains(fn.entry)) visit(fn.entry);
+  if (!fn.blocks.length || !dom.contains(fn.entry)) return n;
+  // Pre-order walk of the dominator tree with an explicit stack (the tree is as deep as the function is
+  // long for chains of diamonds): a block's expressions leave the table when its subtree is done.
+  const stack: Array<{ added: string[]; children: readonly Block[]; k: number }> = [];
+  const enter = (b: Block): void => {
+    stack.push({ added: visit(b), children: dom.children.get(b) ?? [], k: 0 });
+  };
+  enter(fn.entry);
+  while (stack.length) {
+    const top = stack[stack.length - 1]!;
+    if (top.k < top.children.length) {
+      enter(top.children[top.k++]!);
+      continue;
+    }
+    for (const k of top.added) table.delete(k);
+    stack.pop();
+  }
   return n;
-}
-
-function dominatesInstr(dom: DomTree, a: Instr, b: Instr): boolean {
-  if (a.block === b.block) return a.block!.instrs.indexOf(a) < b.block!.instrs.indexOf(b);
-  return dom.strictlyDominates(a.block!, b.block!);
 }

@@ -1,4 +1,4 @@
-import { Instr, type Block, type OriFunction } from '@ptxforge/kernel';
+import { Instr, type Block, type OriFunction, type Register } from '@ptxforge/kernel';
 import { computeRpo, isRemovableWhenDead, sweepDeadBackward } from './deps.js';
 
 /**
@@ -44,10 +44,15 @@ export function sweepDeadInstructions(fn: OriFunction): number {
       work.push(i);
     }
   }
+  // A register read by a live instruction makes all its defs live at once: marking registers (not
+  // instruction-register pairs) keeps this linear when one register has thousands of defs and readers.
+  const liveRegs = new Set<Register>();
   // Results of a `.func` are read by its RETs (they are RET operands), so nothing extra is needed here.
   while (work.length) {
     const i = work.pop()!;
     for (const r of i.useRegs()) {
+      if (liveRegs.has(r)) continue;
+      liveRegs.add(r);
       for (const d of r.defs) {
         if (!live.has(d)) {
           live.add(d);

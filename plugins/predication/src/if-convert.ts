@@ -109,7 +109,7 @@ function formSels(list: Instr[]): Instr[] {
  * same join), or a triangle (one arm whose join is the other successor). The arms' bodies move into `a`
  * under `!g` (Y) and `g` (X), the branch goes, and `a` continues to the join.
  */
-export function ifConvertAt(fn: OriFunction, a: Block, o: PredicationOptions): boolean {
+export function ifConvertAt(fn: OriFunction, a: Block, o: PredicationOptions, refs: LabelRefs = new LabelRefs(fn), removed?: Set<Block>): boolean {
   const term = a.instrs[a.instrs.length - 1];
   if (!term || term.opcode !== 'BRA' || !term.guard || !plainBranchMods(term) || term.uses[0]?.kind !== 'label') return false;
   if (a.instrs.slice(0, -1).some((i) => i.isControlFlow)) return false;
@@ -135,36 +135,72 @@ export function ifConvertAt(fn: OriFunction, a: Block, o: PredicationOptions): b
   if (join === a) return false;
   // Blocks named by labels elsewhere (BSSY reconvergence points, jump tables) must stay.
   const armBlocks = new Set(arms.map((r) => r.block));
-  for (const b of fn.blocks) for (const i of b.instrs) if (i !== term && !armBlocks.has(b) && i.labelTargets().some((t) => armBlocks.has(t))) return false;
+  for (const arm of arms) if (refs.count(arm.block) > (arm.block === x ? 1 : 0)) return false;
 
   let list: Instr[] = [];
   for (const arm of arms) for (const i of arm.body) list.push(guarded(i, arm.block === x ? g : notG));
   if (o.formSel) list = formSels(list);
 
   // Cost per thread: the branchy paths against the straight-line code (plus a BRA if the join is not next).
-  const remaining = fn.blocks.filter((b) => !armBlocks.has(b));
-  const needBra = remaining[remaining.indexOf(a) + 1] !== join ? 1 : 0;
+  let after: Block | undefined = a.layoutNext;
+  while (after && armBlocks.has(after)) after = after.layoutNext;
+  const needBra = after !== join ? 1 : 0;
   if (!o.allowLongerPaths && !costOk(list, arms, x, g, needBra, o.costModel)) return false;
 
+  refs.remove(term);
   a.remove(term);
   for (const i of list) a.append(i);
-  a.append(new Instr('BRA', { uses: [label(join)] }));
-  for (const arm of arms) for (const i of [...arm.block.instrs]) arm.block.remove(i);
-  for (const b of fn.blocks.filter((k) => armBlocks.has(k))) fn.removeBlock(b);
-  const last = a.instrs[a.instrs.length - 1]!;
-  if (a.layoutNext === join) a.remove(last);
+  const bra = a.append(new Instr('BRA', { uses: [label(join)] }));
+  refs.add(bra);
+  for (const arm of arms) {
+    for (const i of [...arm.block.instrs]) {
+      refs.remove(i);
+      arm.block.remove(i);
+    }
+  }
+  for (const arm of arms) {
+    fn.removeBlock(arm.block);
+    removed?.add(arm.block);
+  }
+  if (a.layoutNext === join) {
+    refs.remove(bra);
+    a.remove(bra);
+  }
   return true;
+}
+
+/**
+ * How many instructions name each block as a label operand (branch targets, BSSY reconvergence points, jump
+ * tables), kept up to date by the conversion: "is this arm named from elsewhere" without scanning the
+ * function for every candidate.
+ */
+export class LabelRefs {
+  private readonly n = new Map<Block, number>();
+  constructor(fn: OriFunction) {
+    for (const b of fn.blocks) for (const i of b.instrs) this.add(i);
+  }
+  add(i: Instr): void {
+    for (const t of i.labelTargets()) this.n.set(t, (this.n.get(t) ?? 0) + 1);
+  }
+  remove(i: Instr): void {
+    for (const t of i.labelTargets()) this.n.set(t, (this.n.get(t) ?? 0) - 1);
+  }
+  count(b: Block): number {
+    return this.n.get(b) ?? 0;
+  }
 }
 
 /** Convert every eligible region, repeating until nothing changes (nested regions collapse inside out). */
 export function ifConvert(fn: OriFunction, o: PredicationOptions): number {
   let n = 0;
   let again = true;
+  const refs = new LabelRefs(fn);
+  const removed = new Set<Block>();
   while (again) {
     again = false;
     for (const a of [...fn.blocks]) {
-      if (!fn.blocks.includes(a)) continue;
-      if (ifConvertAt(fn, a, o)) {
+      if (!a.placed || removed.has(a)) continue;
+      if (ifConvertAt(fn, a, o, refs, removed)) {
         n++;
         again = true;
       }

@@ -9,7 +9,7 @@ export const KNOB_PRED_FORM_SEL = 'OriPredicationFormSel';
 export const KNOB_PRED_COST_MODEL = 'OriPredicationCostModel';
 
 export const knobs = [
-  defineKnob({ name: KNOB_PRED_MAX_ARM, type: 'int', default: 4, description: 'OriDoPredication: largest branch arm (instructions, without its branch) that is if-converted' }),
+  defineKnob({ name: KNOB_PRED_MAX_ARM, type: 'int', default: 4, min: 0, max: 4096, description: 'OriDoPredication: largest branch arm (instructions, without its branch) that is if-converted' }),
   defineKnob({
     name: KNOB_PRED_ALLOW_LONGER,
     type: 'bool',
@@ -20,6 +20,7 @@ export const knobs = [
     name: KNOB_PRED_COST_MODEL,
     type: 'string',
     default: 'thread',
+    choices: ['thread', 'issue'],
     description: "OriDoPredication: per-thread cost of a path: 'thread' counts instructions whose guard holds (thread-instructions), 'issue' also predicated-off ones",
   }),
   defineKnob({ name: KNOB_PRED_FORM_SEL, type: 'bool', default: true, description: 'OriDoPredication: merge opposite-guard moves of a diamond into one SEL' }),

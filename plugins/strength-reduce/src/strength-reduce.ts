@@ -152,7 +152,7 @@ function reachAfter(from: Instr, stop: Instr, loop: Loop): { instrs: Set<Instr>;
   const instrs = new Set<Instr>();
   const exits = new Set<Block>();
   const seenBlocks = new Set<Block>();
-  const work: Array<[Block, number]> = [[from.block!, from.block!.instrs.indexOf(from) + 1]];
+  const work: Array<[Block, number]> = [[from.block!, from.index + 1]];
   while (work.length) {
     const [b, start] = work.pop()!;
     let stopped = false;
@@ -179,7 +179,7 @@ function reachAfter(from: Instr, stop: Instr, loop: Loop): { instrs: Set<Instr>;
 /** The last def of `r` before `at` in `at`'s block (the def `at` reads when it is local). */
 function localDefBefore(r: Register, at: Instr): Instr | undefined {
   const b = at.block!;
-  for (let k = b.instrs.indexOf(at) - 1; k >= 0; k--) if (b.instrs[k]!.defRegs().includes(r)) return b.instrs[k];
+  for (let k = at.index - 1; k >= 0; k--) if (b.instrs[k]!.defRegs().includes(r)) return b.instrs[k];
   return undefined;
 }
 
@@ -221,7 +221,7 @@ function entryImpliesBelow(c0: bigint, n: Operand, loop: Loop): boolean {
       const taken = target === cur;
       const setp = localDefBefore(br.guard.reg, br);
       const cmp = setp && compareOf(setp);
-      if (cmp && cmp.signed && !changedIn(p, p.instrs.indexOf(setp!) + 1)) {
+      if (cmp && cmp.signed && !changedIn(p, setp!.index + 1)) {
         // truth of the compare on the edge p -> cur
         const holds = taken !== !!br.guard.not;
         let op = holds ? cmp.cmp : NEGATE[cmp.cmp]!;
@@ -262,7 +262,7 @@ function countedLoop(iv: BasicIv, loop: Loop, dom: DomTree): CountedLoop | undef
   const br = latch.terminator;
   if (!br || br.opcode !== 'BRA' || !br.guard || br.guard.not || br.uses[0]?.kind !== 'label' || br.uses[0].block !== loop.header) return undefined;
   const test = localDefBefore(br.guard.reg, br);
-  if (!test || latch.instrs.indexOf(test) < latch.instrs.indexOf(iv.inc)) return undefined;
+  if (!test || test.index < iv.inc.index) return undefined;
   const cmp = compareOf(test);
   if (!cmp || !cmp.signed || cmp.cmp !== 'LT' || !isPlainReg(cmp.x) || cmp.x.reg !== iv.reg || !invariantIn(cmp.y, loop)) return undefined;
   // The initial value: every def outside the loop is the same `MOV c0`.

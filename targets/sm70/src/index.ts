@@ -1,7 +1,8 @@
-import { voltaCodec } from '@ptxforge/mercury-volta';
+import type { TargetCapabilities } from '@ptxforge/kernel';
+import { defineTarget, PIPE_WIDTHS_SM80, slot17HandlerA } from '@ptxforge/target-common';
+import { voltaCodec, voltaServices } from '@ptxforge/mercury-volta';
 import type { TableCodec } from '@ptxforge/sass';
-import { definePlugin, type TargetCapabilities, type TargetDescriptor } from '@ptxforge/kernel';
-import { PIPE_WIDTHS_SM80, slot17HandlerA } from '@ptxforge/target-common';
+import { PACKAGE } from './package-meta.js';
 
 const capabilities = (arch: string): TargetCapabilities => ({
   // Turing (sm_75) added the uniform datapath; Volta (sm_70/72) has none.
@@ -16,25 +17,27 @@ const capabilities = (arch: string): TargetCapabilities => ({
 });
 
 /** The Volta/Turing backend: sm_70, sm_72, sm_75. Slot 17 per the branch/switch spec's dispatch table. */
-export const sm70Target: TargetDescriptor = {
+export const sm70TargetDef = defineTarget({
+  package: PACKAGE,
+  description: 'Volta/Turing SM backend',
   id: 'sm70',
   family: 'Volta/Turing',
   archs: ['sm_70', 'sm_72', 'sm_75'],
-  pipeWidths: PIPE_WIDTHS_SM80,
   capabilities,
+  pipeWidths: PIPE_WIDTHS_SM80,
+  latencies: { alu: 4, fma: 4, dfma: 'variable', mma: 'variable' }, // FP64 is fast on GV100 only, not on Turing: wait by scoreboard
   slot17: slot17HandlerA,
-};
+  services: voltaServices(['sm_70', 'sm_72', 'sm_75']),
+});
 
-export const targetSm70Plugin = definePlugin(
-  { name: '@ptxforge/target-sm70', version: '0.1.0', kernel: '^0.1.0', description: 'Volta/Turing SM backend' },
-  { targets: [sm70Target] },
-);
+export const sm70Target = sm70TargetDef.descriptor;
+export const targetSm70Plugin = sm70TargetDef.plugin;
 
 export default targetSm70Plugin;
 
 /**
- * Mercury SASS encoder and decoder for this target's archs (the Volta+ table of @ptxforge/mercury-volta).
- * Plain functions until the kernel exposes Encoder/Decoder service tokens; then they register there.
+ * Mercury SASS encoder and decoder of one of this target's archs (the Volta+ table of @ptxforge/mercury-volta;
+ * also provided as the kernel's Encoder/Decoder services).
  */
 export function sm70SassCodec(arch: string = sm70Target.archs[0]!): TableCodec {
   if (!sm70Target.archs.includes(arch)) throw new Error(`SASS_ARCH: ${arch} is not served by @ptxforge/target-sm70`);

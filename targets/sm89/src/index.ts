@@ -1,7 +1,8 @@
-import { voltaCodec } from '@ptxforge/mercury-volta';
+import type { TargetCapabilities } from '@ptxforge/kernel';
+import { defineTarget, PIPE_WIDTHS_SM80, slot17HandlerB } from '@ptxforge/target-common';
+import { voltaCodec, voltaServices } from '@ptxforge/mercury-volta';
 import type { TableCodec } from '@ptxforge/sass';
-import { definePlugin, type TargetCapabilities, type TargetDescriptor } from '@ptxforge/kernel';
-import { PIPE_WIDTHS_SM80, slot17HandlerB } from '@ptxforge/target-common';
+import { PACKAGE } from './package-meta.js';
 
 const capabilities: TargetCapabilities = {
   uniformRegisters: true,
@@ -15,25 +16,27 @@ const capabilities: TargetCapabilities = {
 };
 
 /** The Ada backend: sm_89. Slot 17 per the branch/switch spec's dispatch table. */
-export const sm89Target: TargetDescriptor = {
+export const sm89TargetDef = defineTarget({
+  package: PACKAGE,
+  description: 'Ada SM backend',
   id: 'sm89',
   family: 'Ada',
   archs: ['sm_89'],
-  pipeWidths: PIPE_WIDTHS_SM80,
   capabilities,
+  pipeWidths: PIPE_WIDTHS_SM80,
+  latencies: { alu: 4, fma: 4, dfma: 'variable', mma: 'variable' },
   slot17: slot17HandlerB,
-};
+  services: voltaServices(['sm_89']),
+});
 
-export const targetSm89Plugin = definePlugin(
-  { name: '@ptxforge/target-sm89', version: '0.1.0', kernel: '^0.1.0', description: 'Ada SM backend' },
-  { targets: [sm89Target] },
-);
+export const sm89Target = sm89TargetDef.descriptor;
+export const targetSm89Plugin = sm89TargetDef.plugin;
 
 export default targetSm89Plugin;
 
 /**
- * Mercury SASS encoder and decoder for this target's archs (the Volta+ table of @ptxforge/mercury-volta).
- * Plain functions until the kernel exposes Encoder/Decoder service tokens; then they register there.
+ * Mercury SASS encoder and decoder of one of this target's archs (the Volta+ table of @ptxforge/mercury-volta;
+ * also provided as the kernel's Encoder/Decoder services).
  */
 export function sm89SassCodec(arch: string = sm89Target.archs[0]!): TableCodec {
   if (!sm89Target.archs.includes(arch)) throw new Error(`SASS_ARCH: ${arch} is not served by @ptxforge/target-sm89`);

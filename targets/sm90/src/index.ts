@@ -1,7 +1,8 @@
-import { voltaCodec } from '@ptxforge/mercury-volta';
+import type { TargetCapabilities } from '@ptxforge/kernel';
+import { defineTarget, PIPE_WIDTHS_FAST_FP64, slot17HandlerA } from '@ptxforge/target-common';
+import { voltaCodec, voltaServices } from '@ptxforge/mercury-volta';
 import type { TableCodec } from '@ptxforge/sass';
-import { definePlugin, type TargetCapabilities, type TargetDescriptor } from '@ptxforge/kernel';
-import { PIPE_WIDTHS_FAST_FP64, slot17HandlerA } from '@ptxforge/target-common';
+import { PACKAGE } from './package-meta.js';
 
 const capabilities: TargetCapabilities = {
   uniformRegisters: true,
@@ -15,25 +16,27 @@ const capabilities: TargetCapabilities = {
 };
 
 /** The Hopper/Blackwell backend: sm_90, sm_90a, sm_100, sm_100a, sm_101, sm_103, sm_120, sm_120a, sm_121. Slot 17 per the branch/switch spec's dispatch table. */
-export const sm90Target: TargetDescriptor = {
+export const sm90TargetDef = defineTarget({
+  package: PACKAGE,
+  description: 'Hopper/Blackwell SM backend',
   id: 'sm90',
   family: 'Hopper/Blackwell',
   archs: ['sm_90', 'sm_90a', 'sm_100', 'sm_100a', 'sm_101', 'sm_103', 'sm_120', 'sm_120a', 'sm_121'],
-  pipeWidths: PIPE_WIDTHS_FAST_FP64,
   capabilities,
+  pipeWidths: PIPE_WIDTHS_FAST_FP64,
+  latencies: { alu: 4, fma: 4, dfma: 8, mma: 'variable' },
   slot17: slot17HandlerA,
-};
+  services: voltaServices(['sm_90', 'sm_90a', 'sm_100', 'sm_100a', 'sm_101', 'sm_103', 'sm_120', 'sm_120a', 'sm_121']),
+});
 
-export const targetSm90Plugin = definePlugin(
-  { name: '@ptxforge/target-sm90', version: '0.1.0', kernel: '^0.1.0', description: 'Hopper/Blackwell SM backend' },
-  { targets: [sm90Target] },
-);
+export const sm90Target = sm90TargetDef.descriptor;
+export const targetSm90Plugin = sm90TargetDef.plugin;
 
 export default targetSm90Plugin;
 
 /**
- * Mercury SASS encoder and decoder for this target's archs (the Volta+ table of @ptxforge/mercury-volta).
- * Plain functions until the kernel exposes Encoder/Decoder service tokens; then they register there.
+ * Mercury SASS encoder and decoder of one of this target's archs (the Volta+ table of @ptxforge/mercury-volta;
+ * also provided as the kernel's Encoder/Decoder services).
  */
 export function sm90SassCodec(arch: string = sm90Target.archs[0]!): TableCodec {
   if (!sm90Target.archs.includes(arch)) throw new Error(`SASS_ARCH: ${arch} is not served by @ptxforge/target-sm90`);

@@ -1,7 +1,8 @@
 /**
  * A seeded generator of valid, structured Ori programs that exercise the optimizer: nested if/else, loops with
  * constant and per-thread trip counts, nested and adjacent loops, dense (BRX) and sparse (compare chain)
- * switches with and without default, conditions joined by && and ||, loop-invariant expressions, shared
+ * switches with and without default, nvcc-style switch trees (setp.gt splits, setp.eq/ne chains), chains of
+ * compare-only conditions, conditions joined by && and ||, loop-invariant expressions, shared
  * memory with barriers and mixed int/float arithmetic. Every program initialises its variables before any
  * control flow, keeps barriers in uniform control flow and indexes memory in bounds, so it runs without
  * interpreter errors; each thread finally stores all its variables to `out`. The program knows its launch.
@@ -188,7 +189,7 @@ class Gen {
       else this.assignFloat();
       return;
     }
-    const kinds = ['if', 'if', 'andor', 'loopc', 'loopv', 'switchd', 'switchs', 'adjacent', 'invariant'];
+    const kinds = ['if', 'if', 'andor', 'loopc', 'loopv', 'switchd', 'switchs', 'adjacent', 'invariant', 'switchtree', 'switchtree', 'nested'];
     if (uniform && this.useShared) kinds.push('shared', 'shared');
     switch (this.pick(kinds)) {
       case 'if': return this.ifElse(depth);
@@ -205,6 +206,8 @@ class Gen {
         return;
       }
       case 'invariant': return this.loopInvariant(depth, uniform);
+      case 'switchtree': return this.switchTree(depth);
+      case 'nested': return this.nestedCond(depth);
       case 'shared': return this.shared();
     }
   }
@@ -362,6 +365,97 @@ class Gen {
     });
     this.place(lDefault);
     if (withDefault) this.body(depth + 1, false, 1 + this.int(2));
+    this.place(lJoin);
+  }
+
+  /**
+   * A switch as nvcc writes it: a binary tree of `setp.gt` splits with chains of `setp.eq` (and a final
+   * `setp.ne` to the default) at the leaves, over dense or sparse, signed or unsigned case values; some cases
+   * share a body, some jump straight to the join (a value set before the switch).
+   */
+  switchTree(depth: number): void {
+    const unsigned = this.chance(0.3);
+    const ty = unsigned ? 'U32' : 'S32';
+    const v = this.reg();
+    this.emit(`${v} = LOP3.LUT ${this.iop()}, ${this.pick([15, 31, 63, 255])}, RZ, 0xc0`);
+    if (!unsigned && this.chance(0.5)) this.emit(`${v} = IADD3 ${v}, ${-this.int(40)}, RZ`);
+    const n = 3 + this.int(10);
+    const dense = this.chance(0.5);
+    const base = unsigned ? this.int(20) : this.int(40) - 20;
+    const set = new Set<number>();
+    if (dense) for (let k = 0; set.size < n && k < 3 * n; k++) set.add(base + k + (this.chance(0.15) ? 1 : 0));
+    else while (set.size < n) set.add(base + this.int(300));
+    const vals = [...set].sort((a, b) => a - b);
+    this.features.add(dense ? 'switch-tree-dense' : 'switch-tree-sparse');
+    const lJoin = this.label();
+    const lDefault = this.label();
+    const bodies: string[] = [];
+    const target = vals.map(() => {
+      if (bodies.length && this.chance(0.15)) return this.pick(bodies);
+      if (this.chance(0.1)) return lJoin;
+      const l = this.label();
+      bodies.push(l);
+      return l;
+    });
+    // Explicit work list instead of recursion: [lo, hi, label to place first (or '')].
+    const work: Array<[number, number, string]> = [[0, vals.length - 1, '']];
+    while (work.length) {
+      const [lo, hi, at] = work.pop()!;
+      if (at) this.place(at);
+      if (hi - lo < 3) {
+        for (let k = lo; k <= hi; k++) {
+          const p = this.pred();
+          if (k === hi && this.chance(0.4)) {
+            this.emit(`${p} = ISETP.NE.${ty}.AND ${v}, ${vals[k]}, PT`);
+            this.emit(`@${p} BRA ${lDefault}`);
+            this.place(this.label());
+            this.emit(`BRA ${target[k]}`);
+          } else {
+            this.emit(`${p} = ISETP.EQ.${ty}.AND ${v}, ${vals[k]}, PT`);
+            this.emit(`@${p} BRA ${target[k]}`);
+            this.place(this.label());
+            if (k === hi) this.emit(`BRA ${lDefault}`);
+          }
+        }
+        continue;
+      }
+      const mid = (lo + hi) >> 1;
+      const right = this.label();
+      const p = this.pred();
+      this.emit(`${p} = ISETP.GT.${ty}.AND ${v}, ${vals[mid]}, PT`);
+      this.emit(`@${p} BRA ${right}`);
+      this.place(this.label());
+      work.push([mid + 1, hi, right], [lo, mid, '']);
+    }
+    for (const l of bodies) {
+      this.place(l);
+      this.body(depth + 1, false, 1 + this.int(2));
+      this.emit(`BRA ${lJoin}`);
+    }
+    this.place(lDefault);
+    if (this.chance(0.7)) this.body(depth + 1, false, 1);
+    this.place(lJoin);
+  }
+
+  /** if (a && b && c) / if (a || b || c) / mixed, with compare-only blocks between the branches. */
+  nestedCond(depth: number): void {
+    this.features.add('nested-cond');
+    const lThen = this.label();
+    const lElse = this.label();
+    const lJoin = this.label();
+    const n = 2 + this.int(3);
+    for (let k = 0; k < n; k++) {
+      const p = this.cond();
+      if (this.chance(0.5)) this.emit(`@!${p} BRA ${lElse}`);
+      else this.emit(`@${p} BRA ${lThen}`);
+      this.place(this.label());
+    }
+    this.emit(`BRA ${this.chance(0.5) ? lThen : lElse}`);
+    this.place(lThen);
+    this.body(depth + 1, false, 1 + this.int(2));
+    this.emit(`BRA ${lJoin}`);
+    this.place(lElse);
+    this.body(depth + 1, false, 1 + this.int(2));
     this.place(lJoin);
   }
 

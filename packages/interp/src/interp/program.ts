@@ -236,7 +236,7 @@ export class Program {
     const blocks = fn.blocks;
     const firstIds = this.blockNames.length;
     for (const b of blocks) this.blockNames.push(`${fn.name}:${b.label}`);
-    const blockId = (b: Block): number => firstIds + blocks.indexOf(b);
+    const blockId = (b: Block): number => firstIds + b.index;
     const fixups: Array<(start: Map<Block, number>) => void> = [];
     for (let bi = 0; bi < blocks.length; bi++) {
       const b = blocks[bi]!;

@@ -104,13 +104,13 @@ bb3:
     const am = new AnalysisManager();
     const a = am.get(fn, LoopAnalysis);
     expect(am.get(fn, LoopAnalysis)).toBe(a);
-    expect(am.computeCounts.get('dominators')).toBe(1);
+    expect(am.computeCount(DominatorAnalysis)).toBe(1);
     // A non-CFG change keeps CFG analyses valid.
     fn.blocks[1]!.insertAt(0, new Instr('NOP'));
     expect(am.get(fn, LoopAnalysis)).toBe(a);
     am.invalidate(fn, 'cfg');
     expect(am.get(fn, LoopAnalysis)).toBe(a);
-    am.invalidate(fn, ['dominators']);
+    am.invalidate(fn, [DominatorAnalysis]);
     expect(am.has(fn, DominatorAnalysis)).toBe(true);
     expect(am.has(fn, LoopAnalysis)).toBe(false);
     // A CFG change makes even an un-invalidated entry stale.

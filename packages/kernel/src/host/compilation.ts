@@ -14,6 +14,7 @@ import type { Instrumentation, PhaseInfo } from './instrumentation.js';
 import { defaultPhaseOrder, isPassDisabled, parseNamedPhases, type PhaseStep } from './named-phases.js';
 import type { ResolvedCompileOptions } from './options.js';
 import type { PluginRegistry, TargetBinding } from './registry.js';
+import type { ServiceScope } from './service-scope.js';
 import { TOKENS } from './tokens.js';
 
 /** Why a slot did not execute. */
@@ -77,6 +78,7 @@ export class Compilation {
     @inject(TOKENS.Diagnostics) private readonly diagnostics: DiagnosticSink,
     @inject(TOKENS.Options) private readonly options: ResolvedCompileOptions,
     @inject(TOKENS.Target) private readonly target: TargetView,
+    @inject(TOKENS.Services) private readonly services: ServiceScope,
   ) {}
 
   /** Build the 159 slots for this compilation: plugin phases, hook phases, target phases, placeholders. */
@@ -191,7 +193,7 @@ export class Compilation {
   }
 
   private context(slot: Slot, param: string | undefined): PhaseContext {
-    const { unit, target, options, knobs, analyses, diagnostics, info, remarks } = this;
+    const { unit, target, options, knobs, analyses, diagnostics, info, remarks, services } = this;
     return {
       module: unit,
       target,
@@ -205,6 +207,8 @@ export class Compilation {
       diagnostics,
       info: (m) => info.push(m),
       remark: (r) => remarks.push({ ...r, phaseIndex: slot.index, phase: slot.name }),
+      service: (token) => services.service(token),
+      tryService: (token) => services.tryService(token),
     };
   }
 }

@@ -21,12 +21,10 @@ const testTarget: TargetDescriptor = {
   id: 'smtest',
   family: 'Test',
   archs: ['sm_90'],
-  pipeWidths: [4, 4, 1, 1, 2, 1, 1],
   capabilities: {
     uniformRegisters: true, convergenceBarriers: true, threeInputAlu: true, packedHalf: true, warpgroupMma: true,
     paramBase: 0x210, maxRegistersPerThread: 255, maxSharedPerBlock: 227 * 1024,
   },
-  slot17: { name: 'test', status: 'noop' },
 };
 const targetPlugin = definePlugin({ name: 'test-target', version: '1.0.0', kernel: KERNEL }, { targets: [testTarget] });
 
@@ -170,7 +168,7 @@ describe('plugin host validation', () => {
     ['unknown phase slot', () => definePlugin({ name: 'x', version: '1.0.0', kernel: KERNEL }, { phases: { OriMagic: () => ({ execute() {} }) } }), 'PHASE_UNKNOWN_SLOT'],
     ['hook given as phase', () => definePlugin({ name: 'x', version: '1.0.0', kernel: KERNEL }, { phases: { AdvancedPhasePreSched: () => ({ execute() {} }) } }), 'PHASE_SLOT_IS_HOOK'],
     ['unknown hook', () => definePlugin({ name: 'x', version: '1.0.0', kernel: KERNEL }, { hooks: { AdvancedPhaseMagic: () => {} } as never }), 'HOOK_UNKNOWN'],
-    ['bad target pipe widths', () => definePlugin({ name: 'x', version: '1.0.0', kernel: KERNEL }, { targets: [{ ...testTarget, pipeWidths: [1, 2] as never }] }), 'PLUGIN_MANIFEST_INVALID'],
+    ['a target key that became a service', () => definePlugin({ name: 'x', version: '1.0.0', kernel: KERNEL }, { targets: [{ ...testTarget, pipeWidths: [1, 2] } as never] }), 'PLUGIN_MANIFEST_UNKNOWN_KEY'],
   ];
   for (const [what, make, code] of cases) {
     it(`rejects ${what} with ${code}`, () => {
@@ -238,6 +236,29 @@ describe('knobs', () => {
     expect(() => tc2.compile(unit(), { arch: 'sm_90', knobs: [{ name: 'UnrollBudget', value: 'lots' }] })).toThrow(
       expect.objectContaining({ code: 'KNOB_BAD_VALUE', message: expect.stringContaining('expects an int') }),
     );
+  });
+  it('checks knob ranges and enumerations, and plugin defaults against them (issue 16 row 12)', () => {
+    const ranged = definePlugin({ name: 'ranged', version: '1.0.0', kernel: KERNEL }, {
+      knobs: [
+        defineKnob({ name: 'Rounds', type: 'int', default: 8, min: 0, max: 100, description: 'rounds' }),
+        defineKnob({ name: 'Model', type: 'string', default: 'thread', choices: ['thread', 'issue'], description: 'model' }),
+      ],
+    });
+    const compile = (name: string, value: string) => createToolchain({ plugins: [targetPlugin, ranged] }).compile(unit(), { arch: 'sm_90', knobs: [{ name, value, where: '--knob' }] });
+    expect(() => compile('Rounds', '-5')).toThrow(expect.objectContaining({ code: 'KNOB_OUT_OF_RANGE', message: expect.stringContaining('at least 0') }));
+    expect(() => compile('Rounds', '101')).toThrow(expect.objectContaining({ code: 'KNOB_OUT_OF_RANGE' }));
+    expect(() => compile('Model', 'bogus')).toThrow(expect.objectContaining({ code: 'KNOB_BAD_VALUE', message: expect.stringContaining("'thread', 'issue'") }));
+    expect(compile('Rounds', '100').info).toEqual([]);
+    expect(compile('Model', 'issue').info).toEqual([]);
+    const badDefault = definePlugin({ name: 'bad-default', version: '1.0.0', kernel: KERNEL }, {
+      knobs: [defineKnob({ name: 'Budget', type: 'int', default: -1, min: 0, description: 'budget' })],
+    });
+    expect(() => createToolchain({ plugins: [targetPlugin, badDefault] })).toThrow(expect.objectContaining({ code: 'PLUGIN_MANIFEST_INVALID' }));
+  });
+  it('rejects --dump-ir of a phase that does not exist', () => {
+    const tc = createToolchain({ plugins: [targetPlugin, knobbed] });
+    expect(() => tc.compile(unit(), { arch: 'sm_90', dumpIr: ['NoSuchPhase'] })).toThrow(expect.objectContaining({ code: 'DUMP_IR_UNKNOWN_PHASE' }));
+    expect(tc.compile(unit(), { arch: 'sm_90', dumpIr: ['gvncse'] }).dumps.length).toBe(1);
   });
   it('parses knobs files with a [knobs] section', () => {
     expect(parseKnobsFile('# c\n[knobs]\nUnrollBudget = 8  # eight\nUseFancy=true\n', 'k.ini')).toEqual([

@@ -1,5 +1,5 @@
 import { PtxforgeError } from '../errors.js';
-import { defineOpcode } from '../ir/opcodes.js';
+import { checkOpcodes, defineOpcodes } from '../ir/opcodes.js';
 import { KnobRegistry } from '../knobs.js';
 import { HOOK_POINTS, isHookName, type HookFn, type HookHandler, type HookName } from '../pipeline/hooks.js';
 import type { PhaseFactory } from '../pipeline/protocol.js';
@@ -7,17 +7,27 @@ import { PHASE_TABLE, phaseIndexOf } from '../pipeline/table.js';
 import {
   checkKernelRange, validateContributions, validateMeta, type Frontend, type PluginDefinition, type PluginMeta,
 } from '../plugin.js';
+import type { ServiceEnv, ServiceProvision, ServiceToken } from '../services.js';
 import type { TargetDescriptor } from '../target.js';
 import { KERNEL_VERSION } from '../version.js';
 
 export interface PhaseBinding {
   readonly owner: string;
   readonly create: PhaseFactory;
+  readonly describe?: (env: ServiceEnv) => string | undefined;
 }
 export interface HookBinding {
   readonly owner: string;
   readonly fn: HookFn;
   readonly order: 'pre' | 'normal' | 'post';
+}
+/** One service provision as recorded: its owner, the archs ('*' = fallback for every arch), how to build it. */
+export interface ServiceBinding {
+  readonly owner: string;
+  readonly service: ServiceToken<unknown>;
+  readonly archs: ReadonlySet<string> | '*';
+  readonly provision: ServiceProvision;
+  readonly replaces: ReadonlySet<string>;
 }
 export interface TargetBinding {
   readonly owner: string;
@@ -34,6 +44,8 @@ export class PluginRegistry {
   readonly hooks = new Map<HookName, HookBinding[]>();
   readonly targets = new Map<string, TargetBinding>();
   readonly frontends = new Map<string, { owner: string; load: Frontend }>();
+  /** Service provisions by service key, in no meaningful order (resolution does not depend on it). */
+  readonly services = new Map<symbol, ServiceBinding[]>();
   readonly knobs = new KnobRegistry();
   private frozen = false;
 
@@ -95,7 +107,7 @@ export class PluginRegistry {
           { plugin: owner },
         );
       }
-      newPhases.push([idx, { owner, create: typeof p === 'function' ? p : p.create }]);
+      newPhases.push([idx, typeof p === 'function' ? { owner, create: p } : { owner, create: p.create, describe: p.describe }]);
     }
     const newHooks: Array<[HookName, HookBinding]> = [];
     for (const [name, h] of Object.entries(c.hooks ?? {})) {
@@ -130,14 +142,68 @@ export class PluginRegistry {
       const prev = this.frontends.get(ext);
       if (prev) throw new PtxforgeError('FRONTEND_CONFLICT', `plugins ${prev.owner} and ${owner} both read ${ext} files`, { plugin: owner });
     }
+    try {
+      checkOpcodes(c.opcodes ?? []);
+    } catch (e) {
+      throw new PtxforgeError((e as PtxforgeError).code ?? 'OPCODE_CONFLICT', `plugin ${owner}: ${(e as Error).message}`, { plugin: owner });
+    }
+
+    const newServices: ServiceBinding[] = [];
+    for (const sp of c.services ?? []) {
+      const archs = sp.archs === '*' ? '*' : new Set(sp.archs);
+      for (const prev of newServices) {
+        if (prev.service.key !== sp.service.key) continue;
+        const overlap = prev.archs === '*' || archs === '*' ? (prev.archs === archs ? '*' : undefined) : [...archs].find((a) => (prev.archs as Set<string>).has(a));
+        if (overlap) {
+          throw new PtxforgeError('SERVICE_CONFLICT', `plugin ${owner} provides ${sp.service.name} twice for ${overlap}`, { plugin: owner });
+        }
+      }
+      const replaces = new Set(typeof sp.replaces === 'string' ? [sp.replaces] : (sp.replaces ?? []));
+      if (replaces.has(owner)) throw new PtxforgeError('PLUGIN_MANIFEST_INVALID', `plugin ${owner}: service ${sp.service.name} cannot replace its own plugin`, { plugin: owner });
+      newServices.push({ owner, service: sp.service, archs, provision: sp, replaces });
+    }
 
     this.plugins.push(meta);
+    for (const b of newServices) this.services.set(b.service.key, [...(this.services.get(b.service.key) ?? []), b]);
     for (const [idx, b] of newPhases) this.phases.set(idx, b);
     for (const [name, b] of newHooks) this.hooks.set(name, [...(this.hooks.get(name) ?? []), b]);
     for (const t of c.targets ?? []) for (const a of t.archs) this.targets.set(a, { owner, target: t });
     for (const k of c.knobs ?? []) this.knobs.register({ ...k, owner });
-    for (const op of c.opcodes ?? []) defineOpcode(op);
+    defineOpcodes(c.opcodes ?? []);
     for (const [ext, load] of Object.entries(c.frontends ?? {})) this.frontends.set(ext, { owner, load });
+  }
+
+  /**
+   * The provider of a service for one arch, or undefined. Providers naming the arch win over '*' providers;
+   * among those, a provider replaced (by plugin name) by another candidate drops out; more than one left is
+   * SERVICE_CONFLICT naming them. The answer does not depend on the order plugins were registered in.
+   */
+  resolveService(service: ServiceToken<unknown>, arch: string): ServiceBinding | undefined {
+    const all = this.services.get(service.key) ?? [];
+    let tier = all.filter((b) => b.archs !== '*' && b.archs.has(arch));
+    if (tier.length === 0) tier = all.filter((b) => b.archs === '*');
+    if (tier.length <= 1) return tier[0];
+    const winners = tier.filter((b) => !tier.some((o) => o !== b && o.replaces.has(b.owner)));
+    if (winners.length === 1) return winners[0];
+    const names = (winners.length ? winners : tier).map((b) => b.owner).sort();
+    if (winners.length === 0) {
+      throw new PtxforgeError('SERVICE_CONFLICT', `${service.name} for ${arch}: plugins ${names.join(', ')} replace each other; exactly one may replace the others`);
+    }
+    throw new PtxforgeError(
+      'SERVICE_CONFLICT',
+      `${service.name} for ${arch} is provided by both ${names.join(' and ')}; one of them must declare replaces: '${names[0]}' (or the other) to take it`,
+      { plugin: names[names.length - 1] },
+    );
+  }
+
+  /** Every service key that has a provider for `arch` (for the compilation container). */
+  servicesFor(arch: string): ServiceBinding[] {
+    const out: ServiceBinding[] = [];
+    for (const list of this.services.values()) {
+      const b = this.resolveService(list[0]!.service, arch);
+      if (b) out.push(b);
+    }
+    return out;
   }
 
   /** Hook handlers for a compilation: plugin handlers plus the selected target's, sorted pre/normal/post. */

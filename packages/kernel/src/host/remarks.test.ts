@@ -9,12 +9,10 @@ const target: TargetDescriptor = {
   id: 'smremark',
   family: 'Test',
   archs: ['sm_90'],
-  pipeWidths: [4, 4, 1, 1, 2, 1, 1],
   capabilities: {
     uniformRegisters: true, convergenceBarriers: true, threeInputAlu: true, packedHalf: true, warpgroupMma: true,
     paramBase: 0x210, maxRegistersPerThread: 255, maxSharedPerBlock: 227 * 1024,
   },
-  slot17: { name: 'test', status: 'noop' },
 };
 
 describe('optimization remarks', () => {

@@ -5,6 +5,7 @@ import type { KnobRegistry, KnobValues } from '../knobs.js';
 import type { DiagnosticSink } from '../pipeline/protocol.js';
 import type { TargetView } from '../target.js';
 import type { PluginRegistry } from './registry.js';
+import type { ServiceScope } from './service-scope.js';
 import type { ResolvedCompileOptions } from './options.js';
 
 /**
@@ -20,4 +21,5 @@ export const TOKENS = {
   Diagnostics: Symbol('ptxforge.Diagnostics') as InjectionToken<DiagnosticSink>,
   Options: Symbol('ptxforge.Options') as InjectionToken<ResolvedCompileOptions>,
   Target: Symbol('ptxforge.Target') as InjectionToken<TargetView>,
+  Services: Symbol('ptxforge.Services') as InjectionToken<ServiceScope>,
 } as const;

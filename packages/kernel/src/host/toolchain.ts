@@ -7,12 +7,13 @@ import { parseOri } from '../ir/parse.js';
 import { KnobValues } from '../knobs.js';
 import { HOOK_NAMES, HOOK_POINTS } from '../pipeline/hooks.js';
 import type { Diagnostic, DiagnosticSink } from '../pipeline/protocol.js';
-import { PHASE_TABLE } from '../pipeline/table.js';
+import { PHASE_TABLE, phaseIndexOf } from '../pipeline/table.js';
 import type { PluginDefinition } from '../plugin.js';
 import { capabilitiesFor, KNOWN_ARCHS, smNumber, type TargetView } from '../target.js';
 import { Compilation, type CompileResult } from './compilation.js';
 import type { CompileOptions, ResolvedCompileOptions } from './options.js';
 import { PluginRegistry, type TargetBinding } from './registry.js';
+import { ServiceScope } from './service-scope.js';
 import { TOKENS } from './tokens.js';
 
 /** A plugin, or a plugin with its options. */
@@ -79,6 +80,21 @@ export class Toolchain {
     );
   }
 
+  /**
+   * The services a compilation for `arch` would see, outside a compilation (for tools: listings,
+   * disassemblers). Factories run on each call of `service`; phases use `ctx.service` instead.
+   */
+  services(arch: string): ServiceScope {
+    this.registry.freeze();
+    return new ServiceScope(this.root.createChildContainer(), this.registry, arch, this.targetView(this.resolveTarget(arch), arch));
+  }
+
+  /** The read-only target view phases get for an arch. */
+  targetView(binding: TargetBinding, arch: string): TargetView {
+    const t = binding.target;
+    return Object.freeze({ id: t.id, family: t.family, arch, sm: smNumber(arch) ?? 0, capabilities: capabilitiesFor(t, arch) });
+  }
+
   /** Parse source text with the front end for its extension (`.ori` is built in). */
   load(text: string, file: string, target?: TargetView): OriModule {
     const ext = /\.[^./\\]+$/.exec(file)?.[0]?.toLowerCase() ?? '';
@@ -100,6 +116,13 @@ export class Toolchain {
     if (!Number.isInteger(optLevel) || optLevel < 0 || optLevel > 4) {
       throw new PtxforgeError('OPT_LEVEL_INVALID', `optimization level must be 0..4, got ${options.optLevel}`);
     }
+    if (Array.isArray(options.dumpIr)) {
+      for (const name of options.dumpIr as readonly string[]) {
+        if (phaseIndexOf(name) === undefined) {
+          throw new PtxforgeError('DUMP_IR_UNKNOWN_PHASE', `--dump-ir: no phase is named '${name}' (--list-phases lists the 159 phase names; 'all' dumps after every phase)`);
+        }
+      }
+    }
     const binding = this.resolveTarget(options.arch);
     const resolved: ResolvedCompileOptions = {
       arch: options.arch,
@@ -117,16 +140,7 @@ export class Toolchain {
     } else {
       for (const [k, v] of Object.entries(options.knobs ?? {})) knobs.set(k, v as string);
     }
-    const t = binding.target;
-    const view: TargetView = Object.freeze({
-      id: t.id,
-      family: t.family,
-      arch: options.arch,
-      sm: smNumber(options.arch) ?? 0,
-      pipeWidths: t.pipeWidths,
-      capabilities: capabilitiesFor(t, options.arch),
-      slot17: t.slot17,
-    });
+    const view = this.targetView(binding, options.arch);
     const unit = 'text' in input ? this.load(input.text, input.file, view) : input;
     const child = this.root.createChildContainer();
     try {
@@ -136,6 +150,7 @@ export class Toolchain {
       child.register(TOKENS.Diagnostics, { useValue: new CollectingDiagnostics() });
       child.register(TOKENS.Options, { useValue: resolved });
       child.register(TOKENS.Target, { useValue: view });
+      child.register(TOKENS.Services, { useValue: new ServiceScope(child, this.registry, options.arch, view) });
       const compilation = child.resolve(Compilation);
       return compilation.run(binding, options.instrumentation ?? []);
     } finally {
@@ -146,6 +161,7 @@ export class Toolchain {
   /** The 159 rows of --list-phases: index, spec name, owner or `placeholder` (for an -arch if given). */
   listPhases(arch?: string): PhaseListRow[] {
     const binding = arch ? this.resolveTarget(arch) : undefined;
+    const env = arch ? this.services(arch) : undefined;
     return PHASE_TABLE.map((p) => {
       const hook = HOOK_NAMES.find((h) => HOOK_POINTS[h].index === p.index);
       if (hook) {
@@ -155,10 +171,8 @@ export class Toolchain {
       const b = this.registry.phases.get(p.index);
       if (b) {
         const row: PhaseListRow = { index: p.index, name: p.name, owner: b.owner, gate: p.gate };
-        if (p.index === 14 && binding) {
-          return { ...row, note: `slot 17 of ${binding.target.id}: ${binding.target.slot17.name} (${binding.target.slot17.status})` };
-        }
-        return row;
+        const note = env && b.describe?.(env);
+        return note ? { ...row, note } : row;
       }
       if (binding?.target.phases?.[p.name]) return { index: p.index, name: p.name, owner: binding.owner, gate: p.gate };
       return { index: p.index, name: p.name, owner: 'placeholder', gate: p.gate };

@@ -1,3 +1,4 @@
+import { PtxforgeError } from '../errors.js';
 import { opcodeInfo, type OpcodeInfo } from './opcodes.js';
 
 /** Register classes of Ori: general (R), predicate (P), uniform (UR), uniform predicate (UP), convergence barrier (B). */
@@ -187,7 +188,24 @@ export class Register {
   }
 }
 
-let nextInstrId = 1;
+/**
+ * Per-instruction scheduling control (what the scheduler and scoreboard generator decide; encoded into the
+ * control bits of every SASS instruction since sm_70, CuAssembler notation `[B------:R-:W-:Y:S04]`).
+ */
+export interface ControlInfo {
+  /** Cycles to stall before issuing the next instruction, 0..15. */
+  stall: number;
+  /** Yield flag: the warp scheduler may switch warps after this instruction. */
+  yield: boolean;
+  /** Scoreboard (dependency barrier) set when the sources have been read, 0..5, or undefined for none. */
+  readBarrier: number | undefined;
+  /** Scoreboard set when the result is written, 0..5, or undefined for none. */
+  writeBarrier: number | undefined;
+  /** Scoreboards to wait on before issuing, a 6-bit mask (bit k = barrier k). */
+  waitMask: number;
+  /** Operand reuse-cache flags, a 4-bit mask (bit k = source operand slot k). */
+  reuse: number;
+}
 
 export interface InstrInit {
   guard?: Guard | undefined;
@@ -196,6 +214,7 @@ export interface InstrInit {
   uses?: readonly Operand[];
   loc?: SrcLoc | undefined;
   flags?: Iterable<string>;
+  control?: ControlInfo | undefined;
 }
 
 /**
@@ -203,7 +222,11 @@ export interface InstrInit {
  * Operand arrays are read-only; change them through the setters so the register table stays right.
  */
 export class Instr {
-  readonly id = nextInstrId++;
+  /** Per-function id (0 until the instruction is first placed in a function; see `id`). */
+  private _id = 0;
+  private _idFn: OriFunction | undefined;
+  /** Cached position in `block.instrs` (validated on every read; see Block.indexOf). */
+  _pos = -1;
   block: Block | undefined;
   private _guard: Guard | undefined;
   private _defs: Operand[];
@@ -211,6 +234,8 @@ export class Instr {
   mods: string[];
   loc: SrcLoc | undefined;
   readonly flags: Set<string>;
+  /** Scheduling control record, set by the scheduler / scoreboard generator (absent before). */
+  control: ControlInfo | undefined;
 
   constructor(readonly opcode: string, init: InstrInit = {}) {
     this._guard = init.guard;
@@ -219,10 +244,45 @@ export class Instr {
     this._uses = [...(init.uses ?? [])];
     this.loc = init.loc;
     this.flags = new Set(init.flags ?? []);
+    this.control = init.control ? { ...init.control } : undefined;
   }
 
+  /**
+   * Id unique within the function the instruction was first placed in (numbered from 1 by that function,
+   * not by a process-global counter, so two compilations number alike). 0 while never placed.
+   */
+  get id(): number {
+    return this._id;
+  }
+  /** Internal: give the instruction an id from `fn` when it has none from that function. */
+  _assignId(fn: OriFunction): void {
+    if (this._idFn !== fn) {
+      this._idFn = fn;
+      this._id = fn._allocInstrId();
+    }
+  }
   get info(): OpcodeInfo | undefined {
     return opcodeInfo(this.opcode);
+  }
+  /** Position in its block (amortized O(1); -1 when detached). */
+  get index(): number {
+    return this.block ? this.block.indexOf(this) : -1;
+  }
+  /** Whether this instruction comes before `other` in the same block (false when in different blocks). */
+  comesBefore(other: Instr): boolean {
+    return this.block !== undefined && this.block === other.block && this.index < other.index;
+  }
+  /** Move this instruction right before `ref` (any block of the same function). */
+  moveBefore(ref: Instr): void {
+    const b = ref.block;
+    if (!b) throw new PtxforgeError('IR_NOT_IN_BLOCK', 'moveBefore: the reference instruction is not in a block');
+    b.fn.moveInstr(this, b, () => b.indexOf(ref));
+  }
+  /** Move this instruction right after `ref` (any block of the same function). */
+  moveAfter(ref: Instr): void {
+    const b = ref.block;
+    if (!b) throw new PtxforgeError('IR_NOT_IN_BLOCK', 'moveAfter: the reference instruction is not in a block');
+    b.fn.moveInstr(this, b, () => b.indexOf(ref) + 1);
   }
   get guard(): Guard | undefined {
     return this._guard;
@@ -334,21 +394,45 @@ export class Instr {
   clone(): Instr {
     return new Instr(this.opcode, {
       guard: this._guard, mods: this.mods, defs: this._defs, uses: this._uses, loc: this.loc, flags: this.flags,
+      control: this.control,
     });
   }
 }
 
 /** A basic block: a label and instructions in order, control-flow instructions last. */
 export class Block {
-  readonly instrs: Instr[] = [];
+  /**
+   * Instructions in order. Read-only: change them through insertAt/append/remove/moveInstr so the register
+   * table, positions and CFG stay right.
+   */
+  readonly instrs: readonly Instr[] = [];
   /** Block attributes carried from the front end (`nounroll`, `cold` ...). */
   readonly attrs = new Set<string>();
   /** Internal: CFG edges cached by the function. */
   _succs: Block[] = [];
   _preds: Block[] = [];
+  /** Internal: cached position in `fn.blocks` (validated on every read). */
+  _pos = -1;
+  private _label: string;
 
-  constructor(public label: string, readonly fn: OriFunction) {}
+  /** A detached block of `fn`; place it with `fn.addBlock` (or use `fn.createBlock`). */
+  constructor(label: string, readonly fn: OriFunction) {
+    this._label = label;
+  }
 
+  get label(): string {
+    return this._label;
+  }
+  /** Internal: name a block that is not placed yet. */
+  _setLabelDetached(l: string): void {
+    this._label = l;
+  }
+  /** Renaming keeps the function's label map in step (the new label must be free). */
+  set label(l: string) {
+    if (l === this._label) return;
+    if (this.placed) this.fn._relabel(this, this._label, l);
+    this._label = l;
+  }
   get succs(): readonly Block[] {
     this.fn._ensureCfg();
     return this._succs;
@@ -357,13 +441,23 @@ export class Block {
     this.fn._ensureCfg();
     return this._preds;
   }
+  /** Position in layout (amortized O(1)); -1 when the block is not placed in its function. */
   get index(): number {
-    return this.fn.blocks.indexOf(this);
+    return this.fn._blockIndex(this);
+  }
+  /** Whether the block is placed in its function's layout. */
+  get placed(): boolean {
+    return this.fn._blockIndex(this) >= 0;
   }
   /** The next block in layout order (the fall-through target), if any. */
   get layoutNext(): Block | undefined {
-    const b = this.fn.blocks;
-    return b[b.indexOf(this) + 1];
+    const k = this.index;
+    return k < 0 ? undefined : this.fn.blocks[k + 1];
+  }
+  /** The previous block in layout order, if any. */
+  get layoutPrev(): Block | undefined {
+    const k = this.index;
+    return k <= 0 ? undefined : this.fn.blocks[k - 1];
   }
   /** Whether control can run off the end of this block into its layout successor. */
   get fallsThrough(): boolean {
@@ -381,6 +475,18 @@ export class Block {
     while (i > 0 && this.instrs[i - 1]!.isControlFlow) i--;
     return i;
   }
+  /**
+   * Position of `i` in this block, or -1. Positions are cached on the instructions and renumbered lazily
+   * when a cached one is stale, so a query costs O(1) amortized (never a scan per query).
+   */
+  indexOf(i: Instr): number {
+    if (i.block !== this) return -1;
+    const list = this.instrs;
+    const k = i._pos;
+    if (k >= 0 && k < list.length && list[k] === i) return k;
+    for (let n = 0; n < list.length; n++) list[n]!._pos = n;
+    return list[i._pos] === i ? i._pos : -1;
+  }
 
   append(i: Instr): Instr {
     return this.insertAt(this.instrs.length, i);
@@ -390,30 +496,80 @@ export class Block {
     return this.insertAt(this.bodyEnd, i);
   }
   insertBefore(ref: Instr, i: Instr): Instr {
-    const k = this.instrs.indexOf(ref);
-    if (k < 0) throw new Error('insertBefore: reference instruction is not in this block');
+    const k = this.indexOf(ref);
+    if (k < 0) throw new PtxforgeError('IR_NOT_IN_BLOCK', 'insertBefore: reference instruction is not in this block');
     return this.insertAt(k, i);
   }
   insertAfter(ref: Instr, i: Instr): Instr {
-    const k = this.instrs.indexOf(ref);
-    if (k < 0) throw new Error('insertAfter: reference instruction is not in this block');
+    const k = this.indexOf(ref);
+    if (k < 0) throw new PtxforgeError('IR_NOT_IN_BLOCK', 'insertAfter: reference instruction is not in this block');
     return this.insertAt(k + 1, i);
   }
   insertAt(index: number, i: Instr): Instr {
-    if (i.block) throw new Error('instruction is already in a block; remove it first or clone it');
-    this.instrs.splice(index, 0, i);
-    i.block = this;
+    if (i.block) throw new PtxforgeError('IR_ALREADY_PLACED', 'instruction is already in a block; remove it first, move it or clone it');
+    this._place(index, i);
     this.fn._linkInstr(i);
     if (i.isControlFlow) this.fn._cfgChanged();
     return i;
   }
   remove(i: Instr): void {
-    const k = this.instrs.indexOf(i);
-    if (k < 0) throw new Error('remove: instruction is not in this block');
-    this.instrs.splice(k, 1);
+    const k = this.indexOf(i);
+    if (k < 0) throw new PtxforgeError('IR_NOT_IN_BLOCK', 'remove: instruction is not in this block');
+    this.removeAt(k);
+  }
+  /** Remove the instruction at position `k` and return it. */
+  removeAt(k: number): Instr {
+    if (k < 0 || k >= this.instrs.length) throw new PtxforgeError('IR_BAD_POSITION', `removeAt: position ${k} is outside block ${this.label}`);
+    const i = this._take(k);
     this.fn._unlinkInstr(i);
     i.block = undefined;
     if (i.isControlFlow) this.fn._cfgChanged();
+    return i;
+  }
+  /**
+   * Remove every instruction for which `drop` holds in one pass (O(block size), not O(size) per removal).
+   * `drop` is called once per instruction in order and must not query positions or change the block.
+   * Returns how many were removed.
+   */
+  removeWhere(drop: (i: Instr) => boolean): number {
+    const list = this.instrs as Instr[];
+    const gone: Instr[] = [];
+    let w = 0;
+    for (let r = 0; r < list.length; r++) {
+      const i = list[r]!;
+      if (drop(i)) gone.push(i);
+      else {
+        list[w] = i;
+        i._pos = w++;
+      }
+    }
+    if (!gone.length) return 0;
+    list.length = w;
+    let cf = false;
+    for (const i of gone) {
+      this.fn._unlinkInstr(i);
+      i.block = undefined;
+      if (i.isControlFlow) cf = true;
+    }
+    if (cf) this.fn._cfgChanged();
+    return gone.length;
+  }
+  /** Internal: put `i` at `index` in the list (no register-table or CFG bookkeeping). */
+  _place(index: number, i: Instr): void {
+    const list = this.instrs as Instr[];
+    if (index < 0 || index > list.length) throw new PtxforgeError('IR_BAD_POSITION', `position ${index} is outside block ${this.label} (0..${list.length})`);
+    if (index === list.length) list.push(i);
+    else list.splice(index, 0, i);
+    i._pos = index; // later positions are stale now; indexOf renumbers lazily
+    i.block = this;
+    i._assignId(this.fn);
+  }
+  /** Internal: take the instruction at `index` out of the list (no bookkeeping). */
+  _take(index: number): Instr {
+    const list = this.instrs as Instr[];
+    const i = index === list.length - 1 ? list.pop()! : list.splice(index, 1)[0]!;
+    i._pos = -1;
+    return i;
   }
 }
 
@@ -462,7 +618,11 @@ export interface VarReloc {
  * parameters, local variables and directives. `kind` is `entry` for kernels, `func` for device functions.
  */
 export class OriFunction {
-  readonly blocks: Block[] = [];
+  /**
+   * Blocks in layout order. Read-only: change the layout through createBlock/addBlock/removeBlock/moveBlock/
+   * splitBlock/cloneRegion so the label map, positions and CFG stay right.
+   */
+  readonly blocks: readonly Block[] = [];
   readonly params: FuncParam[] = [];
   readonly results: Register[] = [];
   readonly vars: VarDecl[] = [];
@@ -471,13 +631,19 @@ export class OriFunction {
   private readonly regsByName = new Map<string, Register>();
   private readonly regList: Register[] = [];
   private readonly nextNum = new Map<string, number>();
+  /** Label -> placed block, kept by the mutation API (first block wins when a label is duplicated). */
+  private readonly labelMap = new Map<string, Block>();
   private cfgDirty = true;
   private _cfgVersion = 0;
   private _irVersion = 0;
   private blockCounter = 0;
+  private instrCounter = 0;
 
   constructor(public name: string, public kind: 'entry' | 'func' = 'entry') {}
 
+  private get blockList(): Block[] {
+    return this.blocks as Block[];
+  }
   /** Bumped on every CFG change (edges or layout); analyses record it. */
   get cfgVersion(): number {
     return this._cfgVersion;
@@ -488,7 +654,7 @@ export class OriFunction {
   }
   get entry(): Block {
     const b = this.blocks[0];
-    if (!b) throw new Error(`function ${this.name} has no blocks`);
+    if (!b) throw new PtxforgeError('IR_NO_BLOCKS', `function ${this.name} has no blocks`);
     return b;
   }
   get registers(): readonly Register[] {
@@ -501,6 +667,10 @@ export class OriFunction {
     let n = 0;
     for (const b of this.blocks) n += b.instrs.length;
     return n;
+  }
+  /** Internal: the next instruction id of this function. */
+  _allocInstrId(): number {
+    return ++this.instrCounter;
   }
 
   // ---- registers --------------------------------------------------------------------------
@@ -521,7 +691,7 @@ export class OriFunction {
     if (got) return got;
     const m = /^%([a-z]+)(\d+)$/.exec(name);
     const p = m && REG_PREFIXES.find((e) => e.prefix === m[1]);
-    if (!m || !p) throw new Error(`bad register name ${name}`);
+    if (!m || !p) throw new PtxforgeError('IR_BAD_REGISTER', `bad register name ${name}`);
     const r = new Register(this.regList.length, p.cls, p.width, name);
     this.regsByName.set(name, r);
     this.regList.push(r);
@@ -529,14 +699,100 @@ export class OriFunction {
   }
 
   // ---- blocks -----------------------------------------------------------------------------
-  private freshLabel(): string {
+  /** A label `bbN` not used by any placed block (O(1) amortized: the label map answers). */
+  freshLabel(): string {
+    this.syncLabels();
     let l: string;
     do l = `bb${this.blockCounter++}`;
-    while (this.blocks.some((b) => b.label === l));
+    while (this.labelMap.has(l));
     return l;
   }
+  /** The placed block with this label (O(1)). */
   getBlock(label: string): Block | undefined {
-    return this.blocks.find((b) => b.label === label);
+    this.syncLabels();
+    const b = this.labelMap.get(label);
+    if (b && b.label === label && this._blockIndex(b) >= 0) return b;
+    if (b) {
+      // Stale entry (the array was changed behind the API's back): rebuild once and retry.
+      this.rebuildLabels();
+      return this.labelMap.get(label);
+    }
+    return undefined;
+  }
+  /** Internal: layout position of `b` (cached, renumbered lazily when stale), -1 when not placed. */
+  _blockIndex(b: Block): number {
+    const k = b._pos;
+    // Detached blocks have position -1 (set when made and when taken out), so they cost nothing here.
+    if (b.fn !== this || k < 0) return -1;
+    const list = this.blocks;
+    if (k >= 0 && k < list.length && list[k] === b) return k;
+    for (let n = 0; n < list.length; n++) list[n]!._pos = n;
+    return list[b._pos] === b ? b._pos : -1;
+  }
+  private syncLabels(): void {
+    // Cheap guard against edits that bypassed the API (a direct push on the array in old code).
+    if (this.labelCount !== this.blocks.length) this.rebuildLabels();
+  }
+  private labelCount = 0;
+  private rebuildLabels(): void {
+    this.labelMap.clear();
+    const list = this.blocks;
+    for (let k = 0; k < list.length; k++) {
+      const b = list[k]!;
+      b._pos = k;
+      if (!this.labelMap.has(b.label)) this.labelMap.set(b.label, b);
+    }
+    this.labelCount = this.blocks.length;
+  }
+  /** Record a block just placed (the label map was in sync before it was placed). */
+  private addLabel(b: Block): void {
+    if (!this.labelMap.has(b.label)) this.labelMap.set(b.label, b);
+    this.labelCount++;
+  }
+  private dropLabel(b: Block): void {
+    if (this.labelMap.get(b.label) === b) this.labelMap.delete(b.label);
+    this.labelCount--;
+  }
+  /** Internal: a placed block changes its label. */
+  _relabel(b: Block, from: string, to: string): void {
+    this.syncLabels();
+    const holder = this.labelMap.get(to);
+    if (holder && holder !== b && this._blockIndex(holder) >= 0) {
+      throw new PtxforgeError('IR_DUPLICATE_LABEL', `block label ${to} already exists in ${this.name}`);
+    }
+    if (this.labelMap.get(from) === b) this.labelMap.delete(from);
+    this.labelMap.set(to, b);
+    this._cfgChanged();
+  }
+  /** Internal: put a detached block at layout position `index` (no fall-through fix-ups). */
+  private placeBlock(b: Block, index: number): void {
+    if (b.fn !== this) throw new PtxforgeError('IR_FOREIGN_BLOCK', `block ${b.label} belongs to ${b.fn.name}, not ${this.name}`);
+    if (this._blockIndex(b) >= 0) throw new PtxforgeError('IR_ALREADY_PLACED', `block ${b.label} is already placed in ${this.name}`);
+    this.syncLabels();
+    const list = this.blockList;
+    if (index === list.length) list.push(b);
+    else list.splice(index, 0, b);
+    b._pos = index;
+    this.addLabel(b);
+    this._cfgChanged();
+  }
+  /**
+   * Place a detached block (made with `new Block(label, fn)`): last in layout, or right after `after`
+   * (whose fall-through edge is first made explicit so the CFG does not change). Its label must be free.
+   */
+  addBlock(b: Block, opts: { after?: Block } = {}): Block {
+    if (this.getBlock(b.label)) throw new PtxforgeError('IR_DUPLICATE_LABEL', `block label ${b.label} already exists in ${this.name}`);
+    if (opts.after) {
+      const k = this.requirePlaced(opts.after, 'addBlock');
+      this.materializeFallthrough(opts.after);
+      this.placeBlock(b, k + 1);
+    } else this.placeBlock(b, this.blocks.length);
+    return b;
+  }
+  private requirePlaced(b: Block, what: string): number {
+    const k = this._blockIndex(b);
+    if (k < 0) throw new PtxforgeError('IR_NOT_PLACED', `${what}: block ${b.label} is not placed in ${this.name}`);
+    return k;
   }
   /**
    * Create a block. With `after`, it is placed right after that block in layout; the fall-through edge of
@@ -544,16 +800,8 @@ export class OriFunction {
    */
   createBlock(opts: { label?: string; after?: Block } = {}): Block {
     const lbl = opts.label ?? this.freshLabel();
-    if (this.getBlock(lbl)) throw new Error(`block label ${lbl} already exists in ${this.name}`);
-    const b = new Block(lbl, this);
-    if (opts.after) {
-      this.materializeFallthrough(opts.after);
-      this.blocks.splice(this.blocks.indexOf(opts.after) + 1, 0, b);
-    } else {
-      this.blocks.push(b);
-    }
-    this._cfgChanged();
-    return b;
+    if (this.getBlock(lbl)) throw new PtxforgeError('IR_DUPLICATE_LABEL', `block label ${lbl} already exists in ${this.name}`);
+    return this.addBlock(new Block(lbl, this), opts.after ? { after: opts.after } : {});
   }
   /** If `b` falls through to its layout successor, append an explicit `BRA` to it. */
   materializeFallthrough(b: Block): void {
@@ -562,42 +810,216 @@ export class OriFunction {
   }
   /** Remove a block; it must have no predecessors left (redirect them first). Its instructions go too. */
   removeBlock(b: Block): void {
-    if (b.preds.length) throw new Error(`removeBlock: ${b.label} still has predecessors ${b.preds.map((p) => p.label).join(', ')}`);
-    for (const i of [...b.instrs]) b.remove(i);
-    const prev = this.blocks[this.blocks.indexOf(b) - 1];
-    this.blocks.splice(this.blocks.indexOf(b), 1);
-    void prev;
+    if (b.preds.length) {
+      throw new PtxforgeError('IR_BLOCK_IN_USE', `removeBlock: ${b.label} still has predecessors ${b.preds.map((p) => p.label).join(', ')}`);
+    }
+    const k = this.requirePlaced(b, 'removeBlock');
+    b.removeWhere(() => true);
+    this.unplaceBlock(b, k);
     this._cfgChanged();
+  }
+  /**
+   * Remove several blocks at once in O(function size): every predecessor of a removed block must itself be
+   * removed (IR_BLOCK_IN_USE otherwise, and then nothing is removed). Their instructions go too.
+   */
+  removeBlocks(blocks: Iterable<Block>): number {
+    const doomed = new Set<Block>();
+    for (const b of blocks) {
+      this.requirePlaced(b, 'removeBlocks');
+      doomed.add(b);
+    }
+    if (!doomed.size) return 0;
+    for (const b of doomed) {
+      for (const p of b.preds) {
+        if (!doomed.has(p)) throw new PtxforgeError('IR_BLOCK_IN_USE', `removeBlocks: ${b.label} still has predecessor ${p.label}, which is not removed`);
+      }
+    }
+    for (const b of doomed) b.removeWhere(() => true);
+    this.setLayoutUnchecked(this.blocks.filter((b) => !doomed.has(b)));
+    for (const b of doomed) {
+      b._pos = -1;
+      if (this.labelMap.get(b.label) === b) this.labelMap.delete(b.label);
+    }
+    this.rebuildLabels();
+    this._cfgChanged();
+    return doomed.size;
+  }
+  /**
+   * Reorder the layout: `order` must list exactly the placed blocks, each once (IR_BAD_LAYOUT otherwise).
+   * Fall-through edges follow the new order (nothing is materialized: the caller decides the edges).
+   */
+  setLayout(order: readonly Block[]): void {
+    const seen = new Set<Block>();
+    for (const b of order) {
+      if (b.fn !== this || this._blockIndex(b) < 0 || seen.has(b)) {
+        throw new PtxforgeError('IR_BAD_LAYOUT', `setLayout: block ${b.label} is ${seen.has(b) ? 'listed twice' : 'not placed in ' + this.name}`);
+      }
+      seen.add(b);
+    }
+    if (seen.size !== this.blocks.length) {
+      throw new PtxforgeError('IR_BAD_LAYOUT', `setLayout: ${this.blocks.length - seen.size} placed block(s) of ${this.name} are missing from the new order`);
+    }
+    this.setLayoutUnchecked(order);
+    this._cfgChanged();
+  }
+  private setLayoutUnchecked(order: readonly Block[]): void {
+    const list = this.blockList;
+    const copy = [...order];
+    list.length = 0;
+    for (let k = 0; k < copy.length; k++) {
+      copy[k]!._pos = k;
+      list.push(copy[k]!);
+    }
+    this.labelCount = list.length;
+  }
+  private unplaceBlock(b: Block, k: number): void {
+    const list = this.blockList;
+    if (k === list.length - 1) list.pop();
+    else list.splice(k, 1);
+    b._pos = -1;
+    this.dropLabel(b);
   }
   /** Move a block in layout (fall-through edges into and out of it are made explicit first). */
   moveBlock(b: Block, after: Block | undefined): void {
-    const prev = this.blocks[this.blocks.indexOf(b) - 1];
+    const prev = b.layoutPrev;
     if (prev) this.materializeFallthrough(prev);
     this.materializeFallthrough(b);
-    this.blocks.splice(this.blocks.indexOf(b), 1);
+    this.unplaceBlock(b, this.requirePlaced(b, 'moveBlock'));
     if (after) {
       this.materializeFallthrough(after);
-      this.blocks.splice(this.blocks.indexOf(after) + 1, 0, b);
-    } else this.blocks.unshift(b);
-    this._cfgChanged();
+      this.placeBlock(b, this.requirePlaced(after, 'moveBlock') + 1);
+    } else this.placeBlock(b, 0);
   }
   /**
    * Split `b` before instruction `at`: `at` and everything after it move to a new block placed right after
    * `b`, which then falls through to it. Returns the new block.
    */
   splitBlock(b: Block, at: Instr): Block {
-    const k = b.instrs.indexOf(at);
-    if (k < 0) throw new Error('splitBlock: instruction not in block');
+    const k = b.indexOf(at);
+    if (k < 0) throw new PtxforgeError('IR_NOT_IN_BLOCK', 'splitBlock: instruction not in block');
     const nb = new Block(this.freshLabel(), this);
-    this.blocks.splice(this.blocks.indexOf(b) + 1, 0, nb);
-    const moved = b.instrs.splice(k);
-    for (const i of moved) {
+    this.placeBlock(nb, this.requirePlaced(b, 'splitBlock') + 1);
+    const from = b.instrs as Instr[];
+    const to = nb.instrs as Instr[];
+    for (let n = k; n < from.length; n++) {
+      const i = from[n]!;
       i.block = nb;
-      nb.instrs.push(i);
+      i._pos = to.length;
+      to.push(i);
     }
+    from.length = k;
     this._irVersion++;
     this._cfgChanged();
     return nb;
+  }
+  /**
+   * Move instruction `i` (placed in this function) to block `to` at position `at` (a number, or a function
+   * computing it once `i` has been taken out, so positions after `i` in the same block stay right).
+   * The register table is unchanged (the operands are the same); the CFG is marked changed when a
+   * control-flow instruction moves.
+   */
+  moveInstr(i: Instr, to: Block, at: number | (() => number) = () => to.instrs.length): void {
+    const from = i.block;
+    if (!from || from.fn !== this) throw new PtxforgeError('IR_NOT_IN_BLOCK', `moveInstr: ${i.opcode} is not in a block of ${this.name}`);
+    if (to.fn !== this) throw new PtxforgeError('IR_FOREIGN_BLOCK', `moveInstr: block ${to.label} belongs to ${to.fn.name}, not ${this.name}`);
+    const k = from.indexOf(i);
+    from._take(k);
+    i.block = undefined;
+    const dest = typeof at === 'function' ? at() : at;
+    try {
+      to._place(dest, i);
+    } catch (e) {
+      from._place(k, i); // put it back: nothing half-done
+      throw e;
+    }
+    this._irVersion++;
+    if (i.isControlFlow) this._cfgChanged();
+  }
+  /**
+   * Copy the blocks of a region (any set of blocks of this function, given in the layout order the copies
+   * should get) with fresh labels. Branch targets, label tables, BSSY and PHI labels that name a block of the
+   * region are remapped to its copy; labels outside the region are kept. With `registers: 'fresh'` (the
+   * default) every register defined in the region gets a fresh register of the same class and width in
+   * the copy, and reads of it inside the copy are renamed; registers only read (live-ins) are shared.
+   * `'shared'` keeps all registers (multi-def Ori, e.g. tail duplication).
+   * The copies are placed consecutively after `after` (default: at the end of the function); a copy whose
+   * original fell through to a block that is not the next copy gets an explicit BRA, so every copy has the
+   * same successors (mapped) as its original. Returns the maps from originals to copies.
+   */
+  cloneRegion(
+    region: readonly Block[],
+    opts: { after?: Block; registers?: 'fresh' | 'shared' } = {},
+  ): RegionClone {
+    const blockMap = new Map<Block, Block>();
+    const regMap = new Map<Register, Register>();
+    const instrMap = new Map<Instr, Instr>();
+    for (const b of region) {
+      if (this._blockIndex(b) < 0) throw new PtxforgeError('IR_NOT_PLACED', `cloneRegion: block ${b.label} is not placed in ${this.name}`);
+      if (blockMap.has(b)) throw new PtxforgeError('IR_BAD_REGION', `cloneRegion: block ${b.label} is listed twice`);
+      blockMap.set(b, new Block('', this));
+    }
+    if (opts.after) this.requirePlaced(opts.after, 'cloneRegion');
+    if (opts.registers !== 'shared') {
+      for (const b of region) {
+        for (const i of b.instrs) {
+          for (const d of i.defs) if (d.kind === 'reg' && !regMap.has(d.reg)) regMap.set(d.reg, this.newReg(d.reg.cls, d.reg.width));
+        }
+      }
+    }
+    const mapReg = (r: Register): Register => regMap.get(r) ?? r;
+    const mapBlock = (b: Block): Block => blockMap.get(b) ?? b;
+    const mapOp = (o: Operand): Operand => {
+      switch (o.kind) {
+        case 'reg': {
+          const r = regMap.get(o.reg);
+          return r ? { ...o, reg: r } : o;
+        }
+        case 'mem':
+          return o.base && regMap.has(o.base) ? { ...o, base: mapReg(o.base) } : o;
+        case 'cbank':
+          return o.index && regMap.has(o.index) ? { ...o, index: mapReg(o.index) } : o;
+        case 'label':
+          return blockMap.has(o.block) ? { kind: 'label', block: mapBlock(o.block) } : o;
+        case 'labels':
+          return o.blocks.some((x) => blockMap.has(x)) ? { kind: 'labels', blocks: o.blocks.map(mapBlock) } : o;
+        default:
+          return o;
+      }
+    };
+    // Place the copies: labels are chosen now so that they are fresh among the placed blocks.
+    let anchor = opts.after;
+    if (anchor) this.materializeFallthrough(anchor);
+    else {
+      const last = this.blocks[this.blocks.length - 1];
+      if (last) this.materializeFallthrough(last);
+    }
+    let pos = anchor ? this.requirePlaced(anchor, 'cloneRegion') + 1 : this.blocks.length;
+    for (let n = 0; n < region.length; n++) {
+      const b = region[n]!;
+      const c = blockMap.get(b)!;
+      c._setLabelDetached(this.freshLabel());
+      for (const a of b.attrs) c.attrs.add(a);
+      this.placeBlock(c, pos++);
+      for (const i of b.instrs) {
+        const guard = i.guard ? { reg: mapReg(i.guard.reg), not: i.guard.not } : undefined;
+        const ci = new Instr(i.opcode, {
+          guard, mods: i.mods, defs: i.defs.map(mapOp), uses: i.uses.map(mapOp), loc: i.loc, flags: i.flags, control: i.control,
+        });
+        c.append(ci);
+        instrMap.set(i, ci);
+      }
+      // Fall-through of the original goes to its layout successor; keep that edge when the copy's layout
+      // successor is not the copy of (or the very) same block.
+      const next = b.layoutNext;
+      if (b.fallsThrough && next) {
+        const want = mapBlock(next);
+        const nextCopy = region[n + 1] ? blockMap.get(region[n + 1]!) : undefined;
+        const layoutAfter = nextCopy ?? (anchor ? this.blocks[pos] : undefined);
+        if (layoutAfter !== want) c.append(new Instr('BRA', { uses: [label(want)] }));
+      }
+      anchor = c;
+    }
+    return { blocks: region.map((b) => blockMap.get(b)!), blockMap, regMap, instrMap };
   }
   /**
    * Make the edge `from -> oldTo` go to `newTo`: branch labels are rewritten; a fall-through edge gets an
@@ -607,24 +1029,28 @@ export class OriFunction {
     let found = false;
     for (const i of from.instrs) {
       if (!i.isBranch) continue;
+      let hit = false;
       const uses = i.uses.map((u) => {
         if (u.kind === 'label' && u.block === oldTo) {
-          found = true;
+          hit = true;
           return label(newTo);
         }
         if (u.kind === 'labels' && u.blocks.includes(oldTo)) {
-          found = true;
+          hit = true;
           return { kind: 'labels', blocks: u.blocks.map((x) => (x === oldTo ? newTo : x)) } as Operand;
         }
         return u;
       });
-      if (found) i.setUses(uses);
+      if (hit) {
+        found = true;
+        i.setUses(uses);
+      }
     }
     if (from.fallsThrough && from.layoutNext === oldTo) {
       if (newTo !== from.layoutNext) from.append(new Instr('BRA', { uses: [label(newTo)] }));
       found = true;
     }
-    if (!found) throw new Error(`redirectEdge: no edge ${from.label} -> ${oldTo.label}`);
+    if (!found) throw new PtxforgeError('IR_NO_EDGE', `redirectEdge: no edge ${from.label} -> ${oldTo.label}`);
     this._cfgChanged();
   }
   /** Put a new block on the edge `from -> to` and return it (it branches to `to`). */
@@ -664,24 +1090,37 @@ export class OriFunction {
   _ensureCfg(): void {
     if (!this.cfgDirty) return;
     this.cfgDirty = false;
-    for (const b of this.blocks) {
+    const list = this.blocks;
+    for (let k = 0; k < list.length; k++) {
+      const b = list[k]!;
+      b._pos = k;
       b._succs = [];
       b._preds = [];
     }
-    const inFn = new Set(this.blocks);
-    for (let k = 0; k < this.blocks.length; k++) {
-      const b = this.blocks[k]!;
+    for (let k = 0; k < list.length; k++) {
+      const b = list[k]!;
       const succ: Block[] = [];
       for (const i of b.instrs) {
         if (!i.isBranch) continue;
-        for (const t of i.labelTargets()) if (inFn.has(t) && !succ.includes(t)) succ.push(t);
+        for (const t of i.labelTargets()) {
+          // A target is in this function when it is placed here; `succ` is small (a few targets).
+          if (t.fn === this && list[t._pos] === t && !succ.includes(t)) succ.push(t);
+        }
       }
-      const next = this.blocks[k + 1];
+      const next = list[k + 1];
       if (b.fallsThrough && next && !succ.includes(next)) succ.push(next);
       b._succs = succ;
       for (const s of succ) s._preds.push(b);
     }
   }
+}
+
+/** What `OriFunction.cloneRegion` returns: the copies in order and the original -> copy maps. */
+export interface RegionClone {
+  readonly blocks: readonly Block[];
+  readonly blockMap: ReadonlyMap<Block, Block>;
+  readonly regMap: ReadonlyMap<Register, Register>;
+  readonly instrMap: ReadonlyMap<Instr, Instr>;
 }
 
 /** The operand with every read of `from` (register, address base, c-bank index) replaced by `to`. */
@@ -721,6 +1160,7 @@ export class OriModule {
   readonly files: string[] = [];
 
   getFunction(name: string): OriFunction | undefined {
+    // Modules hold few functions; a scan is fine here (blocks and instructions never are scanned).
     return this.functions.find((f) => f.name === name);
   }
   addFunction(fn: OriFunction): OriFunction {

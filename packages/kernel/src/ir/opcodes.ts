@@ -1,3 +1,4 @@
+import { PtxforgeError } from '../errors.js';
 /**
  * The opcode table of Ori IR. Opcodes are SASS mnemonics plus a few pseudo-ops
  * (PHI / MOVPHI, the JMX jump-table pseudo that phase 80 ExpandJmxComputation expands, COPY).
@@ -52,11 +53,36 @@ function def(info: OpcodeInfo): void {
  * Registering the same name twice with different properties is an error; the same definition twice is fine.
  */
 export function defineOpcode(info: OpcodeInfo): void {
-  const prev = table.get(info.name);
-  if (prev && JSON.stringify(prev) !== JSON.stringify(info)) {
-    throw new Error(`opcode ${info.name} is already defined with other properties`);
+  defineOpcodes([info]);
+}
+
+/**
+ * Add several opcodes at once, all or nothing: every definition is checked (against the table and against
+ * each other) before any is added, so a conflict leaves the table as it was (OPCODE_CONFLICT).
+ */
+export function defineOpcodes(infos: readonly OpcodeInfo[]): void {
+  const batch = checkOpcodes(infos);
+  for (const info of batch.values()) if (!table.has(info.name)) def(info);
+}
+
+/** Check that `infos` could be added (OPCODE_BAD_NAME / OPCODE_CONFLICT otherwise) without adding them. */
+export function checkOpcodes(infos: readonly OpcodeInfo[]): Map<string, OpcodeInfo> {
+  const batch = new Map<string, OpcodeInfo>();
+  for (const info of infos) {
+    if (typeof info.name !== 'string' || !/^[A-Z][A-Z0-9_]*$/.test(info.name)) {
+      throw new PtxforgeError('OPCODE_BAD_NAME', `opcode name ${JSON.stringify(info.name)} must be upper-case letters, digits and _`);
+    }
+    const prev = batch.get(info.name) ?? table.get(info.name);
+    if (prev && !sameOpcode(prev, info)) {
+      throw new PtxforgeError('OPCODE_CONFLICT', `opcode ${info.name} is already defined with other properties`);
+    }
+    batch.set(info.name, info);
   }
-  def(info);
+  return batch;
+}
+
+function sameOpcode(a: OpcodeInfo, b: OpcodeInfo): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 export function opcodeInfo(name: string): OpcodeInfo | undefined {

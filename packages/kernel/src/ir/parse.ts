@@ -298,7 +298,7 @@ class Parser {
         this.defined.add(t.text);
         block = this.blockRef(t);
         this.pendingBlocks.delete(t.text);
-        fn.blocks.push(block);
+        fn.addBlock(block);
         if (this.accept('punct', '{')) {
           while (!this.accept('punct', '}')) block.attrs.add(this.expect('ident', undefined, 'a block attribute').text);
         }
@@ -324,7 +324,7 @@ class Parser {
 
   private blockRef(t: Tok): Block {
     const fn = this.fn!;
-    const existing = fn.blocks.find((b) => b.label === t.text) ?? this.pendingBlocks.get(t.text)?.block;
+    const existing = fn.getBlock(t.text) ?? this.pendingBlocks.get(t.text)?.block;
     if (existing) return existing;
     const b = new Block(t.text, fn);
     this.pendingBlocks.set(t.text, { block: b, tok: t });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Instr } from './core.js';
 import { parseOri } from './parse.js';
 import { verifyFunction } from './verify.js';
 
@@ -45,7 +46,7 @@ describe('verifyFunction', () => {
   it('reports a table mismatch when an instruction is listed twice in its block', () => {
     const f = parseOri(loopWithManyRegs()).functions[0]!;
     const b = f.getBlock('bb2')!;
-    b.instrs.unshift(b.instrs[0]!); // %r42 = IADD3 %r31, %r40: its uses now count twice in the instructions
+    (b.instrs as Instr[]).unshift(b.instrs[0]!); // %r42 = IADD3 %r31, %r40: its uses now count twice in the instructions
     expect(verifyFunction(f).filter((i) => i.code === 'ORI_VERIFY_TABLE').map((i) => i.message)).toEqual([
       'register table entry of %r31 does not match the instructions',
       'register table entry of %r40 does not match the instructions',

@@ -1,9 +1,10 @@
-import type { Analysis } from '../analysis/manager.js';
+import type { Analysis, PreservedAnalyses } from '../analysis/manager.js';
 import type { OriFunction, OriModule } from '../ir/core.js';
+import type { ServiceToken } from '../services.js';
 import type { TargetView } from '../target.js';
 
-/** What a phase says it keeps valid: 'all', 'cfg' (every CFG-only analysis), 'none', or analysis names. */
-export type Preserved = 'all' | 'cfg' | 'none' | readonly string[];
+/** What a phase keeps valid: 'all', 'cfg', 'none' or a list of analysis tokens (see defineAnalysis). */
+export type Preserved = PreservedAnalyses;
 
 /**
  * The phase protocol (spec: "Phase Object Layout": execute, isNoOp, getName). A phase implementation is
@@ -82,4 +83,8 @@ export interface PhaseContext {
   info(message: string): void;
   /** Record an optimization remark (the host adds the phase). */
   remark(r: RemarkInput): void;
+  /** The selected arch's provider of a service; SERVICE_MISSING (naming the package to install) if none. */
+  service<T>(token: ServiceToken<T>): T;
+  /** The selected arch's provider of a service, or undefined. */
+  tryService<T>(token: ServiceToken<T>): T | undefined;
 }

@@ -48,6 +48,22 @@ const SREG_CBANK: Record<string, number> = {
   '%ntid.x': 0x0, '%ntid.y': 0x4, '%ntid.z': 0x8, '%nctaid.x': 0xc, '%nctaid.y': 0x10, '%nctaid.z': 0x14,
 };
 
+/**
+ * `%r12` -> { prefix: '%r', index: 12 }: the name of element `index` of a `prefix<N>` range. Indices are written
+ * without leading zeros (`%r01` is no element). Undefined when the name does not end in digits.
+ */
+export function splitRangeName(name: string): { prefix: string; index: number } | undefined {
+  let k = name.length;
+  while (k > 0) {
+    const c = name.charCodeAt(k - 1);
+    if (c < 48 || c > 57) break;
+    k--;
+  }
+  if (k === name.length || k === 0 || name.length - k > 15) return undefined;
+  if (name.charCodeAt(k) === 48 && name.length - k > 1) return undefined;
+  return { prefix: name.slice(0, k), index: Number(name.slice(k)) };
+}
+
 export function isSpecialRegister(name: string): boolean {
   return name in SREG_S2R || name in SREG_CBANK || name === '%clock64' || name === 'WARP_SZ' || /^%(smid|nsmid|gridid|globaltimer|globaltimer_lo|globaltimer_hi|envreg\d+|pm\d+|pm\d+_64|dynamic_smem_size|total_smem_size|aggr_smem_size|reserved_smem_offset_\w+|is_explicit_cluster|cluster\w*|ntid|tid|ctaid|nctaid)$/.test(name);
 }
@@ -95,17 +111,47 @@ export class FnLowerer {
   }
 
   // ---- scopes ---------------------------------------------------------------------------------
+  /** `.reg .t %r<N>` ranges of a scope, by prefix: their registers are made on first use. */
+  private readonly ranges = new WeakMap<Map<string, Sym>, Map<string, { count: number; type: PtxType }>>();
   lookup(name: string): Sym | undefined {
     for (let k = this.scopes.length - 1; k >= 0; k--) {
-      const s = this.scopes[k]!.get(name);
+      const scope = this.scopes[k]!;
+      const s = scope.get(name);
       if (s) return s;
+      const rs = this.ranges.get(scope);
+      if (rs) {
+        const split = splitRangeName(name);
+        const r = split && rs.get(split.prefix);
+        if (r && split.index < r.count) {
+          const sym: Sym = { kind: 'reg', type: r.type, vec: 0, regs: [this.newRegFor(r.type, name)] };
+          scope.set(name, sym);
+          return sym;
+        }
+      }
     }
     return undefined;
   }
+  private inRange(scope: Map<string, Sym>, name: string): boolean {
+    const split = splitRangeName(name);
+    const r = split && this.ranges.get(scope)?.get(split.prefix);
+    return !!r && split.index < r.count;
+  }
   declare(name: string, sym: Sym, pos: Pos): void {
     const top = this.scopes[this.scopes.length - 1]!;
-    if (top.has(name) && this.scopes.length > 1) this.fail('PTX_SEMANTIC', `'${name}' is declared twice in the same scope`, pos);
+    if ((top.has(name) || this.inRange(top, name)) && this.scopes.length > 1) this.fail('PTX_SEMANTIC', `'${name}' is declared twice in the same scope`, pos);
     top.set(name, sym);
+  }
+  /** Declare `prefix<count>`: names prefix0 .. prefix(count-1), registers made on first use. */
+  declareRange(prefix: string, count: number, type: PtxType, pos: Pos): void {
+    const top = this.scopes[this.scopes.length - 1]!;
+    let rs = this.ranges.get(top);
+    if (!rs) this.ranges.set(top, (rs = new Map()));
+    if (rs.has(prefix)) this.fail('PTX_SEMANTIC', `'${prefix}<${count}>' is declared twice in the same scope`, pos);
+    for (const n of top.keys()) {
+      const split = splitRangeName(n);
+      if (split && split.prefix === prefix && split.index < count) this.fail('PTX_SEMANTIC', `'${n}' is declared twice in the same scope`, pos);
+    }
+    rs.set(prefix, { count, type });
   }
   newRegFor(t: PtxType, ptxName?: string): Register {
     const s = regShape(t);
@@ -148,17 +194,14 @@ export class FnLowerer {
   }
   placeLabel(name: string, pos: Pos): void {
     const b = this.blockOf(name);
-    if (this.fn.blocks.includes(b)) this.fail('PTX_SEMANTIC', `label '${name}' is defined twice`, pos);
-    this.fn.blocks.push(b);
-    this.fn._cfgChanged();
+    if (b.placed) this.fail('PTX_SEMANTIC', `label '${name}' is defined twice`, pos);
+    this.fn.addBlock(b);
     this.cur = b;
   }
   /** Current block, opening an unlabelled one after a terminator. */
   block(): Block {
     if (!this.cur) {
-      this.cur = new Block(this.freshLabel(), this.fn);
-      this.fn.blocks.push(this.cur);
-      this.fn._cfgChanged();
+      this.cur = this.fn.addBlock(new Block(this.freshLabel(), this.fn));
     }
     return this.cur;
   }
@@ -192,25 +235,34 @@ export class FnLowerer {
     const check = (sig: readonly string[] | undefined, ops: readonly OriOperand[], what: string): void => {
       if (!sig) return;
       let k = 0;
+      const wrongClass = (o: OriOperand, kind: string): string | undefined => {
+        if (o.kind !== 'reg' || (kind !== 'p' && kind !== 'r')) return undefined;
+        const isPred = o.reg.cls === 'P' || o.reg.cls === 'UP';
+        if (kind === 'p' && !isPred) return `${this.opText}: expected a .pred register as ${what}, found a data register`;
+        if (kind === 'r' && isPred) return `${this.opText}: a .pred register cannot be used as ${what} here (expected a data register)`;
+        return undefined;
+      };
+      let lastKind = '';
       for (const spec of sig) {
         const kind = spec[0]!;
         const star = spec.endsWith('*');
+        lastKind = kind;
         do {
           const o = ops[k];
           if (!o) break;
-          if (o.kind === 'reg' && (kind === 'p' || kind === 'r')) {
-            const isPred = o.reg.cls === 'P' || o.reg.cls === 'UP';
-            if (kind === 'p' && !isPred) {
-              if (star) break;
-              this.fail('PTX_SEMANTIC', `${this.opText}: expected a .pred register as ${what}, found a data register`);
-            }
-            if (kind === 'r' && isPred) {
-              if (star) break;
-              this.fail('PTX_SEMANTIC', `${this.opText}: a .pred register cannot be used as ${what} here (expected a data register)`);
-            }
+          const bad = wrongClass(o, kind);
+          if (bad) {
+            if (star) break;
+            this.fail('PTX_SEMANTIC', bad);
           }
           k++;
         } while (star);
+      }
+      // An operand the signature has no room for (a data register as setp's second destination): located
+      // here rather than an unlocated ORI_VERIFY error of phase 0.
+      if (k < ops.length) {
+        const bad = wrongClass(ops[k]!, lastKind);
+        this.fail('PTX_SEMANTIC', bad ?? `${this.opText}: unexpected ${what} '${ops[k]!.kind === 'reg' ? (ops[k] as { reg: Register }).reg.name : ops[k]!.kind}'`);
       }
     };
     check(info?.defs, i.defs, 'a destination');

@@ -1,6 +1,7 @@
 import { OriFunction, OriModule, PT, PtxforgeError, RZ, type Register, type TargetView, type VarDecl as OriVar } from '@ptxforge/kernel';
-import type { FunctionDecl, Init, PtxModule, Statement, VarDecl } from '../ast.js';
-import { FnLowerer, type ModuleInfo, type Sym } from './context.js';
+import type { FunctionDecl, Init, Operand, PtxModule, Statement, VarDecl } from '../ast.js';
+import { FnLowerer, splitRangeName, type ModuleInfo, type Sym } from './context.js';
+import { checkModuleHeader } from './header.js';
 import { HANDLERS } from './instructions.js';
 import { defineMaybeUndefined } from './undef.js';
 import { byteSize, ptxType, type PtxType } from './types.js';
@@ -36,7 +37,7 @@ export function lowerPtx(ast: PtxModule, options: LowerOptions): OriModule {
     const g = globals.get(n);
     return g?.kind === 'var' && m.vars.some((x) => x.name === g.oriName) ? g.oriName : undefined;
   };
-  if (ast.addressSize === 32) fail('PTX_UNSUPPORTED', '.address_size 32 is not supported (only 64-bit addressing)', { line: 1, col: 1 });
+  checkModuleHeader(ast, options.target.arch);
 
   for (const v of ast.vars) {
     if (v.space === 'tex' || v.space === 'texref' || v.space === 'samplerref' || v.space === 'surfref' || v.type === 'texref' || v.type === 'samplerref' || v.type === 'surfref') {
@@ -155,23 +156,80 @@ function writeScalar(dv: DataView, at: number, t: PtxType, x: { kind: 'int'; val
   for (let k = 0; k < n; k++) dv.setUint8(at + k, Number((u >> BigInt(8 * k)) & 0xffn));
 }
 
-function* regNames(body: Statement[]): Generator<[string, PtxType]> {
-  for (const s of body) {
-    if (s.kind === 'block') yield* regNames(s.body);
-    else if (s.kind === 'var' && s.space === 'reg' && !s.vec) {
-      const t = ptxType(s.type);
-      if (!t) continue;
-      if (s.paramCount !== undefined) for (let k = 0; k < s.paramCount; k++) yield [`${s.name}${k}`, t];
-      else yield [s.name, t];
+/** Visit every statement of a body, nested scopes included, in order (explicit stack: depth is user-controlled). */
+function forEachStatement(body: Statement[], f: (s: Statement) => void): void {
+  const stack: Array<{ body: Statement[]; k: number }> = [{ body, k: 0 }];
+  while (stack.length) {
+    const top = stack[stack.length - 1]!;
+    if (top.k >= top.body.length) {
+      stack.pop();
+      continue;
     }
+    const s = top.body[top.k++]!;
+    f(s);
+    if (s.kind === 'block') stack.push({ body: s.body, k: 0 });
   }
 }
 
-function collectLabels(body: Statement[], out: Set<string>): void {
-  for (const s of body) {
-    if (s.kind === 'label') out.add(s.name);
-    else if (s.kind === 'block') collectLabels(s.body, out);
+/** Every name an operand or guard of the body mentions (registers, variables, labels). */
+function usedNames(body: Statement[]): Set<string> {
+  const out = new Set<string>();
+  const stack: Operand[] = [];
+  forEachStatement(body, (s) => {
+    if (s.kind !== 'instr') return;
+    if (s.guard) out.add(s.guard.name);
+    for (const o of s.operands) stack.push(o);
+    while (stack.length) {
+      const o = stack.pop()!;
+      switch (o.kind) {
+        case 'name': out.add(o.name); break;
+        case 'offset': out.add(o.base); break;
+        case 'addr':
+          if (o.base !== undefined) out.add(o.base.split('.')[0]!);
+          if (o.list) stack.push(...o.list);
+          break;
+        case 'vec': case 'list': stack.push(...o.elems); break;
+        case 'not': case 'neg': stack.push(o.operand); break;
+        case 'pair': stack.push(o.first, o.second); break;
+        default: break;
+      }
+    }
+  });
+  return out;
+}
+
+/**
+ * The `.reg` names whose registers keep their PTX names (FnLowerer.reserve). A `%r<N>` range contributes only
+ * the names the body uses: `.reg .b32 %r<100000000>` costs what is used, as in ptxas.
+ */
+function regNames(body: Statement[]): Array<[string, PtxType]> {
+  const out: Array<[string, PtxType]> = [];
+  const ranges = new Map<string, Array<{ count: number; t: PtxType }>>();
+  forEachStatement(body, (s) => {
+    if (s.kind !== 'var' || s.space !== 'reg' || s.vec) return;
+    const t = ptxType(s.type);
+    if (!t) return;
+    if (s.paramCount === undefined) out.push([s.name, t]);
+    else {
+      let l = ranges.get(s.name);
+      if (!l) ranges.set(s.name, (l = []));
+      l.push({ count: s.paramCount, t });
+    }
+  });
+  if (ranges.size) {
+    for (const n of usedNames(body)) {
+      const split = splitRangeName(n);
+      if (!split) continue;
+      for (const r of ranges.get(split.prefix) ?? []) if (split.index < r.count) out.push([n, r.t]);
+    }
   }
+  return out;
+}
+
+function collectLabels(body: Statement[], out: Set<string>): void {
+  forEachStatement(body, (s) => {
+    if (s.kind === 'label') out.add(s.name);
+  });
 }
 
 function lowerFunction(f: FunctionDecl, mod: ModuleInfo, ast: PtxModule, fail: Fail): OriFunction {
@@ -262,8 +320,17 @@ function paramRegs(c: FnLowerer, p: VarDecl, fail: Fail): Sym {
   return { kind: 'pvar', type: t, aggregate: false, regs: [c.newRegFor(t)] };
 }
 
-function lowerBody(c: FnLowerer, body: Statement[], fail: Fail): void {
-  for (const s of body) {
+/** Lower a body; nested `{ }` scopes with an explicit stack (their depth is user-controlled). */
+function lowerBody(c: FnLowerer, root: Statement[], fail: Fail): void {
+  const stack: Array<{ body: Statement[]; k: number }> = [{ body: root, k: 0 }];
+  while (stack.length) {
+    const top = stack[stack.length - 1]!;
+    if (top.k >= top.body.length) {
+      stack.pop();
+      if (stack.length) c.scopes.pop();
+      continue;
+    }
+    const s = top.body[top.k++]!;
     switch (s.kind) {
       case 'instr': {
         c.ins = s;
@@ -289,8 +356,7 @@ function lowerBody(c: FnLowerer, body: Statement[], fail: Fail): void {
         break;
       case 'block':
         c.scopes.push(new Map());
-        lowerBody(c, s.body, fail);
-        c.scopes.pop();
+        stack.push({ body: s.body, k: 0 });
         break;
       case 'loc': {
         const fi = c.mod.fileIndex.get(s.file);
@@ -328,8 +394,11 @@ function declareLocal(c: FnLowerer, v: VarDecl, fail: Fail): void {
         const n = Math.max(1, v.vec);
         c.declare(name, { kind: 'reg', type: t, vec: v.vec, regs: Array.from({ length: n }, () => c.newRegFor(t, n === 1 ? name : undefined)) }, v.pos);
       };
-      if (v.paramCount !== undefined) for (let k = 0; k < v.paramCount; k++) one(`${v.name}${k}`);
-      else one(v.name);
+      if (v.paramCount !== undefined) {
+        // `%r<N>`: the registers are made when a name of the range is first used (FnLowerer.lookup).
+        if (v.vec) fail('PTX_UNSUPPORTED', `vector register ranges ('${v.name}<${v.paramCount}>') are not supported`, v.pos);
+        c.declareRange(v.name, v.paramCount, t, v.pos);
+      } else one(v.name);
       return;
     }
     case 'param':

@@ -126,17 +126,15 @@ export function runHandlerA(fn: OriFunction, ctx: PhaseContext): HandlerAStats {
 export const slot17HandlerA: Slot17Handler = Object.freeze({
   name: 'A: sync-pattern restructuring + branch scan (sub_849110)',
   status: 'implemented' as const,
-  run(ctx: PhaseContext): void {
-    for (const fn of ctx.module.functions) {
-      const s = runHandlerA(fn, ctx);
-      if (s.syncRemoved + s.retargeted === 0) continue;
-      ctx.remark({
-        kind: 'passed',
-        name: 'Slot17HandlerA',
-        fn: fn.name,
-        message: `${s.syncRemoved} convergence barriers without divergence removed, ${s.retargeted} branch targets retargeted past branch-only blocks`,
-        args: { ...s },
-      });
-    }
+  run(fn: OriFunction, ctx: PhaseContext): void {
+    const s = runHandlerA(fn, ctx);
+    if (s.syncRemoved + s.retargeted === 0) return;
+    ctx.remark({
+      kind: 'passed',
+      name: 'Slot17HandlerA',
+      fn: fn.name,
+      message: `${s.syncRemoved} convergence barriers without divergence removed, ${s.retargeted} branch targets retargeted past branch-only blocks`,
+      args: { ...s },
+    });
   },
 });

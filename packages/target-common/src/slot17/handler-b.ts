@@ -102,18 +102,16 @@ export function nearThresholds(ctx: PhaseContext): NearThresholds {
 export const slot17HandlerB: Slot17Handler = Object.freeze({
   name: 'B: per-instruction branch-distance rewriter (sub_729160)',
   status: 'implemented' as const,
-  run(ctx: PhaseContext): void {
+  run(fn: OriFunction, ctx: PhaseContext): void {
     const t = nearThresholds(ctx);
-    for (const fn of ctx.module.functions) {
-      const r = rewriteNearBranches(fn, t);
-      if (r.near + r.far === 0) continue;
-      ctx.remark({
-        kind: 'analysis',
-        name: 'Slot17HandlerB',
-        fn: fn.name,
-        message: `${r.near} branches within ${t.forward}/${t.backward} instructions take the short encoding, ${r.far} stay long`,
-        args: { ...r },
-      });
-    }
+    const r = rewriteNearBranches(fn, t);
+    if (r.near + r.far === 0) return;
+    ctx.remark({
+      kind: 'analysis',
+      name: 'Slot17HandlerB',
+      fn: fn.name,
+      message: `${r.near} branches within ${t.forward}/${t.backward} instructions take the short encoding, ${r.far} stay long`,
+      args: { ...r },
+    });
   },
 });

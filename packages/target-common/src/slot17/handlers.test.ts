@@ -110,10 +110,10 @@ f3:
 
   it('runs both parts through the phase context; knob 232 disables the restructuring', () => {
     const c = ctxFor(uniform);
-    slot17HandlerA.run!(c);
+    for (const fn of c.module.functions) slot17HandlerA.run(fn, c);
     expect(c.remarks[0]).toMatchObject({ name: 'Slot17HandlerA', args: { syncRemoved: 1 } });
     const off = ctxFor(uniform, { SyncPatternRestructureDisable: true });
-    slot17HandlerA.run!(off);
+    for (const fn of off.module.functions) slot17HandlerA.run(fn, off);
     expect(printModule(off.module)).toContain('BSSY');
     expect(slot17HandlerA.status).toBe('implemented');
   });
@@ -153,7 +153,7 @@ done:
     expect(bras.map((i) => i.flags.has(NEAR_FLAG))).toEqual([false, true]);
     // With the defaults both are near; the flag round-trips through Ori text.
     const c = ctxFor(text);
-    slot17HandlerB.run!(c);
+    for (const fn of c.module.functions) slot17HandlerB.run(fn, c);
     expect(c.remarks[0]).toMatchObject({ args: { near: 2, far: 0 } });
     expect(printModule(parseOri(printModule(c.module)))).toBe(printModule(c.module));
     expect(printModule(c.module)).toContain('BRA far {near}');
