@@ -16,8 +16,13 @@ export interface SuiteResult {
   note?: string;
 }
 
+/** How one case runs: compile `file`, run `launch`, return the `check` verdict (undefined = pass) or the reason. */
+export type CaseRunner = (h: Harness, file: string, launch: LaunchLike, check: (out: Record<string, Uint8Array>) => string | undefined) => string | undefined;
+
 export interface Harness {
   corpus: string;
+  /** Default: the PTX path at -O0 and -O3; the SASS differential swaps in ptxas + lifted cubins. */
+  runner?: CaseRunner;
   /** The CLI's default plugin set (front end, core, targets and every installed optimization plugin). */
   tc: Toolchain;
   arch: string;
@@ -84,12 +89,13 @@ interface ZludaCase {
 const ZLUDA_SHARED_SLACK = 256;
 
 /** ZLUDA spirv_run cases; `harness_semantics` in cases.json says how io and warp cases launch. */
-export function runZluda(h: Harness): { io: SuiteResult; warp: SuiteResult } {
+export function runZluda(h: Harness, opts: { ioOnly?: boolean } = {}): { io: SuiteResult; warp: SuiteResult } {
   const j = JSON.parse(readFileSync(path.join(h.corpus, 'zluda/cases.json'), 'utf8')) as { cases: ZludaCase[] };
   const io: SuiteResult = { passed: 0, failed: 0, failures: [] };
   const warp: SuiteResult = { passed: 0, failed: 0, failures: [] };
   for (const c of j.cases) {
     if (c.disabled || (c.kind !== 'io' && c.kind !== 'warp') || !c.expected) continue;
+    if (opts.ioOnly && c.kind !== 'io') continue;
     const suite = c.kind === 'io' ? io : warp;
     const file = path.join('zluda', c.ptx_file);
     const expected = c.expected.bytes_hex_le;
@@ -104,7 +110,7 @@ export function runZluda(h: Harness): { io: SuiteResult; warp: SuiteResult } {
         kernel: c.entry, grid: [1, 1, 1], block: [64, 1, 1], sharedBytes: ZLUDA_SHARED_SLACK,
         buffers: { output: { hex: zeros } }, params: [{ buffer: 'output' }, { buffer: 'output' }], outputs: ['output'],
       };
-    const why = runBothLevels(h, file, launch, (out) => {
+    const why = (h.runner ?? runBothLevels)(h, file, launch, (out) => {
       const got = hex(out.output ?? new Uint8Array());
       return got === expected ? undefined : `output differs at byte ${firstDiff(got, expected)}: ${got.slice(0, 48)}... expected ${expected.slice(0, 48)}...`;
     });
@@ -208,7 +214,7 @@ export function runPtoxide(h: Harness): SuiteResult {
       }
       const params = c.params.map((p) => ('buffer' in p ? { buffer: p.buffer } : { type: p.kind as 'u64', value: typeof p.value === 'string' ? vars[p.value]! : p.value }));
       const launch: LaunchLike = { kernel: c.entry, grid: inst.grid as number[], block: inst.block as number[], buffers, params, outputs: Object.keys(expected) };
-      why = runBothLevels(h, path.join('ptoxide', c.ptx_file), launch, (out) => {
+      why = (h.runner ?? runBothLevels)(h, path.join('ptoxide', c.ptx_file), launch, (out) => {
         for (const [name, want] of Object.entries(expected)) {
           const got = hex(out[name] ?? new Uint8Array());
           if (got !== want) return `buffer ${name} differs (${got.slice(0, 32)}... vs ${want.slice(0, 32)}...)`;

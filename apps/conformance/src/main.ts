@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { corpusDir, makeHarness, runParse, runPtoxide, runZluda } from './harness.js';
+import { hasPtxas, runSassDifferential } from './sass.js';
 
 /**
  * `pnpm -s conformance`: one line per suite (`zluda: N passed, M failed`, `ptoxide: ...`,
@@ -32,6 +33,18 @@ export async function main(argv: readonly string[], out: (s: string) => void = (
       out(`ptoxide: ${p.passed} passed, ${p.failed} failed\n`);
       failures.push(...p.failures);
       if (p.failed) ok = false;
+    }
+  }
+  if (want('sass')) {
+    const h = await makeHarness(corpus);
+    if (!hasPtxas()) out('zluda-sass: skipped, no ptxas on PATH\n');
+    else {
+      for (const arch of ['sm_90', 'sm_80']) {
+        const r = runSassDifferential(h, arch);
+        out(`zluda-sass ${arch}: ${r.zluda.passed} passed, ${r.zluda.failed} failed\n`);
+        out(`ptoxide-sass ${arch}: ${r.ptoxide.passed} passed, ${r.ptoxide.failed} failed\n`);
+        failures.push(...r.zluda.failures.map((f) => `${arch} ${f}`), ...r.ptoxide.failures.map((f) => `${arch} ${f}`));
+      }
     }
   }
   if (want('parse')) {

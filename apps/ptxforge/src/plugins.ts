@@ -25,6 +25,7 @@ export const OPTIONAL_PLUGIN_PACKAGES: readonly string[] = [
   '@ptxforge/plugin-branch-folding',
   // Loop family (issue #14).
   '@ptxforge/plugin-loop',
+  '@ptxforge/plugin-licm',
 ];
 
 /**
@@ -51,6 +52,7 @@ const LOADERS: Readonly<Record<string, () => Promise<unknown>>> = {
   '@ptxforge/plugin-predication': () => import('@ptxforge/plugin-predication'),
   '@ptxforge/plugin-gvn-cse': () => import('@ptxforge/plugin-gvn-cse'),
   '@ptxforge/plugin-loop': () => import('@ptxforge/plugin-loop'),
+  '@ptxforge/plugin-licm': () => import('@ptxforge/plugin-licm'),
   '@ptxforge/plugin-branch': () => import('@ptxforge/plugin-branch'),
   '@ptxforge/plugin-branch-folding': () => import('@ptxforge/plugin-branch-folding'),
 };

@@ -1,4 +1,5 @@
 import { defineKnob, definePlugin } from '@ptxforge/kernel';
+import { PACKAGE } from './package-meta.js';
 
 /** Options of the example plugin. */
 export interface InstrCountOptions {
@@ -11,7 +12,7 @@ export interface InstrCountOptions {
  * and reports, for every function, how many instructions reach the scheduler. It only reads the IR.
  */
 export const instrCountPlugin = definePlugin<InstrCountOptions | undefined>(
-  { name: '@ptxforge/example-instr-count', version: '0.1.0', kernel: '^0.1.0', description: 'counts instructions before scheduling' },
+  { ...PACKAGE, api: '^1.0.0', description: 'counts instructions before scheduling' },
   (options) => ({
     knobs: [
       defineKnob({ name: 'InstrCountPerOpcode', type: 'bool', default: false, description: 'instr-count example: list counts per opcode too' }),

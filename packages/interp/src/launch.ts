@@ -75,6 +75,8 @@ export interface RunOptions {
   /** Run everything through evaluatePure (testing the fast paths). */
   readonly fastPaths?: boolean;
   readonly checkUndefined?: boolean;
+  /** Physical register files (code lifted from SASS, @ptxforge/sass-lift): registers alias by number. */
+  readonly physicalRegisters?: boolean;
 }
 
 const SIZES: Record<ScalarType, number> = {
@@ -334,7 +336,7 @@ export function runKernel(module: OriModule, launch: Launch, opts: RunOptions = 
   const errors: InterpError[] = [];
   let machine: Machine | undefined;
   try {
-    const prog = new Program(module, kernel, prepared.layout, { fastPaths: opts.fastPaths });
+    const prog = new Program(module, kernel, prepared.layout, { fastPaths: opts.fastPaths, physicalRegisters: opts.physicalRegisters });
     machine = new Machine(prog, prepared.global, { maxSteps: launch.maxSteps ?? DEFAULT_MAX_STEPS, checkUndefined: opts.checkUndefined });
     machine.runGrid();
   } catch (e) {

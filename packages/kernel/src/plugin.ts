@@ -12,8 +12,11 @@ export interface PluginMeta {
   /** npm package name, e.g. `@ptxforge/plugin-branch`. */
   readonly name: string;
   readonly version: string;
-  /** Semver range of kernel versions this plugin works with, e.g. `^0.1.0`. */
-  readonly kernel: string;
+  /**
+   * Semver range of the plugin API (the kernel's PLUGIN_API, not its package version) this plugin works
+   * with, e.g. `^1.0.0`. Releasing the kernel does not change the API, so plugins keep loading.
+   */
+  readonly api: string;
   readonly description?: string;
 }
 
@@ -83,7 +86,7 @@ const fn: Check = (v) => (typeof v === 'function' ? undefined : 'must be a funct
 export const META_RULES: Readonly<Record<keyof PluginMeta, FieldRule>> = {
   name: { required: true, check: str },
   version: { required: true, check: (v) => str(v) ?? (semver.valid(v as string) ? undefined : 'must be a semver version') },
-  kernel: { required: true, check: (v) => str(v) ?? (semver.validRange(v as string) ? undefined : 'must be a semver range') },
+  api: { required: true, check: (v) => str(v) ?? (semver.validRange(v as string) ? undefined : 'must be a semver range of the plugin API, e.g. ^1.0.0') },
   description: { required: false, check: str },
 };
 export const CONTRIBUTION_RULES: Readonly<Record<keyof PluginContributions, FieldRule>> = {
@@ -141,6 +144,13 @@ export function validateFields(
     throw new PtxforgeError('PLUGIN_MANIFEST_INVALID', `${what} of plugin ${plugin} must be an object`, { plugin });
   }
   for (const k of Object.keys(value)) {
+    if (!(k in rules) && k === 'kernel' && 'api' in rules) {
+      throw new PtxforgeError(
+        'PLUGIN_MANIFEST_UNKNOWN_KEY',
+        `plugin ${plugin}: 'kernel' (a kernel package range) is gone; declare the plugin API range instead, e.g. api: '^1.0.0' (PLUGIN_API), and take name and version from your package.json`,
+        { plugin },
+      );
+    }
     if (!(k in rules)) {
       throw new PtxforgeError(
         'PLUGIN_MANIFEST_UNKNOWN_KEY',
@@ -192,12 +202,16 @@ export function validateContributions(c: unknown, plugin: string): PluginContrib
   return pc;
 }
 
-/** Semver check of the kernel range (KERNEL_VERSION_UNSUPPORTED names the plugin and both versions). */
-export function checkKernelRange(meta: PluginMeta, kernelVersion: string): void {
-  if (!semver.satisfies(kernelVersion, meta.kernel, { includePrerelease: true })) {
+/**
+ * Semver check of the plugin's API range against the host's PLUGIN_API (KERNEL_VERSION_UNSUPPORTED names the
+ * plugin, its range and the host's API).
+ */
+export function checkApiRange(meta: PluginMeta, hostApi: string): void {
+  if (!semver.satisfies(hostApi, meta.api, { includePrerelease: true })) {
     throw new PtxforgeError(
       'KERNEL_VERSION_UNSUPPORTED',
-      `plugin ${meta.name}@${meta.version} supports kernel ${meta.kernel}, but this kernel is ${kernelVersion}; install a version of ${meta.name} built for kernel ${kernelVersion}`,
+      `plugin ${meta.name}@${meta.version} supports plugin API ${meta.api}, but this kernel implements plugin API ${hostApi}; ` +
+        `install a version of ${meta.name} built for plugin API ${hostApi}`,
       { plugin: meta.name },
     );
   }

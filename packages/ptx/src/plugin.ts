@@ -1,6 +1,7 @@
 import { definePlugin } from '@ptxforge/kernel';
 import { lowerPtx } from './lower/module.js';
 import { parsePtx } from './parser.js';
+import { PACKAGE } from './package-meta.js';
 
 /** Parse and lower PTX text in one step (what the `.ptx` front end does). */
 export function compilePtxToOri(text: string, file: string, options: Parameters<typeof lowerPtx>[1]): ReturnType<typeof lowerPtx> {
@@ -9,6 +10,6 @@ export function compilePtxToOri(text: string, file: string, options: Parameters<
 
 /** The PTX front end as a ptxforge plugin: registers the `.ptx` input extension. */
 export const ptxFrontendPlugin = definePlugin(
-  { name: '@ptxforge/ptx', version: '0.1.0', kernel: '^0.1.0', description: 'PTX front end: PTX text to Ori' },
+  { ...PACKAGE, api: '^1.0.0', description: 'PTX front end: PTX text to Ori' },
   { frontends: { '.ptx': (text, file, { target }) => compilePtxToOri(text, file, { target }) } },
 );

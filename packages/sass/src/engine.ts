@@ -253,8 +253,11 @@ export function storeAtom(a: AtomSpec, value: number, addr: number, branchBase: 
       return u32x2[1]! >>> (32 - width);
     }
     case 'f16': {
+      // A field narrower than 16 bits keeps the top `width` bits of the half (Maxwell HADD2 immediates: 10).
       const h = floatToHalf(value);
-      return h;
+      if (h === undefined || width >= 16) return h;
+      const drop = 16 - width;
+      return h % 2 ** drop === 0 ? h / 2 ** drop : undefined;
     }
   }
 }
@@ -284,7 +287,7 @@ export function loadAtom(a: AtomSpec, stored: number, width: number, addr: numbe
       u32x2[1] = width >= 32 ? stored : stored * 2 ** (32 - width);
       return f64[0]!;
     case 'f16':
-      return halfToFloat(stored);
+      return halfToFloat(width >= 16 ? stored : stored * 2 ** (16 - width));
   }
 }
 

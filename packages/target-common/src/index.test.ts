@@ -45,7 +45,7 @@ describe('shared SM backend pieces', () => {
     });
     expect(t.plugin.meta).toMatchObject({ name: '@test/target-x', version: '1.2.3' });
     const seen: string[] = [];
-    const probe = definePlugin({ name: 'probe', version: '1.0.0', kernel: '^0.1.0' }, {
+    const probe = definePlugin({ name: 'probe', version: '1.0.0', api: '^1.0.0' }, {
       phases: {
         FinalInspectionPass: () => ({
           execute: (ctx) => void seen.push(`${ctx.target.arch} ${ctx.service(RegisterFile).classes.length} ${ctx.service(LatencyModel).pipeWidths.join('')} ${ctx.service(Slot17Handler).status}`),

@@ -169,8 +169,8 @@ export interface DefinedTarget {
   readonly latencyModel: LatencyModelT;
 }
 
-/** The kernel plugin API range the first-party targets are written against. */
-export const TARGET_KERNEL_RANGE = '^0.1.0';
+/** The plugin API range (PLUGIN_API) the first-party targets are written against. */
+export const TARGET_API_RANGE = '^1.0.0';
 
 /** Make a target package's descriptor and plugin from its table. */
 export function defineTarget(t: TargetTable): DefinedTarget {
@@ -178,7 +178,7 @@ export function defineTarget(t: TargetTable): DefinedTarget {
   const latencyModel = createLatencyModel(t.pipeWidths, t.latencies);
   const caps = (arch: string): TargetCapabilities => (typeof t.capabilities === 'function' ? t.capabilities(arch) : t.capabilities);
   const plugin = definePlugin(
-    { name: t.package.name, version: t.package.version, kernel: TARGET_KERNEL_RANGE, description: t.description },
+    { name: t.package.name, version: t.package.version, api: TARGET_API_RANGE, description: t.description },
     {
       targets: [descriptor],
       services: [

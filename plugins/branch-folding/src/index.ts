@@ -1,6 +1,7 @@
 import { definePlugin, type PhaseContext } from '@ptxforge/kernel';
 import { optimizeFunction, type BranchFolderResult } from './branch-folder.js';
 import { BRANCH_FOLDING_KNOBS, nonNegative, parseTriState, type BranchFoldingOptions } from './knobs.js';
+import { PACKAGE } from './package-meta.js';
 
 export * from './analyze-branch.js';
 export * from './branch-folder.js';
@@ -89,9 +90,8 @@ export function runBranchFolding(ctx: PhaseContext, which: BranchFoldingInvocati
  */
 export const branchFoldingPlugin = definePlugin(
   {
-    name: '@ptxforge/plugin-branch-folding',
-    version: '0.1.0',
-    kernel: '^0.1.0',
+    ...PACKAGE,
+    api: '^1.0.0',
     description: 'cicc BranchFolding: tail merging, branch optimization, common-code hoisting',
   },
   {

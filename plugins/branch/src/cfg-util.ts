@@ -101,7 +101,18 @@ export function removeUnreachableBlocks(fn: OriFunction): number {
     if (seen.has(b) || keep.has(b)) continue;
     for (const s of b.succs) if (hasPhi(s)) keep.add(b);
   }
-  const dead = fn.blocks.filter((b) => !seen.has(b) && !keep.has(b));
+  // Whatever a kept block reaches stays too (removeBlocks needs every predecessor of a removed block gone).
+  const work = fn.blocks.filter((b) => !seen.has(b) && keep.has(b));
+  for (const b of work) seen.add(b);
+  while (work.length) {
+    const b = work.pop()!;
+    for (const s of b.succs)
+      if (!seen.has(s)) {
+        seen.add(s);
+        work.push(s);
+      }
+  }
+  const dead = fn.blocks.filter((b) => !seen.has(b));
   if (!dead.length) return 0;
   fn.removeBlocks(dead);
   return dead.length;

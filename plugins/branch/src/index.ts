@@ -5,6 +5,7 @@ import { knobs } from './knobs.js';
 import { MergeEquivalentConditionalFlow } from './merge-equivalent.js';
 import { OptimizeNestedCondBranches } from './nested-cond.js';
 import { DoSwitchOptSecond } from './switch-opt.js';
+import { PACKAGE } from './package-meta.js';
 
 export * from './branch-opt.js';
 export * from './cfg-util.js';
@@ -21,9 +22,8 @@ export * from './switch-opt.js';
  */
 export const branchPlugin = definePlugin(
   {
-    name: '@ptxforge/plugin-branch',
-    version: '0.1.0',
-    kernel: '^0.1.0',
+    ...PACKAGE,
+    api: '^1.0.0',
     description: 'branch & switch optimization: 15 OriBranchOpt, 30 DoSwitchOptSecond, 38 OptimizeNestedCondBranches, 80 ExpandJmxComputation, 133/136 MergeEquivalentConditionalFlow',
   },
   {

@@ -1,4 +1,6 @@
 import {
+  Block,
+  computePredCounts,
   computeRpo,
   imm,
   Instr,
@@ -6,7 +8,6 @@ import {
   PT,
   reg,
   RZ,
-  type Block,
   type OriFunction,
   type PhaseContext,
   type PhaseImpl,
@@ -174,7 +175,9 @@ export function recogniseSwitch(
   b: Block,
   o: SwitchOptOptions,
   taken: ReadonlySet<Block> = new Set(),
+  predCounts?: ReadonlyMap<Block, number>,
 ): RecognisedSwitch | undefined {
+  const preds = predCounts ?? computePredCounts(fn);
   const head = nodeOf(fn, pos, b, true, o);
   if (!head) return undefined;
   const pc = plainCompare(head.compare)!;
@@ -195,7 +198,7 @@ export function recogniseSwitch(
       const k = restrict(values, node.cmp, node.c, truth);
       if (!k) continue; // no selector value takes this edge
       let child: Node | undefined;
-      if (!inTree.has(t) && !taken.has(t) && t !== fn.entry && inner.length + 1 < o.budget && t.preds.length === 1) {
+      if (!inTree.has(t) && !taken.has(t) && t !== fn.entry && inner.length + 1 < o.budget && preds.get(t) === 1) {
         child = nodeOf(fn, pos, t, false, o);
         if (child) {
           const cpc = plainCompare(child.compare)!;
@@ -262,9 +265,11 @@ class Emitter {
     readonly sel: Register,
     readonly unsigned: boolean,
     readonly line: Instr | undefined,
+    readonly labels: Labels,
   ) {}
+  /** A new block, not yet in the layout (optimizeSwitches places all of them in one pass at the end). */
   block(): Block {
-    const b = this.fn.createBlock();
+    const b = new Block(this.labels.fresh(), this.fn);
     this.blocks.push(b);
     return b;
   }
@@ -285,6 +290,22 @@ class Emitter {
     const t = this.fn.newReg('R');
     this.ins(b, 'IADD3', [], [reg(t)], [reg(this.sel), imm(BigInt.asIntN(32, BigInt(-c))), RZ]);
     return t;
+  }
+}
+
+/** Fresh block labels `swN`, unique in the function (a set, not a scan of the block list per label). */
+class Labels {
+  private n = 0;
+  private readonly used: Set<string>;
+  constructor(fn: OriFunction) {
+    this.used = new Set(fn.blocks.map((b) => b.label));
+  }
+  fresh(): string {
+    let l: string;
+    do l = `sw${this.n++}`;
+    while (this.used.has(l));
+    this.used.add(l);
+    return l;
   }
 }
 
@@ -363,12 +384,12 @@ function emitBst(e: Emitter, start: Block, ranges: ReturnType<typeof caseRanges>
  * to `@!p BRA U` and T is moved right after it: one branch less per leaf of the tree. Returns the layout
  * of the fresh and moved blocks, chains followed from `first`, the rest in creation order.
  */
-function chainLayout(fn: OriFunction, blocks: readonly Block[], first: Block | undefined): Block[] {
+function chainLayout(fn: OriFunction, blocks: readonly Block[], first: Block | undefined, soleEdge: ReadonlySet<Block>): Block[] {
   const fresh = new Set(blocks);
   const placed = new Set<Block>();
   const out: Block[] = [];
-  const movable = (t: Block, from: Block): boolean =>
-    !fresh.has(t) && !placed.has(t) && t !== fn.entry && !t.fallsThrough && !hasPhi(t) && t.preds.length === 1 && t.preds[0] === from;
+  // `soleEdge`: case bodies whose only predecessor was the switch and that exactly one new test reaches.
+  const movable = (t: Block): boolean => soleEdge.has(t) && !fresh.has(t) && !placed.has(t) && t !== fn.entry && !t.fallsThrough && !hasPhi(t);
   const follow = (b0: Block | undefined): void => {
     let b = b0;
     while (b && fresh.has(b) && !placed.has(b)) {
@@ -383,7 +404,7 @@ function chainLayout(fn: OriFunction, blocks: readonly Block[], first: Block | u
       const cond = b.instrs[n - 2];
       if (u && cond && cond.opcode === 'BRA' && cond.guard && cond.uses[0]?.kind === 'label') {
         const t = cond.uses[0].block;
-        if (t !== u && movable(t, b)) {
+        if (t !== u && movable(t)) {
           b.remove(b.instrs[n - 1]!);
           cond.setGuard({ reg: cond.guard.reg, not: !cond.guard.not });
           cond.setUses([label(u)]);
@@ -409,23 +430,32 @@ function uncondTarget(b: Block): Block | undefined {
  * Rewrite one recognised switch with the chosen strategy. The head keeps its instructions up to its tail;
  * inner nodes are deleted; new blocks go right after the head in layout.
  */
-function lowerSwitch(fn: OriFunction, sw: RecognisedSwitch, strategy: SwitchStrategy): number | undefined {
+interface Lowered {
+  readonly head: Block;
+  /** Fresh blocks and moved case bodies, in the layout they take right after the head. */
+  readonly chain: readonly Block[];
+  readonly dead: readonly Block[];
+  readonly depth: number | undefined;
+}
+
+function lowerSwitch(fn: OriFunction, sw: RecognisedSwitch, strategy: SwitchStrategy, labels: Labels, preds: ReadonlyMap<Block, number>): Lowered {
   const head = sw.head.block;
-  const e = new Emitter(fn, sw.sel, sw.unsigned, sw.head.compare);
+  const e = new Emitter(fn, sw.sel, sw.unsigned, sw.head.compare, labels);
   // Drop the head's branches and, when nothing else reads it, its compare.
   const tail = sw.head.tail;
   head.remove(tail.branch);
   if (tail.uncond) head.remove(tail.uncond);
   if (tail.pred.uses.size === 0 && tail.pred.defs.size === 1) head.remove(sw.head.compare);
   // Inner nodes go entirely.
-  const dead = new Set<Block>();
+  const dead: Block[] = [];
   for (const n of sw.inner) {
-    for (const i of [...n.block.instrs]) n.block.remove(i);
-    dead.add(n.block);
+    for (let k = n.block.instrs.length - 1; k >= 0; k--) n.block.remove(n.block.instrs[k]!);
+    dead.push(n.block);
   }
   let depth: number | undefined;
   const min = sw.cases[0]!.v;
   const max = sw.cases[sw.cases.length - 1]!.v;
+  const soleEdge = new Set<Block>();
   if (strategy === 'jump-table') {
     const range = max - min + 1;
     const t = e.offset(head, min);
@@ -437,35 +467,68 @@ function lowerSwitch(fn: OriFunction, sw: RecognisedSwitch, strategy: SwitchStra
     e.branch(head, undefined, j);
     j.append(new Instr('JMX', { uses: [reg(t), { kind: 'labels', blocks: table }], loc: sw.head.compare.loc }));
   } else {
-    depth = emitBst(e, head, caseRanges(sw.cases), sw.defaultTarget);
+    const ranges = caseRanges(sw.cases);
+    // A case body the switch alone reached (one predecessor before) and one range tests now has one edge in.
+    const tests = new Map<Block, number>();
+    for (const r of ranges) tests.set(r.target, (tests.get(r.target) ?? 0) + 1);
+    for (const [t, n] of tests) if (n === 1 && preds.get(t) === 1 && t !== sw.defaultTarget) soleEdge.add(t);
+    depth = emitBst(e, head, ranges, sw.defaultTarget);
   }
-  // Layout: [..., head, new (and moved case) blocks..., rest without the dead inner nodes].
-  fn.removeBlocks([...dead].filter((b) => b.placed));
-  const chain = chainLayout(fn, e.blocks, uncondTarget(head));
-  const chained = new Set(chain);
-  const rest = fn.blocks.filter((b) => !chained.has(b));
-  const at = head.index - chain.filter((b) => b.index < head.index).length;
-  fn.setLayout([...rest.slice(0, at + 1), ...chain, ...rest.slice(at + 1)]);
-  for (let k = at; k <= at + chain.length && k + 1 < fn.blocks.length; k++) {
-    const b = fn.blocks[k]!;
-    if (uncondTarget(b) === fn.blocks[k + 1]) b.remove(b.instrs[b.instrs.length - 1]!);
+  return { head, chain: chainLayout(fn, e.blocks, uncondTarget(head), soleEdge), dead, depth };
+}
+
+/**
+ * Place every lowered switch's chain right after its head and drop the dead inner nodes, in one pass over the
+ * layout; then fold the unconditional branches of heads and chains that now jump to the next block. A moved
+ * case body may itself head a lowered switch: its own chain follows it.
+ */
+function relayout(fn: OriFunction, lowered: readonly Lowered[]): void {
+  const dead = new Set<Block>();
+  const chained = new Set<Block>();
+  const chainOf = new Map<Block, readonly Block[]>();
+  for (const l of lowered) {
+    for (const b of l.dead) dead.add(b);
+    for (const b of l.chain) chained.add(b);
+    chainOf.set(l.head, l.chain);
   }
-  return depth;
+  fn.removeBlocks(dead);
+  for (const b of chained) if (!b.placed) fn.addBlock(b);
+  const out: Block[] = [];
+  const emit = (b0: Block): void => {
+    const stack: Block[] = [b0];
+    while (stack.length) {
+      const b = stack.pop()!;
+      out.push(b);
+      const c = chainOf.get(b);
+      if (c) for (let k = c.length - 1; k >= 0; k--) stack.push(c[k]!);
+    }
+  };
+  for (const b of fn.blocks) if (!chained.has(b)) emit(b);
+  fn.setLayout(out);
+  const touched = new Set<Block>([...chainOf.keys(), ...chained]);
+  for (let k = 0; k + 1 < out.length; k++) {
+    const b = out[k]!;
+    if (touched.has(b) && uncondTarget(b) === out[k + 1]) b.remove(b.instrs[b.instrs.length - 1]!);
+  }
 }
 
 /**
  * The generic switch optimizer over one function (spec: sub_77CF40). Returns one report per switch found,
- * lowered or kept.
+ * lowered or kept. Switches are recognised on the CFG as it was (their trees are disjoint), lowered one by
+ * one without touching the layout, and placed in one pass at the end.
  */
 export function optimizeSwitches(fn: OriFunction, o: SwitchOptOptions = DEFAULT_SWITCH_OPT): SwitchReport[] {
   const reports: SwitchReport[] = [];
   if (o.profileAttached || fn.blocks.length === 0) return reports;
   const order = computeRpo(fn).order;
+  const preds = computePredCounts(fn);
+  const pos = layoutPositions(fn);
+  const labels = new Labels(fn);
   const taken = new Set<Block>();
-  let pos = layoutPositions(fn);
+  const lowered: Lowered[] = [];
   for (const b of order) {
     if (taken.has(b)) continue;
-    const sw = recogniseSwitch(fn, pos, b, o, taken);
+    const sw = recogniseSwitch(fn, pos, b, o, taken, preds);
     if (!sw) continue;
     taken.add(b);
     for (const n of sw.inner) taken.add(n.block);
@@ -475,14 +538,16 @@ export function optimizeSwitches(fn: OriFunction, o: SwitchOptOptions = DEFAULT_
     const targets = new Set(sw.cases.map((c) => c.target)).size;
     let depth: number | undefined;
     if (strategy !== 'cascade') {
-      depth = lowerSwitch(fn, sw, strategy);
-      pos = layoutPositions(fn);
+      const l = lowerSwitch(fn, sw, strategy, labels, preds);
+      lowered.push(l);
+      depth = l.depth;
     }
     reports.push({
       head: b, line, cases: sw.cases.length, min: sw.cases[0]!.v, max: sw.cases[sw.cases.length - 1]!.v, density, strategy, reason, nodes, targets,
       ...(depth !== undefined ? { depth } : {}),
     });
   }
+  if (lowered.length) relayout(fn, lowered);
   return reports;
 }
 

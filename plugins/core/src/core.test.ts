@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { corePlugin } from './index.js';
 
 function target(slot17: Omit<Slot17Handler, 'run'> & { run?: Slot17Handler['run'] }) {
-  return definePlugin({ name: 'tgt', version: '1.0.0', kernel: '^0.1.0' }, {
+  return definePlugin({ name: 'tgt', version: '1.0.0', api: '^1.0.0' }, {
     services: [provide(Slot17Handler, { archs: ['sm_90'], useValue: { run: () => undefined, ...slot17 } })],
     targets: [{
       id: 't', family: 'T', archs: ['sm_90'],

@@ -6,13 +6,14 @@ import { ReportPhase } from './reports.js';
 import { OriSanitize } from './sanitize.js';
 import { SetControlFlowOpLastInBB } from './set-control-flow-last.js';
 import { describeSlot17, DoSwitchOptFirst } from './switch-opt-first.js';
+import { PACKAGE } from './package-meta.js';
 
 export { AnalyzeControlFlow, FinalInspectionPass, OriCheckInitialProgram, ReportPhase, OriSanitize, SetControlFlowOpLastInBB, DoSwitchOptFirst };
 export { describeFunction } from './reports.js';
 
 /** The core phases every toolchain wants: validation, CFG analysis and fixups, reports, slot-17 dispatch. */
 export const corePlugin = definePlugin(
-  { name: '@ptxforge/plugin-core', version: '0.1.0', kernel: '^0.1.0', description: 'validation, CFG analysis, reports, phase 14 dispatch' },
+  { ...PACKAGE, api: '^1.0.0', description: 'validation, CFG analysis, reports, phase 14 dispatch' },
   {
     phases: {
       OriCheckInitialProgram: () => new OriCheckInitialProgram(),

@@ -1,5 +1,6 @@
 import { defineKnob, definePlugin } from '@ptxforge/kernel';
 import { GeneralOptimizePhase, KNOB_GO_MAX_ROUNDS } from './general-optimize-phase.js';
+import { PACKAGE } from './package-meta.js';
 
 export * from './general-optimize-phase.js';
 export * from './propagate.js';
@@ -22,7 +23,7 @@ export const knobs = [
 
 /** GeneralOptimize bundles in slots 13, 29, 37, 46, 58, 65. */
 export const generalOptimizePlugin = definePlugin(
-  { name: '@ptxforge/plugin-general-optimize', version: '0.1.0', kernel: '^0.1.0', description: 'GeneralOptimize bundles: copy/constant propagation, folding, algebraic simplification' },
+  { ...PACKAGE, api: '^1.0.0', description: 'GeneralOptimize bundles: copy/constant propagation, folding, algebraic simplification' },
   {
     phases: {
       GeneralOptimizeEarly: () => new GeneralOptimizePhase('early'),

@@ -1,5 +1,6 @@
 import { definePlugin, DominatorAnalysis, type PhaseContext, type PhaseImpl } from '@ptxforge/kernel';
 import { gvnCse } from './gvn-cse.js';
+import { PACKAGE } from './package-meta.js';
 
 export * from './gvn-cse.js';
 
@@ -12,7 +13,7 @@ export class GvnCsePhase implements PhaseImpl {
 }
 
 export const gvnCsePlugin = definePlugin(
-  { name: '@ptxforge/plugin-gvn-cse', version: '0.1.0', kernel: '^0.1.0', description: 'global value numbering and common subexpression elimination' },
+  { ...PACKAGE, api: '^1.0.0', description: 'global value numbering and common subexpression elimination' },
   { phases: { GvnCse: () => new GvnCsePhase() } },
 );
 export default gvnCsePlugin;

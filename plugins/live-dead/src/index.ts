@@ -1,5 +1,6 @@
 import { defineKnob, definePlugin } from '@ptxforge/kernel';
 import { KNOB_LIVE_DEAD_REMOVE_UNREACHABLE, KNOB_LIVE_DEAD_USE_LIVENESS, LiveDeadPhase } from './live-dead-phase.js';
+import { PACKAGE } from './package-meta.js';
 
 export * from './dead-code.js';
 export * from './live-dead-phase.js';
@@ -21,7 +22,7 @@ export const knobs = [
 
 /** Liveness / DCE phases 10, 16, 33, 61, 84. */
 export const liveDeadPlugin = definePlugin(
-  { name: '@ptxforge/plugin-live-dead', version: '0.1.0', kernel: '^0.1.0', description: 'liveness and dead code elimination' },
+  { ...PACKAGE, api: '^1.0.0', description: 'liveness and dead code elimination' },
   {
     phases: {
       EarlyOriSimpleLiveDead: () => new LiveDeadPhase('simple'),

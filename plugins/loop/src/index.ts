@@ -2,12 +2,15 @@ import { definePlugin, type PhaseContext, type PhaseImpl } from '@ptxforge/kerne
 import { LOOP_KNOBS } from './knobs.js';
 import { simplifyLoops } from './simplify.js';
 import { readUnrollKnobs, unrollFunction } from './unroll.js';
+import { PACKAGE } from './package-meta.js';
+import { pipelineFunction } from './pipelining.js';
 
 export * from './knobs.js';
 export * from './iv.js';
 export * from './region.js';
 export * from './simplify.js';
 export * from './unroll.js';
+export * from './pipelining.js';
 
 /** 18 OriLoopSimplification. */
 export class LoopSimplificationPhase implements PhaseImpl {
@@ -29,13 +32,22 @@ export class LoopUnrollingPhase implements PhaseImpl {
   }
 }
 
+/** 24 OriPipelining: MII analysis and remarks; the modulo-scheduling transformation is not implemented. */
+export class PipeliningPhase implements PhaseImpl {
+  readonly preserves = 'all' as const;
+  execute(ctx: PhaseContext): void {
+    for (const fn of ctx.module.functions) if (fn.blocks.length) pipelineFunction(ctx, fn);
+  }
+}
+
 export const loopPlugin = definePlugin(
-  { name: '@ptxforge/plugin-loop', version: '0.1.0', kernel: '^0.1.0', description: 'loop simplification, unrolling, pipelining and fusion' },
+  { ...PACKAGE, api: '^1.0.0', description: 'loop simplification, unrolling, pipelining and fusion' },
   {
     knobs: LOOP_KNOBS,
     phases: {
       OriLoopSimplification: () => new LoopSimplificationPhase(),
       OriLoopUnrolling: () => new LoopUnrollingPhase(),
+      OriPipelining: () => new PipeliningPhase(),
     },
   },
 );

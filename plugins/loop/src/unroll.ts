@@ -364,6 +364,11 @@ export function unrollFunction(ctx: PhaseContext, fn: OriFunction, k: UnrollKnob
       continue;
     }
     const body = scanBody(loop);
+    // Step J, the non-innermost filter, comes before the shape checks (spec: sub_1390B30).
+    if (loop.children.length > 0 && !k.nonInnermost && ov !== 'force' && 10 * body.tex < body.remaining) {
+      reject({ code: 7, reason: `non-innermost loop (LoopUnrollNonInnermost off) and 10*tex ${10 * body.tex} < cost ${body.remaining}` });
+      continue;
+    }
     const multiBlock = loop.blocks.length > 1;
     if (multiBlock && !k.multiBlock) {
       reject({ code: 12, reason: 'multi-block loop body and UnrollMultiBlockLoops is off' });

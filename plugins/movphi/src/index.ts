@@ -1,12 +1,13 @@
 import { definePlugin } from '@ptxforge/kernel';
 import { ConvertAllMovPhiToMovPhase, GenerateMovPhiPhase } from './phases.js';
+import { PACKAGE } from './package-meta.js';
 
 export * from './movphi.js';
 export * from './phases.js';
 
 /** SSA phi handling phases 23 and 73. */
 export const movPhiPlugin = definePlugin(
-  { name: '@ptxforge/plugin-movphi', version: '0.1.0', kernel: '^0.1.0', description: 'MovPhi generation and phi destruction' },
+  { ...PACKAGE, api: '^1.0.0', description: 'MovPhi generation and phi destruction' },
   {
     phases: {
       GenerateMovPhi: () => new GenerateMovPhiPhase(),

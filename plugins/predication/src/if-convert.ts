@@ -57,9 +57,12 @@ interface Arm {
 }
 
 /** An arm: only predecessor `a`, one successor, body then at most an unconditional BRA. */
-function armOf(b: Block, a: Block, g: Guard, max: number): Arm | undefined {
-  if (b === a || b.preds.length !== 1 || b.preds[0] !== a || b.succs.length !== 1) return undefined;
-  const join = b.succs[0]!;
+function armOf(b: Block, a: Block, g: Guard, max: number, cfg: RoundCfg): Arm | undefined {
+  if (b === a) return undefined;
+  const preds = cfg.preds(b);
+  const succs = cfg.succs(b);
+  if (preds.size !== 1 || !preds.has(a) || succs.length !== 1) return undefined;
+  const join = succs[0]!;
   const last = b.instrs[b.instrs.length - 1];
   const branches = !!last && last.isControlFlow;
   if (branches && !(last.opcode === 'BRA' && !last.guard && plainBranchMods(last))) return undefined;
@@ -105,21 +108,97 @@ function formSels(list: Instr[]): Instr[] {
 }
 
 /**
+ * The state of one round of conversions: the CFG (edges and layout) as the conversions leave it, label
+ * references, and the emptied arm blocks. Keeping the CFG here instead of asking the function after every
+ * conversion (a full CFG rebuild each time) keeps a round linear in the function size; the emptied arms
+ * leave the layout in one removeBlocks at the end of the round.
+ */
+export class RoundCfg {
+  private readonly pred = new Map<Block, Set<Block>>();
+  private readonly succ = new Map<Block, Block[]>();
+  private readonly next = new Map<Block, Block | undefined>();
+  private readonly prev = new Map<Block, Block | undefined>();
+  readonly refs: LabelRefs;
+  readonly dead = new Set<Block>();
+  /** Converted blocks whose trailing `BRA join` may go once the dead arms leave the layout. */
+  readonly converted: Array<{ a: Block; bra: Instr; join: Block }> = [];
+
+  constructor(readonly fn: OriFunction) {
+    const bl = fn.blocks;
+    for (let k = 0; k < bl.length; k++) {
+      const b = bl[k]!;
+      this.succ.set(b, [...b.succs]);
+      this.pred.set(b, new Set(b.preds));
+      this.next.set(b, bl[k + 1]);
+      this.prev.set(b, bl[k - 1]);
+    }
+    this.refs = new LabelRefs(fn);
+  }
+  preds(b: Block): ReadonlySet<Block> {
+    return this.pred.get(b) ?? new Set();
+  }
+  succs(b: Block): readonly Block[] {
+    return this.succ.get(b) ?? [];
+  }
+  layoutNext(b: Block): Block | undefined {
+    return this.next.get(b);
+  }
+  /** `a` now continues only to `join`. */
+  setOnlySucc(a: Block, join: Block): void {
+    for (const s of this.succs(a)) if (s !== join) this.pred.get(s)?.delete(a);
+    this.succ.set(a, [join]);
+    this.pred.get(join)?.add(a);
+  }
+  /** Take an (emptied) block out of the CFG and the layout; it is removed from the function at the end. */
+  kill(b: Block): void {
+    for (const s of this.succs(b)) this.pred.get(s)?.delete(b);
+    const p = this.prev.get(b);
+    const n = this.next.get(b);
+    if (p) this.next.set(p, n);
+    if (n) this.prev.set(n, p);
+    this.succ.delete(b);
+    this.pred.delete(b);
+    this.dead.add(b);
+  }
+  /** Remove the dead arms, then the `BRA join` of converted blocks that now fall through to their join. */
+  finish(): void {
+    if (this.dead.size) this.fn.removeBlocks(this.dead);
+    for (const { a, bra, join } of this.converted) {
+      if (bra.block === a && a.instrs[a.instrs.length - 1] === bra && this.layoutNext(a) === join) {
+        this.refs.remove(bra);
+        a.remove(bra);
+      }
+    }
+    this.dead.clear();
+    this.converted.length = 0;
+  }
+}
+
+/**
  * If-convert at block `a` ending in `@g BRA X` with fall-through Y: a diamond (X and Y both arms with the
  * same join), or a triangle (one arm whose join is the other successor). The arms' bodies move into `a`
- * under `!g` (Y) and `g` (X), the branch goes, and `a` continues to the join.
+ * under `!g` (Y) and `g` (X), the branch goes, and `a` continues to the join. With a `round` the function's
+ * blocks are removed when the round finishes; without one, at once.
  */
-export function ifConvertAt(fn: OriFunction, a: Block, o: PredicationOptions, refs: LabelRefs = new LabelRefs(fn), removed?: Set<Block>): boolean {
+export function ifConvertAt(fn: OriFunction, a: Block, o: PredicationOptions, round?: RoundCfg): boolean {
+  if (!round) {
+    const r = new RoundCfg(fn);
+    const done = ifConvertAt(fn, a, o, r);
+    r.finish();
+    return done;
+  }
+  const cfg = round;
+  const refs = round.refs;
   const term = a.instrs[a.instrs.length - 1];
   if (!term || term.opcode !== 'BRA' || !term.guard || !plainBranchMods(term) || term.uses[0]?.kind !== 'label') return false;
   if (a.instrs.slice(0, -1).some((i) => i.isControlFlow)) return false;
   const x = term.uses[0].block;
-  const y = a.layoutNext;
-  if (!y || x === y || x === a || y === a) return false;
+  const y = cfg.layoutNext(a);
+  if (!y || x === y || x === a || y === a || cfg.dead.has(x)) return false;
   const g: Guard = term.guard;
   const notG: Guard = { reg: g.reg, not: !g.not };
-  const armX = armOf(x, a, g, o.maxArmInstrs);
-  const armY = armOf(y, a, g, o.maxArmInstrs);
+  const armX = armOf(x, a, g, o.maxArmInstrs, cfg);
+  const armY = armOf(y, a, g, o.maxArmInstrs, cfg);
   let arms: Arm[];
   let join: Block;
   if (armX && armY && armX.join === armY.join) {
@@ -142,8 +221,8 @@ export function ifConvertAt(fn: OriFunction, a: Block, o: PredicationOptions, re
   if (o.formSel) list = formSels(list);
 
   // Cost per thread: the branchy paths against the straight-line code (plus a BRA if the join is not next).
-  let after: Block | undefined = a.layoutNext;
-  while (after && armBlocks.has(after)) after = after.layoutNext;
+  let after: Block | undefined = cfg.layoutNext(a);
+  while (after && armBlocks.has(after)) after = cfg.layoutNext(after);
   const needBra = after !== join ? 1 : 0;
   if (!o.allowLongerPaths && !costOk(list, arms, x, g, needBra, o.costModel)) return false;
 
@@ -157,15 +236,10 @@ export function ifConvertAt(fn: OriFunction, a: Block, o: PredicationOptions, re
       refs.remove(i);
       arm.block.remove(i);
     }
+    cfg.kill(arm.block);
   }
-  for (const arm of arms) {
-    fn.removeBlock(arm.block);
-    removed?.add(arm.block);
-  }
-  if (a.layoutNext === join) {
-    refs.remove(bra);
-    a.remove(bra);
-  }
+  cfg.setOnlySucc(a, join);
+  cfg.converted.push({ a, bra, join });
   return true;
 }
 
@@ -194,17 +268,17 @@ export class LabelRefs {
 export function ifConvert(fn: OriFunction, o: PredicationOptions): number {
   let n = 0;
   let again = true;
-  const refs = new LabelRefs(fn);
-  const removed = new Set<Block>();
   while (again) {
     again = false;
+    const round = new RoundCfg(fn);
     for (const a of [...fn.blocks]) {
-      if (!a.placed || removed.has(a)) continue;
-      if (ifConvertAt(fn, a, o, refs, removed)) {
+      if (!a.placed || round.dead.has(a)) continue;
+      if (ifConvertAt(fn, a, o, round)) {
         n++;
         again = true;
       }
     }
+    round.finish();
   }
   return n;
 }

@@ -1,5 +1,6 @@
 import { defineKnob, definePlugin, type PhaseContext, type PhaseImpl } from '@ptxforge/kernel';
 import { ifConvert } from './if-convert.js';
+import { PACKAGE } from './package-meta.js';
 
 export * from './if-convert.js';
 
@@ -41,7 +42,7 @@ export class PredicationPhase implements PhaseImpl {
 }
 
 export const predicationPlugin = definePlugin(
-  { name: '@ptxforge/plugin-predication', version: '0.1.0', kernel: '^0.1.0', description: 'if-conversion (predication)' },
+  { ...PACKAGE, api: '^1.0.0', description: 'if-conversion (predication)' },
   { phases: { OriDoPredication: () => new PredicationPhase() }, knobs },
 );
 export default predicationPlugin;

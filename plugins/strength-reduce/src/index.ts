@@ -1,5 +1,6 @@
 import { definePlugin, DominatorAnalysis, LoopAnalysis, type PhaseContext, type PhaseImpl } from '@ptxforge/kernel';
 import { strengthReduce } from './strength-reduce.js';
+import { PACKAGE } from './package-meta.js';
 
 export * from './strength-reduce.js';
 
@@ -15,7 +16,7 @@ export class StrengthReducePhase implements PhaseImpl {
 }
 
 export const strengthReducePlugin = definePlugin(
-  { name: '@ptxforge/plugin-strength-reduce', version: '0.1.0', kernel: '^0.1.0', description: 'induction-variable strength reduction' },
+  { ...PACKAGE, api: '^1.0.0', description: 'induction-variable strength reduction' },
   { phases: { OriStrengthReduce: () => new StrengthReducePhase() } },
 );
 export default strengthReducePlugin;

@@ -39,8 +39,8 @@ const BRANCH_BASE = 8;
 const CONTROL_LO = 64;
 const CONTROL_HI = 84; // stall, yield, barriers, wait mask, reuse flags
 const REUSE_POS = 81;
-const OP_POS = 58;
-const OP_WIDTH = 6;
+const OP_POS = 61;
+const OP_WIDTH = 3;
 /** Bits an operand field may use: the 64-bit instruction word. */
 const FIELD_LO = 0;
 const FIELD_HI = 63;
@@ -112,7 +112,7 @@ function atomKind(sig, key) {
   if (shape.startsWith('M')) {
     if (part === 'd' || part === 'u') return { prior: PRIOR['m.d'], tries: [{ enc: 'u', widths: [6] }], order: 0 };
     if (part === 'b') return { prior: PRIOR['m.b'], tries: [{ enc: 'u', widths: [8] }], order: 0 };
-    if (part === 'o') return { prior: PRIOR['m.o'], tries: [{ enc: 's', widths: [24, 32, 20, 16] }, { enc: 's', bitwise: true, maxWidth: 24 }], order: 2 };
+    if (part === 'o') return { prior: PRIOR['m.o'], tries: [{ enc: 's', widths: [32, 24, 22, 20, 16] }, { enc: 's', bitwise: true, maxWidth: 24 }], order: 2 };
   }
   if (shape === 'F')
     return {
@@ -123,6 +123,9 @@ function atomKind(sig, key) {
         { enc: 'f16', widths: [16] },
         { enc: 'f32', widths: [16] },
         { enc: 'f32', split: [[20, 19], [56, 1]] },
+        // HADD2/HMUL2/HFMA2 immediates: two halves, top 10 bits each (9 bits + sign).
+        { enc: 'f16', split: [[30, 9], [56, 1]] },
+        { enc: 'f16', split: [[20, 9], [29, 1]] },
         { enc: 'f64h', split: [[20, 19], [56, 1]] },
         { enc: 'f32', widths: [19, 20] },
         { enc: 'f64h', widths: [20, 19] },
@@ -553,6 +556,27 @@ function learnRow(arch, ex) {
       continue;
     }
     derived.push({ token: t, when });
+  }
+  // Fallback: when some token is neither in a slot nor derivable, but every varying token is a function of all
+  // the varying bits together, one exact slot over those bits replaces the learned ones (it knows only the
+  // combinations the examples show; others decode as unknown).
+  if (problems.some((p) => p.includes('neither encoded nor derivable')) && varBits.length && varBits.length <= 40) {
+    const rs = runs(varBits);
+    const seen = new Map();
+    let exact = true;
+    for (const e of ex) {
+      const v = readRuns(e.w, rs);
+      const k = presenceKey(e, varying);
+      if (seen.has(v) && seen.get(v) !== k) exact = false;
+      seen.set(v, k);
+    }
+    if (exact) {
+      const map = {};
+      for (const e of ex) map[String(readRuns(e.w, rs))] = varying.filter((t) => e.flat.tokens.has(t));
+      slots.splice(0, slots.length, { bits: rs, map: Object.fromEntries(Object.entries(map).sort((x, y) => Number(x[0]) - Number(y[0]))) });
+      derived.splice(0, derived.length);
+      for (let i = problems.length - 1; i >= 0; i--) if (problems[i].includes('neither encoded nor derivable')) problems.splice(i, 1);
+    }
   }
 
   // Printing order: precedence of tokens as they appear, ties by first appearance.

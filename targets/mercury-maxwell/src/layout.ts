@@ -12,7 +12,7 @@ export const MAXWELL_CONTROL = { stall: 64, yieldBit: 68, writeBarrier: 69, read
 
 export const MAXWELL_LAYOUT: FamilyLayout = {
   wordBits: 128,
-  opcode: [58, 6],
+  opcode: [61, 3],
   guardPred: [16, 3],
   guardNot: 19,
   branchBase: 8,

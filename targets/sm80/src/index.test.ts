@@ -15,7 +15,7 @@ describe('@ptxforge/target-sm80', () => {
 
   it('provides its slot-17 handler, latency model and register file for each of its archs', () => {
     const seen: string[] = [];
-    const probe = definePlugin({ name: 'probe', version: '1.0.0', kernel: '^0.1.0' }, {
+    const probe = definePlugin({ name: 'probe', version: '1.0.0', api: '^1.0.0' }, {
       phases: {
         FinalInspectionPass: () => ({
           execute: (ctx) =>

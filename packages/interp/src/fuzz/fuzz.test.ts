@@ -49,7 +49,7 @@ describe('fuzz detects a wrong phase', () => {
   it('reports the seeds and names the phase', () => {
     // Off-by-one in every "+ 1" (loop increments): a miscompilation verify-each must catch.
     const wrong = definePlugin(
-      { name: '@ptxforge/test-wrong', version: '0.1.0', kernel: '^0.1.0' },
+      { name: '@ptxforge/test-wrong', version: '0.1.0', api: '^1.0.0' },
       {
         phases: {
           GeneralOptimizeEarly: () => ({

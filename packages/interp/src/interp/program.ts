@@ -116,6 +116,38 @@ export interface LaunchLayout {
 export interface ProgramOptions {
   /** Use the specialised fast closures (default true); false runs everything through evaluatePure. */
   readonly fastPaths?: boolean;
+  /**
+   * Physical register files (code lifted from SASS): a register's slots come from its number, so `%rd2` is the
+   * pair `%r2`, `%r3` and every function shares one register file (see `physicalSlotOf`).
+   */
+  readonly physicalRegisters?: boolean;
+}
+
+/** Data slots of the physical register files: R0..R254 at 0.., UR0..UR62 at 256.., B0..B15 at 320.., temporaries
+ *  (numbers >= 1000 of any width, e.g. `%rd1004`) at 400 + (n - 1000). */
+export const PHYSICAL_DATA_SLOTS = 400 + 4096;
+/** Predicate slots: PT = 0, P0..P6 = 1..7, UP0..UP6 = 8..14. */
+export const PHYSICAL_PRED_SLOTS = 15;
+
+/**
+ * The slot of a register of lifted SASS, from its name: `%r5`/`%rd4`/`%rq8` are R5, R4:R5, R8..R11; `%ur4`/`%urd4`
+ * uniform; `%p0`, `%up0`, `%b0`; numbers from 1000 are the lifter's temporaries.
+ */
+export function physicalSlotOf(r: Register): number {
+  const m = /(\d+)$/.exec(r.name);
+  const n = m ? Number(m[1]) : 0;
+  switch (r.cls) {
+    case 'P':
+      return 1 + (n % 7);
+    case 'UP':
+      return 8 + (n % 7);
+    case 'B':
+      return 320 + (n % 16);
+    case 'UR':
+      return n >= 1000 ? 400 + (n - 1000) : 256 + (n % 64);
+    default:
+      return n >= 1000 ? 400 + (n - 1000) : n % 256;
+  }
 }
 
 /** The register file layout: data slots (Uint32 per lane) and predicate slots (lane bitmasks). */
@@ -144,12 +176,23 @@ export class Program {
     this.fastPaths = opts.fastPaths !== false;
     // The kernel first, then every other function (callees), each decoded once.
     const fns = [kernel, ...module.functions.filter((f) => f !== kernel)];
-    for (const f of fns) this.allocRegs(f);
+    if (opts.physicalRegisters) for (const f of fns) this.allocPhysical(f);
+    else for (const f of fns) this.allocRegs(f);
     const blockStart = new Map<Block, number>();
     const pending: Array<() => void> = [];
     for (const f of fns) this.layoutFn(f, blockStart, pending);
     for (const p of pending) p();
     this.entryPc = this.fnEntry.get(kernel)!;
+  }
+
+  private allocPhysical(fn: OriFunction): void {
+    this.nslots = Math.max(this.nslots, PHYSICAL_DATA_SLOTS);
+    this.npslots = Math.max(this.npslots, PHYSICAL_PRED_SLOTS);
+    for (const r of fn.registers) {
+      const s = physicalSlotOf(r);
+      if (r.cls === 'P' || r.cls === 'UP') this.predSlot.set(r, s);
+      else this.regSlot.set(r, s);
+    }
   }
 
   private allocRegs(fn: OriFunction): void {

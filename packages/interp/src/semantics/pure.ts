@@ -186,7 +186,23 @@ function evalOp(instr: PureInstr, x: Inputs): PureValue[] | undefined {
     case 'ISETP': {
       const cmp = findMod<IntCmp>(mods, INT_CMPS);
       const comb = findMod<BoolComb>(mods, COMBS) ?? 'AND';
-      if (!cmp || mods.includes('EX')) return undefined;
+      if (!cmp) return undefined;
+      if (mods.includes('EX')) {
+        // SASS 64-bit compare, high words: the low words' result (last predicate use) breaks ties.
+        const signed = !isUnsigned(mods);
+        const a = x.data(0, 32);
+        const b = x.data(1, 32);
+        const pin = x.pred(3);
+        const eq = icmp('EQ', a, b, signed, 32);
+        let t: boolean;
+        if (cmp === 'EQ') t = eq && pin;
+        else if (cmp === 'NE') t = !eq || pin;
+        else t = icmp(cmp === 'LT' || cmp === 'LE' ? 'LT' : 'GT', a, b, signed, 32) || (eq && pin);
+        const c = x.pred(2);
+        const out: PureValue[] = [combine(comb, t, c)];
+        if (instr.defWidths.length > 1) out.push(combine(comb, !t, c));
+        return out;
+      }
       const cw = mods.includes('U64') || mods.includes('S64') ? 64 : mods.includes('U32') || mods.includes('S32') ? 32 : Math.max(x.width(0) ?? 32, x.width(1) ?? 32) === 64 ? 64 : 32;
       const t = icmp(cmp, x.data(0, cw), x.data(1, cw), !isUnsigned(mods), cw);
       const c = x.pred(2);
@@ -347,6 +363,17 @@ function evalOp(instr: PureInstr, x: Inputs): PureValue[] | undefined {
       return out;
     }
     case 'MUFU': {
+      if (mods.includes('RCP64H') || mods.includes('RSQ64H')) {
+        // high word of an f64 approximation from the high word of the input (low word taken as 0); ptxas
+        // refines it with DFMA Newton steps, so the exact approximation does not reach results
+        const hi = Number(x.data(0, 32) & 0xffffffffn);
+        const dv = new DataView(new ArrayBuffer(8));
+        dv.setUint32(4, hi, true);
+        dv.setUint32(0, 0, true);
+        const a = dv.getFloat64(0, true);
+        dv.setFloat64(0, mods.includes('RCP64H') ? 1 / a : 1 / Math.sqrt(a), true);
+        return [BigInt(dv.getUint32(4, true))];
+      }
       const fn = mods.find((m) => ['RCP', 'RSQ', 'SQRT', 'SIN', 'COS', 'EX2', 'LG2', 'TANH'].includes(m)) as MufuFn | undefined;
       if (!fn || dw !== 32) return undefined;
       return [mufu(fn, x.data(0, 32, 'f32'), mods.includes('FTZ'))];

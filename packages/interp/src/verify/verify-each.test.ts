@@ -51,7 +51,7 @@ const wrongConst = (ctx: PhaseContext): void => {
 
 const testPhases = (wrong: boolean) =>
   definePlugin(
-    { name: '@ptxforge/test-phases', version: '0.1.0', kernel: '^0.1.0' },
+    { name: '@ptxforge/test-phases', version: '0.1.0', api: '^1.0.0' },
     {
       phases: {
         EarlyOriSimpleLiveDead: () => ({ execute: goodDce }),

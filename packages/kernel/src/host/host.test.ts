@@ -10,12 +10,12 @@ import type { PhaseContext } from '../pipeline/protocol.js';
 import { PHASE_TABLE } from '../pipeline/table.js';
 import { definePlugin } from '../plugin.js';
 import type { TargetDescriptor } from '../target.js';
-import { KERNEL_VERSION } from '../version.js';
+import { KERNEL_VERSION, PLUGIN_API } from '../version.js';
 import { parseNamedPhases } from './named-phases.js';
 import { createToolchain } from './toolchain.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const KERNEL = '^0.1.0';
+const KERNEL = '^1.0.0';
 
 const testTarget: TargetDescriptor = {
   id: 'smtest',
@@ -26,11 +26,11 @@ const testTarget: TargetDescriptor = {
     paramBase: 0x210, maxRegistersPerThread: 255, maxSharedPerBlock: 227 * 1024,
   },
 };
-const targetPlugin = definePlugin({ name: 'test-target', version: '1.0.0', kernel: KERNEL }, { targets: [testTarget] });
+const targetPlugin = definePlugin({ name: 'test-target', version: '1.0.0', api: KERNEL }, { targets: [testTarget] });
 
 /** A plugin that records which phases ran, filling the given slots. */
 function recorder(names: string[], log: string[], pluginName = 'recorder') {
-  return definePlugin({ name: pluginName, version: '1.0.0', kernel: KERNEL }, () => ({
+  return definePlugin({ name: pluginName, version: '1.0.0', api: KERNEL }, () => ({
     phases: Object.fromEntries(names.map((n) => [n, () => ({ execute: (ctx: PhaseContext) => void log.push(`${ctx.phase.name}${ctx.phaseParam ? `=${ctx.phaseParam}` : ''}`) })])),
   }));
 }
@@ -45,9 +45,10 @@ describe('pipeline table', () => {
     expect(PHASE_TABLE[63]!.name).toBe('OriDoPredication');
     expect(PHASE_TABLE[138]!.name).toBe('OriSplitHighPressureLiveRanges');
   });
-  it('kernel version matches package.json', () => {
+  it('kernel version comes from package.json (generated package-meta), the plugin API is its own semver', () => {
     const pkg = JSON.parse(readFileSync(path.resolve(here, '../../package.json'), 'utf8')) as { version: string };
     expect(KERNEL_VERSION).toBe(pkg.version);
+    expect(PLUGIN_API).toMatch(/^\d+\.\d+\.\d+$/);
   });
 });
 
@@ -108,16 +109,16 @@ describe('dispatch loop', () => {
 
   it('hooks run in pre/normal/post order, target handlers included, and are no-ops when empty', () => {
     const log: string[] = [];
-    const hooked = definePlugin({ name: 'hooks', version: '1.0.0', kernel: KERNEL }, {
+    const hooked = definePlugin({ name: 'hooks', version: '1.0.0', api: KERNEL }, {
       hooks: {
         AdvancedPhasePreSched: { handler: () => void log.push('post'), order: 'post' },
         AdvancedPhaseAllocReg: () => void log.push('alloc'),
       },
     });
-    const early = definePlugin({ name: 'early', version: '1.0.0', kernel: KERNEL }, {
+    const early = definePlugin({ name: 'early', version: '1.0.0', api: KERNEL }, {
       hooks: { AdvancedPhasePreSched: { handler: () => void log.push('pre'), order: 'pre' } },
     });
-    const tgt = definePlugin({ name: 'tgt', version: '1.0.0', kernel: KERNEL }, {
+    const tgt = definePlugin({ name: 'tgt', version: '1.0.0', api: KERNEL }, {
       targets: [{ ...testTarget, hooks: { AdvancedPhasePreSched: () => void log.push('target') } }],
     });
     const r = createToolchain({ plugins: [tgt, hooked, early] }).compile(unit(), { arch: 'sm_90' });
@@ -126,7 +127,7 @@ describe('dispatch loop', () => {
   });
 
   it('wraps a failing hook with plugin and hook names', () => {
-    const bad = definePlugin({ name: 'bad-hook', version: '1.0.0', kernel: KERNEL }, {
+    const bad = definePlugin({ name: 'bad-hook', version: '1.0.0', api: KERNEL }, {
       hooks: { AdvancedPhasePreSched: () => { throw new Error('boom'); } },
     });
     expect(() => createToolchain({ plugins: [targetPlugin, bad] }).compile(unit(), { arch: 'sm_90' })).toThrow(
@@ -154,21 +155,33 @@ describe('dispatch loop', () => {
 });
 
 describe('plugin host validation', () => {
-  it('refuses a plugin with an incompatible kernel range, naming it', () => {
-    const old = definePlugin({ name: 'old-plugin', version: '2.0.0', kernel: '^2.0.0' }, {});
+  it('refuses a plugin built for another plugin API, naming the plugin, its range and the host API', () => {
+    const old = definePlugin({ name: 'old-plugin', version: '2.0.0', api: '^2.0.0' }, {});
     expect(() => createToolchain({ plugins: [old] })).toThrow(
-      expect.objectContaining({ code: 'KERNEL_VERSION_UNSUPPORTED', plugin: 'old-plugin', message: expect.stringContaining(`kernel is ${KERNEL_VERSION}`) }),
+      expect.objectContaining({
+        code: 'KERNEL_VERSION_UNSUPPORTED',
+        plugin: 'old-plugin',
+        message: `plugin old-plugin@2.0.0 supports plugin API ^2.0.0, but this kernel implements plugin API ${PLUGIN_API}; install a version of old-plugin built for plugin API ${PLUGIN_API}`,
+      }),
+    );
+    // Any release of the kernel package leaves the API alone: a plugin for ^1.0.0 loads whatever KERNEL_VERSION is.
+    expect(() => createToolchain({ plugins: [definePlugin({ name: 'p', version: '0.0.1', api: `^${PLUGIN_API}` }, {})] })).not.toThrow();
+  });
+  it("explains the old 'kernel' key", () => {
+    const legacy = definePlugin({ name: 'legacy', version: '1.0.0', kernel: '^0.1.0' } as never, {});
+    expect(() => createToolchain({ plugins: [legacy] })).toThrow(
+      expect.objectContaining({ code: 'PLUGIN_MANIFEST_UNKNOWN_KEY', message: expect.stringContaining("declare the plugin API range instead, e.g. api: '^1.0.0'") }),
     );
   });
 
   const cases: Array<[string, () => unknown, string]> = [
-    ['unknown manifest key', () => definePlugin({ name: 'x', version: '1.0.0', kernel: KERNEL, colour: 'red' } as never, {}), 'PLUGIN_MANIFEST_UNKNOWN_KEY'],
-    ['unknown contribution key', () => definePlugin({ name: 'x', version: '1.0.0', kernel: KERNEL }, { passes: {} } as never), 'PLUGIN_MANIFEST_UNKNOWN_KEY'],
-    ['bad version', () => definePlugin({ name: 'x', version: 'one', kernel: KERNEL }, {}), 'PLUGIN_MANIFEST_INVALID'],
-    ['unknown phase slot', () => definePlugin({ name: 'x', version: '1.0.0', kernel: KERNEL }, { phases: { OriMagic: () => ({ execute() {} }) } }), 'PHASE_UNKNOWN_SLOT'],
-    ['hook given as phase', () => definePlugin({ name: 'x', version: '1.0.0', kernel: KERNEL }, { phases: { AdvancedPhasePreSched: () => ({ execute() {} }) } }), 'PHASE_SLOT_IS_HOOK'],
-    ['unknown hook', () => definePlugin({ name: 'x', version: '1.0.0', kernel: KERNEL }, { hooks: { AdvancedPhaseMagic: () => {} } as never }), 'HOOK_UNKNOWN'],
-    ['a target key that became a service', () => definePlugin({ name: 'x', version: '1.0.0', kernel: KERNEL }, { targets: [{ ...testTarget, pipeWidths: [1, 2] } as never] }), 'PLUGIN_MANIFEST_UNKNOWN_KEY'],
+    ['unknown manifest key', () => definePlugin({ name: 'x', version: '1.0.0', api: KERNEL, colour: 'red' } as never, {}), 'PLUGIN_MANIFEST_UNKNOWN_KEY'],
+    ['unknown contribution key', () => definePlugin({ name: 'x', version: '1.0.0', api: KERNEL }, { passes: {} } as never), 'PLUGIN_MANIFEST_UNKNOWN_KEY'],
+    ['bad version', () => definePlugin({ name: 'x', version: 'one', api: KERNEL }, {}), 'PLUGIN_MANIFEST_INVALID'],
+    ['unknown phase slot', () => definePlugin({ name: 'x', version: '1.0.0', api: KERNEL }, { phases: { OriMagic: () => ({ execute() {} }) } }), 'PHASE_UNKNOWN_SLOT'],
+    ['hook given as phase', () => definePlugin({ name: 'x', version: '1.0.0', api: KERNEL }, { phases: { AdvancedPhasePreSched: () => ({ execute() {} }) } }), 'PHASE_SLOT_IS_HOOK'],
+    ['unknown hook', () => definePlugin({ name: 'x', version: '1.0.0', api: KERNEL }, { hooks: { AdvancedPhaseMagic: () => {} } as never }), 'HOOK_UNKNOWN'],
+    ['a target key that became a service', () => definePlugin({ name: 'x', version: '1.0.0', api: KERNEL }, { targets: [{ ...testTarget, pipeWidths: [1, 2] } as never] }), 'PLUGIN_MANIFEST_UNKNOWN_KEY'],
   ];
   for (const [what, make, code] of cases) {
     it(`rejects ${what} with ${code}`, () => {
@@ -181,7 +194,7 @@ describe('plugin host validation', () => {
     const b = recorder(['GvnCse'], [], 'b');
     expect(() => createToolchain({ plugins: [a, b] })).toThrow(expect.objectContaining({ code: 'PHASE_SLOT_CONFLICT', plugin: 'b' }));
     const log: string[] = [];
-    const c = definePlugin({ name: 'c', version: '1.0.0', kernel: KERNEL }, {
+    const c = definePlugin({ name: 'c', version: '1.0.0', api: KERNEL }, {
       phases: { GvnCse: { create: () => ({ execute: () => void log.push('c') }), replace: true } },
     });
     const tc = createToolchain({ plugins: [targetPlugin, a, c] });
@@ -192,10 +205,10 @@ describe('plugin host validation', () => {
 
   it('refuses knob name collisions and overlapping SM ranges', () => {
     const k = defineKnob({ name: 'SameKnob', type: 'int', default: 1, description: 'd' });
-    const p1 = definePlugin({ name: 'p1', version: '1.0.0', kernel: KERNEL }, { knobs: [k] });
-    const p2 = definePlugin({ name: 'p2', version: '1.0.0', kernel: KERNEL }, { knobs: [k] });
+    const p1 = definePlugin({ name: 'p1', version: '1.0.0', api: KERNEL }, { knobs: [k] });
+    const p2 = definePlugin({ name: 'p2', version: '1.0.0', api: KERNEL }, { knobs: [k] });
     expect(() => createToolchain({ plugins: [p1, p2] })).toThrow(expect.objectContaining({ code: 'KNOB_NAME_COLLISION', plugin: 'p2' }));
-    const t2 = definePlugin({ name: 't2', version: '1.0.0', kernel: KERNEL }, { targets: [{ ...testTarget, id: 'other', archs: ['sm_89', 'sm_90'] }] });
+    const t2 = definePlugin({ name: 't2', version: '1.0.0', api: KERNEL }, { targets: [{ ...testTarget, id: 'other', archs: ['sm_89', 'sm_90'] }] });
     expect(() => createToolchain({ plugins: [targetPlugin, t2] })).toThrow(expect.objectContaining({ code: 'TARGET_ARCH_OVERLAP', plugin: 't2' }));
   });
 
@@ -213,7 +226,7 @@ describe('plugin host validation', () => {
 });
 
 describe('knobs', () => {
-  const knobbed = definePlugin({ name: 'knobbed', version: '1.0.0', kernel: KERNEL }, {
+  const knobbed = definePlugin({ name: 'knobbed', version: '1.0.0', api: KERNEL }, {
     knobs: [
       defineKnob({ name: 'UnrollBudget', type: 'int', default: 16, description: 'budget' }),
       defineKnob({ name: 'UseFancy', type: 'bool', default: false, description: 'fancy' }),
@@ -238,7 +251,7 @@ describe('knobs', () => {
     );
   });
   it('checks knob ranges and enumerations, and plugin defaults against them (issue 16 row 12)', () => {
-    const ranged = definePlugin({ name: 'ranged', version: '1.0.0', kernel: KERNEL }, {
+    const ranged = definePlugin({ name: 'ranged', version: '1.0.0', api: KERNEL }, {
       knobs: [
         defineKnob({ name: 'Rounds', type: 'int', default: 8, min: 0, max: 100, description: 'rounds' }),
         defineKnob({ name: 'Model', type: 'string', default: 'thread', choices: ['thread', 'issue'], description: 'model' }),
@@ -250,7 +263,7 @@ describe('knobs', () => {
     expect(() => compile('Model', 'bogus')).toThrow(expect.objectContaining({ code: 'KNOB_BAD_VALUE', message: expect.stringContaining("'thread', 'issue'") }));
     expect(compile('Rounds', '100').info).toEqual([]);
     expect(compile('Model', 'issue').info).toEqual([]);
-    const badDefault = definePlugin({ name: 'bad-default', version: '1.0.0', kernel: KERNEL }, {
+    const badDefault = definePlugin({ name: 'bad-default', version: '1.0.0', api: KERNEL }, {
       knobs: [defineKnob({ name: 'Budget', type: 'int', default: -1, min: 0, description: 'budget' })],
     });
     expect(() => createToolchain({ plugins: [targetPlugin, badDefault] })).toThrow(expect.objectContaining({ code: 'PLUGIN_MANIFEST_INVALID' }));

@@ -5,11 +5,11 @@ import { HOOK_POINTS, isHookName, type HookFn, type HookHandler, type HookName }
 import type { PhaseFactory } from '../pipeline/protocol.js';
 import { PHASE_TABLE, phaseIndexOf } from '../pipeline/table.js';
 import {
-  checkKernelRange, validateContributions, validateMeta, type Frontend, type PluginDefinition, type PluginMeta,
+  checkApiRange, validateContributions, validateMeta, type Frontend, type PluginDefinition, type PluginMeta,
 } from '../plugin.js';
 import type { ServiceEnv, ServiceProvision, ServiceToken } from '../services.js';
 import type { TargetDescriptor } from '../target.js';
-import { KERNEL_VERSION } from '../version.js';
+import { PLUGIN_API } from '../version.js';
 
 export interface PhaseBinding {
   readonly owner: string;
@@ -49,7 +49,8 @@ export class PluginRegistry {
   readonly knobs = new KnobRegistry();
   private frozen = false;
 
-  constructor(readonly kernelVersion: string = KERNEL_VERSION) {}
+  /** `hostApi`: the plugin API this host implements (PLUGIN_API; a test may pass another). */
+  constructor(readonly hostApi: string = PLUGIN_API) {}
 
   get isFrozen(): boolean {
     return this.frozen;
@@ -73,7 +74,7 @@ export class PluginRegistry {
     if (this.plugins.some((p) => p.name === meta.name)) {
       throw new PtxforgeError('PLUGIN_DUPLICATE', `plugin ${meta.name} is used twice in one toolchain`, { plugin: meta.name });
     }
-    checkKernelRange(meta, this.kernelVersion);
+    checkApiRange(meta, this.hostApi);
     let contributions: unknown;
     try {
       contributions = plugin.factory(options as O);

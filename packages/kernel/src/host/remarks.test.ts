@@ -19,10 +19,10 @@ describe('optimization remarks', () => {
   it('collects remarks with the emitting phase, in phase order', () => {
     const emit = (name: string) => (ctx: PhaseContext) =>
       ctx.remark({ kind: 'passed', name, fn: ctx.module.functions[0]!.name, block: 'bb0', line: 7, message: `${name} did it`, args: { n: 1 } });
-    const plugin = definePlugin({ name: 'remarker', version: '1.0.0', kernel: '^0.1.0' }, () => ({
+    const plugin = definePlugin({ name: 'remarker', version: '1.0.0', api: '^1.0.0' }, () => ({
       phases: { OriLoopUnrolling: () => ({ execute: emit('B') }), OriBranchOpt: () => ({ execute: emit('A') }) },
     }));
-    const targetPlugin = definePlugin({ name: 't', version: '1.0.0', kernel: '^0.1.0' }, { targets: [target] });
+    const targetPlugin = definePlugin({ name: 't', version: '1.0.0', api: '^1.0.0' }, { targets: [target] });
     const tc = createToolchain({ plugins: [targetPlugin, plugin] });
     const r = tc.compile(parseOri('.entry @k()\n{\nbb0:\n  EXIT\n}\n'), { arch: 'sm_90', optLevel: 3 });
     expect(r.remarks.map((x) => [x.phaseIndex, x.phase, x.name])).toEqual([

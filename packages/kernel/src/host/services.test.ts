@@ -7,13 +7,13 @@ import {
 import type { TargetDescriptor } from '../target.js';
 import { createToolchain } from './toolchain.js';
 
-const KERNEL = '^0.1.0';
+const KERNEL = '^1.0.0';
 const caps = {
   uniformRegisters: true, convergenceBarriers: true, threeInputAlu: true, packedHalf: true, warpgroupMma: true,
   paramBase: 0x210, maxRegistersPerThread: 255, maxSharedPerBlock: 227 * 1024,
 };
 const target = (id: string, archs: string[]): TargetDescriptor => ({ id, family: 'Test', archs, capabilities: caps });
-const targets = definePlugin({ name: 'test-targets', version: '1.0.0', kernel: KERNEL }, {
+const targets = definePlugin({ name: 'test-targets', version: '1.0.0', api: KERNEL }, {
   targets: [target('t50', ['sm_50']), target('t90', ['sm_90', 'sm_90a'])],
 });
 const unit = () => parseOri('.entry @k()\n{\nbb0:\n  EXIT\n}\n');
@@ -23,12 +23,12 @@ function fakeEncoder(tag: number): EncoderT {
   return { instructionBytes: 16, encode: (i: MachineInstruction) => Uint8Array.of(tag, i.opcode.length) };
 }
 function encoderPlugin(name: string, archs: string[], tag: number, replaces?: string): PluginDefinition<void> {
-  return definePlugin({ name, version: '1.0.0', kernel: KERNEL }, {
+  return definePlugin({ name, version: '1.0.0', api: KERNEL }, {
     services: [provide(Encoder, { archs, useValue: fakeEncoder(tag), ...(replaces ? { replaces } : {}) })],
   });
 }
 /** A phase that encodes EXIT with whatever Encoder the compilation resolves and reports the bytes. */
-const encodingPhase = definePlugin({ name: 'encode-probe', version: '1.0.0', kernel: KERNEL }, {
+const encodingPhase = definePlugin({ name: 'encode-probe', version: '1.0.0', api: KERNEL }, {
   phases: { FinalInspectionPass: () => ({ execute: (ctx) => ctx.info(`${ctx.target.arch}: ${[...ctx.service(Encoder).encode({ opcode: 'EXIT' }, 0)].join(',')}`) }) },
 });
 
@@ -49,7 +49,7 @@ describe('target-scoped services', () => {
 
   it('tryService answers undefined instead of throwing', () => {
     const seen: unknown[] = [];
-    const p = definePlugin({ name: 'probe', version: '1.0.0', kernel: KERNEL }, {
+    const p = definePlugin({ name: 'probe', version: '1.0.0', api: KERNEL }, {
       phases: { FinalInspectionPass: () => ({ execute: (ctx) => void seen.push(ctx.tryService(Encoder), ctx.tryService(LatencyModel)) }) },
     });
     createToolchain({ plugins: [targets, p] }).compile(unit(), { arch: 'sm_90' });
@@ -81,7 +81,7 @@ describe('target-scoped services', () => {
 
   it("an arch-specific provider wins over a '*' provider", () => {
     const any = encoderPlugin('enc-any', ['sm_50'], 7);
-    const anyStar = definePlugin({ name: 'enc-star', version: '1.0.0', kernel: KERNEL }, { services: [provide(Encoder, { archs: '*', useValue: fakeEncoder(9) })] });
+    const anyStar = definePlugin({ name: 'enc-star', version: '1.0.0', api: KERNEL }, { services: [provide(Encoder, { archs: '*', useValue: fakeEncoder(9) })] });
     const tc = createToolchain({ plugins: [targets, any, anyStar, encodingPhase] });
     expect(tc.compile(unit(), { arch: 'sm_50' }).info).toEqual(['sm_50: 7,4']);
     expect(tc.compile(unit(), { arch: 'sm_90' }).info).toEqual(['sm_90: 9,4']);
@@ -90,7 +90,7 @@ describe('target-scoped services', () => {
   it('factories build lazily, once per compilation, and may use other services of the arch', () => {
     let built = 0;
     const Widths = defineService<{ alu: number }>('Test.Widths');
-    const p = definePlugin({ name: 'fact', version: '1.0.0', kernel: KERNEL }, {
+    const p = definePlugin({ name: 'fact', version: '1.0.0', api: KERNEL }, {
       services: [
         provide(Widths, { archs: ['sm_50'], useValue: { alu: 2 } }),
         provide(Widths, { archs: ['sm_90'], useValue: { alu: 4 } }),
@@ -109,7 +109,7 @@ describe('target-scoped services', () => {
     expect(again).not.toBe(Encoder);
     expect(again.key).toBe(Encoder.key);
     const seen: unknown[] = [];
-    const p = definePlugin({ name: 'probe2', version: '1.0.0', kernel: KERNEL }, { phases: { FinalInspectionPass: () => ({ execute: (ctx) => void seen.push(ctx.service(again).instructionBytes) }) } });
+    const p = definePlugin({ name: 'probe2', version: '1.0.0', api: KERNEL }, { phases: { FinalInspectionPass: () => ({ execute: (ctx) => void seen.push(ctx.service(again).instructionBytes) }) } });
     createToolchain({ plugins: [targets, encoderPlugin('enc', ['sm_90'], 3), p] }).compile(unit(), { arch: 'sm_90' });
     expect(seen).toEqual([16]);
   });
@@ -122,10 +122,10 @@ describe('target-scoped services', () => {
       [{ service: Slot17Handler, archs: ['sm_90'], useValue: 1, colour: 1 }, /unknown key 'colour'/],
     ] as const;
     for (const [sp, msg] of bad) {
-      const p = definePlugin({ name: 'x', version: '1.0.0', kernel: KERNEL }, { services: [sp as never] });
+      const p = definePlugin({ name: 'x', version: '1.0.0', api: KERNEL }, { services: [sp as never] });
       expect(() => createToolchain({ plugins: [p] })).toThrow(msg);
     }
-    const twice = definePlugin({ name: 'x', version: '1.0.0', kernel: KERNEL }, {
+    const twice = definePlugin({ name: 'x', version: '1.0.0', api: KERNEL }, {
       services: [provide(Encoder, { archs: ['sm_90'], useValue: fakeEncoder(1) }), provide(Encoder, { archs: ['sm_90a', 'sm_90'], useValue: fakeEncoder(2) })],
     });
     expect(() => createToolchain({ plugins: [twice] })).toThrow(expect.objectContaining({ code: 'SERVICE_CONFLICT', message: 'plugin x provides Encoder twice for sm_90' }));

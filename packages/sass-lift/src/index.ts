@@ -1,0 +1,2 @@
+export { liftCubin, kernelParams, LiftError, type LiftedKernel, type LiftErrorCode } from './lift.js';
+export { runCubin, type CubinRun } from './run.js';

@@ -1,0 +1,470 @@
+import { decodeAttribute, type Cubin, type CubinFunction } from '@ptxforge/cubin';
+import { parseOri, type OriModule } from '@ptxforge/kernel';
+import { decodeVolta } from '@ptxforge/mercury-volta';
+import { formatInstruction, isUnknown, wordFromBytes, type SassInstruction } from '@ptxforge/sass';
+import { instrRoles, parseSassText, type HazardInstr, type SassOperandView } from '@ptxforge/sass-hazards';
+
+export type LiftErrorCode = 'LIFT_NO_KERNEL' | 'LIFT_UNDECODED' | 'LIFT_UNSUPPORTED' | 'LIFT_ARCH';
+
+/** A coded lifting error naming the function, address and instruction. */
+export class LiftError extends Error {
+  constructor(readonly code: LiftErrorCode, message: string) {
+    super(message);
+  }
+}
+
+export interface LiftedKernel {
+  arch: string;
+  kernel: string;
+  module: OriModule;
+  /** The Ori text the module was parsed from (physical registers: %r5 is R5, %rd4 the pair R4:R5). */
+  oriText: string;
+  /** Bytes of the local window (stack) the kernel gets; c[0x0][0x28] reads as this. */
+  localBytes: number;
+}
+
+const ATTR = { KPARAM_INFO: 0x17, PARAM_CBANK: 0x0a, FRAME_SIZE: 0x11, MIN_STACK_SIZE: 0x12 } as const;
+
+/** Opcodes that only order memory or hint the scheduler: the interpreter is sequentially consistent. */
+const DROPPED = new Set(['NOP', 'WARPSYNC', 'MEMBAR', 'ERRBAR', 'CGAERRBAR', 'CCTL', 'CCTLL', 'DEPBAR', 'LDGDEPBAR', 'FENCE', 'NANOSLEEP', 'YIELD', 'PMTRIG']);
+/** Uniform-datapath opcodes: the same operation on uniform registers (the interpreter keeps them per lane). */
+const UNIFORM_TWINS: Record<string, string> = {
+  UIADD3: 'IADD3', UMOV: 'MOV', ULOP3: 'LOP3', USHF: 'SHF', USEL: 'SEL', UISETP: 'ISETP', ULEA: 'LEA', UPRMT: 'PRMT',
+  UPOPC: 'POPC', UFLO: 'FLO', UBREV: 'BREV', UIMAD: 'IMAD', UPLOP3: 'PLOP3', R2UR: 'MOV', S2UR: 'S2R', VOTEU: 'VOTE',
+  VIADD: 'IADD3', VIMNMX: 'IMNMX', ULDC: 'LDC', UIABS: 'IABS', UIMNMX: 'IMNMX',
+};
+const GLOBAL_MEM = new Set(['LDG', 'STG', 'LD', 'ST', 'ATOMG', 'ATOM', 'RED', 'REDG']);
+const MEM = new Set([...GLOBAL_MEM, 'LDS', 'STS', 'LDL', 'STL', 'ATOMS']);
+const FLOAT32_OPS = new Set(['FADD', 'FMUL', 'FFMA', 'FSETP', 'FSET', 'FMNMX', 'FSEL', 'FCHK', 'MUFU', 'FRND', 'F2I', 'F2F']);
+const FLOAT64_OPS = new Set(['DADD', 'DMUL', 'DFMA', 'DSETP', 'DMNMX']);
+const SREG_NAMES: Record<string, string> = {
+  SR_LTMASK: 'SR_LANEMASK_LT', SR_LEMASK: 'SR_LANEMASK_LE', SR_GTMASK: 'SR_LANEMASK_GT', SR_GEMASK: 'SR_LANEMASK_GE', SR_EQMASK: 'SR_LANEMASK_EQ',
+  SR_CLOCKLO: 'SR_CLOCKLO', SR_CLOCKHI: 'SR_CLOCKHI',
+};
+
+const hex = (n: number): string => `0x${n.toString(16)}`;
+const label = (addr: number): string => `L${addr.toString(16).padStart(4, '0')}`;
+
+interface Ctx {
+  fn: string;
+  addr: number;
+  stackTop: number;
+  tmp: number;
+  text: string;
+}
+
+function unsupported(ctx: Ctx, why: string): never {
+  throw new LiftError('LIFT_UNSUPPORTED', `${ctx.fn} 0x${ctx.addr.toString(16).padStart(4, '0')}: \`${ctx.text}\`: ${why}`);
+}
+
+function regName(file: 'R' | 'UR', index: number, width: number): string {
+  const p = file === 'R' ? 'r' : 'ur';
+  return `%${p}${width === 2 ? 'd' : width === 4 ? 'q' : ''}${index}`;
+}
+
+function f32Bits(x: number): string {
+  const dv = new DataView(new ArrayBuffer(4));
+  dv.setFloat32(0, x);
+  return `0f${dv.getUint32(0).toString(16).padStart(8, '0').toUpperCase()}`;
+}
+function f64Bits(x: number): string {
+  const dv = new DataView(new ArrayBuffer(8));
+  dv.setFloat64(0, x);
+  return `0d${dv.getBigUint64(0).toString(16).padStart(16, '0').toUpperCase()}`;
+}
+function parseFloatText(t: string): number {
+  const s = t.replace(/^\+/, '');
+  if (/^-?INF$/i.test(s)) return s.startsWith('-') ? -Infinity : Infinity;
+  if (/QNAN|NAN/i.test(s)) return NaN;
+  return Number(s);
+}
+
+/** One operand as Ori text. `width` in 32-bit registers; `fp` says how a decimal immediate is encoded. */
+function operand(ctx: Ctx, o: SassOperandView, width: number, fp: 'f32' | 'f64' | undefined): string {
+  const raw = o.text.replace(/\.reuse\b/g, '');
+  const neg = raw.startsWith('-');
+  const abs = /^-?\|/.test(raw);
+  const not = raw.startsWith('!') || raw.startsWith('~');
+  const wrap = (s: string): string => {
+    let r = abs ? `|${s}|` : s;
+    if (neg) r = `-${r}`;
+    if (not) r = `${raw.startsWith('~') ? '~' : '!'}${r}`;
+    return r;
+  };
+  switch (o.kind) {
+    case 'reg':
+    case 'ureg': {
+      if (/\.(H0|H1|B[0-3]|X\d|ROW|COL|F32|BF16)/.test(raw)) unsupported(ctx, `operand ${o.text}: register half/byte selects are not lifted yet`);
+      if (!o.reg) return wrap(o.kind === 'reg' ? 'RZ' : 'URZ');
+      return wrap(regName(o.kind === 'reg' ? 'R' : 'UR', o.reg.index, width));
+    }
+    case 'pred':
+    case 'upred':
+      if (!o.reg) return raw.startsWith('!') ? '!PT' : 'PT';
+      return `${raw.startsWith('!') ? '!' : ''}%${o.kind === 'pred' ? 'p' : 'up'}${o.reg.index}`;
+    case 'imm': {
+      const t = raw.replace(/^[-]?\|?/, '');
+      if (/^32@(lo|hi)/.test(raw)) unsupported(ctx, `relocated immediate ${raw}`);
+      const isHex = /^-?0x[0-9a-f]+$/i.test(raw);
+      if (fp && !isHex) {
+        const v = parseFloatText(raw);
+        return fp === 'f64' ? f64Bits(v) : f32Bits(v);
+      }
+      void t;
+      return isHex ? (raw.startsWith('-') ? `-${BigInt(raw.slice(1))}` : `${BigInt(raw)}`) : raw;
+    }
+    case 'cbank': {
+      const m = /^c\[(0x[0-9a-f]+)\]\[(.*)\]$/i.exec(raw.replace(/^[-!~|]+|\|$/g, ''));
+      if (!m) unsupported(ctx, `constant operand ${raw}`);
+      const bank = Number(m[1]);
+      const inner = m[2]!;
+      const idx = /^(U?R)(\d+|Z)(?:\s*\+\s*(-?0x[0-9a-f]+))?$/i.exec(inner);
+      if (idx) {
+        if (idx[2] === 'Z') return `c[${hex(bank)}][${hex(Number(idx[3] ?? 0))}]`;
+        if (bank !== 0 && bank !== 3) unsupported(ctx, `indexed constant bank ${bank} (jump tables are not lifted yet)`);
+        return `c[${hex(bank)}][${regName(idx[1] === 'R' ? 'R' : 'UR', Number(idx[2]), 1)}+${hex(Number(idx[3] ?? 0))}]`;
+      }
+      const off = Number(inner);
+      if (!Number.isFinite(off)) unsupported(ctx, `constant operand ${raw}`);
+      if (bank === 0 && off === 0x28) return wrap(`${ctx.stackTop}`);
+      if (bank !== 0 && bank !== 3) unsupported(ctx, `constant bank ${bank} is not loaded by the lifter`);
+      return wrap(`c[${hex(bank)}][${hex(off)}]`);
+    }
+    case 'sreg': {
+      if (raw === 'SRZ') return 'RZ';
+      return SREG_NAMES[raw] ?? raw;
+    }
+    default:
+      return unsupported(ctx, `operand ${o.text}`);
+  }
+}
+
+/** A memory operand as Ori `[base+offset]`, with setup instructions for sums and scaled indices. */
+function address(ctx: Ctx, o: SassOperandView, wide: boolean, pre: string[]): string {
+  const raw = o.text;
+  const last = raw.lastIndexOf('[');
+  const inner = raw.slice(last + 1, raw.lastIndexOf(']'));
+  const terms = inner.replace(/\+-/g, '-').replace(/-/g, '+-').split('+').map((t) => t.trim()).filter(Boolean);
+  let offset = 0;
+  const regs: string[] = [];
+  for (const t of terms) {
+    const m = /^(U?R)(\d+|Z)((?:\.[A-Z0-9]+)*)$/.exec(t);
+    if (m) {
+      if (m[2] === 'Z') continue;
+      const file = m[1] === 'R' ? 'R' : 'UR';
+      const is64 = wide || /\.64/.test(m[3] ?? '');
+      let name = regName(file, Number(m[2]), is64 ? 2 : 1);
+      const scale = /\.X(\d+)/.exec(m[3] ?? '');
+      if (scale) {
+        const tmp = `%r${ctx.tmp}`;
+        ctx.tmp += 4;
+        pre.push(`  ${tmp} = SHL ${name}, ${Math.log2(Number(scale[1]))}`);
+        name = tmp;
+      }
+      regs.push(name);
+      continue;
+    }
+    const v = Number(t.startsWith('-') ? -Number(t.slice(1)) : t);
+    if (!Number.isFinite(v)) unsupported(ctx, `address term ${t} in ${raw}`);
+    offset += v;
+  }
+  let base = regs[0];
+  for (let k = 1; k < regs.length; k++) {
+    const tmp = `%r${wide ? 'd' : ''}${ctx.tmp}`;
+    ctx.tmp += 4;
+    pre.push(`  ${tmp} = IADD3 ${base}, ${regs[k]}, RZ`);
+    base = tmp;
+  }
+  const off = offset < 0 ? `-${hex(-offset)}` : `+${hex(offset)}`;
+  return base ? `[${base}${off}]` : `[${hex(offset)}]`;
+}
+
+function widthsOf(view: HazardInstr): { def: Map<number, number>; use: Map<number, number> } {
+  const roles = instrRoles(view);
+  const def = new Map<number, number>();
+  const use = new Map<number, number>();
+  for (const d of roles.defs) if (d.operand >= 0) def.set(d.operand, Math.max(def.get(d.operand) ?? 0, d.reg.count));
+  for (const u of roles.uses) if (u.operand >= 0 && !u.address) use.set(u.operand, Math.max(use.get(u.operand) ?? 0, u.reg.count));
+  return { def, use };
+}
+
+/** Conversion types in Ori's order (destination first), from SASS's defaults and spellings. */
+function conversionMods(op: string, mods: string[]): string[] {
+  const types = mods.filter((m) => /^[FSU](8|16|32|64)$/.test(m));
+  const rest = mods.filter((m) => !/^[FSU](8|16|32|64)$/.test(m) && m !== 'NTZ');
+  let dst: string | undefined;
+  let src: string | undefined;
+  if (op === 'F2I') {
+    for (const t of types) if (t.startsWith('F')) src = t; else dst = t;
+    dst ??= 'S32';
+    src ??= 'F32';
+  } else if (op === 'I2F') {
+    for (const t of types) if (t.startsWith('F')) dst = t; else src = t;
+    dst ??= 'F32';
+    src ??= 'S32';
+  } else {
+    dst = types[0] ?? 'F32';
+    src = types[1] ?? types[0] ?? 'F32';
+  }
+  return [dst, src, ...rest];
+}
+
+interface Lifted {
+  lines: string[];
+  /** ends the block (unconditional control transfer) */
+  ends: boolean;
+}
+
+function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget: number | undefined): Lifted {
+  let op = view.opcode;
+  let mods = [...view.mods];
+  const ops = view.operands;
+  const g = view.guard;
+  if (g && g.index === 7 && g.negated) return { lines: [], ends: false };
+  const guard = g && g.index !== 7 ? `@${g.negated ? '!' : ''}%${g.file === 'P' ? 'p' : 'up'}${g.index} ` : '';
+  const uncond = guard === '';
+  if (DROPPED.has(op)) return { lines: [], ends: false };
+  const pre: string[] = [];
+  const line = (s: string): Lifted => ({ lines: [...pre, `  ${guard}${s}`], ends: false });
+  const { def, use } = widthsOf(view);
+
+  switch (op) {
+    case 'EXIT':
+      return { lines: [`  ${guard}EXIT`], ends: uncond };
+    case 'BPT':
+      return { lines: [`  ${guard}KILL`], ends: uncond };
+    case 'BRA':
+    case 'JMP': {
+      if (branchTarget === undefined) unsupported(ctx, 'branch without a decoded target');
+      let gd = guard;
+      const p = ops.find((o) => o.kind === 'pred' || o.kind === 'upred');
+      if (p && !gd && p.reg) gd = `@${p.text.startsWith('!') ? '!' : ''}%${p.kind === 'pred' ? 'p' : 'up'}${p.reg.index} `;
+      if (p && !p.reg && p.text.startsWith('!')) return { lines: [], ends: false };
+      return { lines: [`  ${gd}BRA ${label(branchTarget)}`], ends: gd === '' };
+    }
+    case 'BSSY': {
+      if (branchTarget === undefined || !ops[0]?.reg) unsupported(ctx, 'BSSY without a target');
+      return line(`%b${ops[0]!.reg!.index} = BSSY ${label(branchTarget)}`);
+    }
+    case 'BSYNC':
+      if (!ops[0]?.reg) unsupported(ctx, 'BSYNC without a barrier');
+      return line(`BSYNC %b${ops[0]!.reg!.index}`);
+    case 'BMOV':
+      // convergence barrier bookkeeping around calls: the interpreter reconverges without it
+      if (mods.includes('CLEAR') || ops[0]?.kind === 'cbar') return { lines: [], ends: false };
+      return unsupported(ctx, 'BMOV to a register');
+    case 'BAR': {
+      if (mods.includes('SYNC') && ops.length === 1) return line(`BAR.SYNC ${operand(ctx, ops[0]!, 1, undefined)}`);
+      if (mods.includes('SYNC') && ops.length === 2) return line(`BAR.SYNC ${operand(ctx, ops[0]!, 1, undefined)}, ${operand(ctx, ops[1]!, 1, undefined)}`);
+      return unsupported(ctx, 'barrier form');
+    }
+    case 'CALL':
+    case 'RET':
+    case 'BRX':
+    case 'JMX':
+      return unsupported(ctx, 'calls, returns and indirect branches are not lifted yet');
+    case 'CS2R': {
+      const d = operand(ctx, ops[0]!, def.get(0) ?? 2, undefined);
+      if (ops[1]?.text === 'SRZ') return line(`${d} = MOV RZ`);
+      return line(`${d} = S2R ${ops[1]!.text === 'SR_CLOCKLO' ? 'SR_CLOCK64' : operand(ctx, ops[1]!, 1, undefined)}`);
+    }
+    case 'HFMA2': {
+      // ptxas's move idiom: HFMA2.MMA Rd, -RZ, RZ, hi, lo  (Rd = the f16x2 constant)
+      if (ops.length === 5 && /^-RZ$/.test(ops[1]!.text) && ops[2]!.text === 'RZ' && ops[3]!.kind === 'imm' && ops[4]!.kind === 'imm') {
+        const h = (t: string): number => f16Bits(parseFloatText(t));
+        const bits = (h(ops[3]!.text) << 16) | h(ops[4]!.text);
+        return line(`${operand(ctx, ops[0]!, 1, undefined)} = MOV ${hex(bits >>> 0)}`);
+      }
+      return unsupported(ctx, 'HFMA2 with half selects');
+    }
+    case 'SGXT': {
+      const d = operand(ctx, ops[0]!, 1, undefined);
+      return line(`${d} = BFE.${mods.includes('U32') ? 'U32' : 'S32'} ${operand(ctx, ops[1]!, 1, undefined)}, 0, ${operand(ctx, ops[2]!, 1, undefined)}`);
+    }
+    case 'I2FP':
+      op = 'I2F';
+      break;
+    case 'LEPC':
+    case 'P2R':
+    case 'R2P':
+    case 'HMMA':
+    case 'IMMA':
+    case 'DMMA':
+    case 'LDSM':
+    case 'B2R':
+    case 'TEX':
+    case 'TLD':
+    case 'SULD':
+    case 'SUST':
+    case 'IDP':
+    case 'HADD2':
+    case 'HMUL2':
+      return unsupported(ctx, `${op} is not lifted yet`);
+  }
+  if (UNIFORM_TWINS[op]) {
+    const twin = UNIFORM_TWINS[op]!;
+    if (op === 'VIADD') {
+      return line(`${operand(ctx, ops[0]!, def.get(0) ?? 1, undefined)} = IADD3 ${operand(ctx, ops[1]!, 1, undefined)}, ${operand(ctx, ops[2]!, 1, undefined)}, RZ`);
+    }
+    op = twin;
+  }
+  if (op === 'IMAD') mods = mods.filter((m) => m !== 'MOV' && m !== 'SHL' && m !== 'IADD');
+  if (op === 'F2I' || op === 'I2F' || op === 'F2F') mods = conversionMods(op, mods);
+  if (op === 'LDC') {
+    // constant loads: c[0x0][0x28] is the stack top, other bank-0/3 words come from the launch
+    const d = operand(ctx, ops[0]!, def.get(0) ?? 1, undefined);
+    const c = operand(ctx, ops[1]!, 1, undefined);
+    if (!c.startsWith('c[')) return line(`${d} = MOV ${c}`);
+    return line(`${d} = LDC${mods.map((m) => `.${m}`).join('')} ${c}`);
+  }
+
+  const fp: 'f32' | 'f64' | undefined = FLOAT64_OPS.has(op) ? 'f64' : FLOAT32_OPS.has(op) ? 'f32' : undefined;
+  const n = [...def.keys()].length === 0 ? 0 : Math.max(...def.keys()) + 1;
+  // results: the roles' leading result operands; predicate results of ATOM/SHFL come first in SASS
+  let defIdx: number[] = [];
+  for (let i = 0; i < n; i++) defIdx.push(i);
+  const defOps = defIdx.map((i) => ops[i]!);
+  let defTexts = defOps.map((o, k) => operand(ctx, o, def.get(defIdx[k]!) ?? 1, undefined));
+  if ((op === 'LOP3' || op === 'SHFL' || op === 'ATOMG' || op === 'ATOM' || op === 'ATOMS') && defOps.length === 2 && (defOps[0]!.kind === 'pred' || defOps[0]!.kind === 'upred')) {
+    // Ori puts the data result first
+    defTexts = op.startsWith('ATOM') ? [defTexts[1]!] : [defTexts[1]!, defTexts[0]!];
+  }
+  if (MEM.has(op)) {
+    const wide = GLOBAL_MEM.has(op);
+    const useTexts: string[] = [];
+    for (let i = n; i < ops.length; i++) {
+      const o = ops[i]!;
+      if (o.kind === 'mem') useTexts.push(address(ctx, o, wide, pre));
+      else useTexts.push(operand(ctx, o, use.get(i) ?? 1, undefined));
+    }
+    if (op.startsWith('ATOM') || op === 'RED' || op === 'REDG') {
+      const kinds = ['ADD', 'MIN', 'MAX', 'INC', 'DEC', 'AND', 'OR', 'XOR', 'EXCH', 'CAS'];
+      const k = mods.find((m) => kinds.includes(m));
+      if (!k || mods.includes('CAST') || mods.includes('SPIN')) unsupported(ctx, 'atomic form');
+      const t = mods.find((m) => ['U32', 'S32', 'U64', 'S64', 'F32', 'F64'].includes(m)) ?? (mods.includes('64') ? 'U64' : 'U32');
+      const ori = op === 'REDG' ? 'RED' : op;
+      return line(`${defTexts.length ? `${defTexts.join(', ')} = ` : ''}${ori}.${k}.${t} ${useTexts.join(', ')}`);
+    }
+    return line(`${defTexts.length ? `${defTexts.join(', ')} = ` : ''}${op}${mods.map((m) => `.${m}`).join('')} ${useTexts.join(', ')}`);
+  }
+  const useTexts: string[] = [];
+  for (let i = n; i < ops.length; i++) {
+    const o = ops[i]!;
+    if (o.kind === 'mem') unsupported(ctx, `memory operand on ${op}`);
+    useTexts.push(operand(ctx, o, use.get(i) ?? 1, fp));
+  }
+  void ins;
+  return line(`${defTexts.length ? `${defTexts.join(', ')} = ` : ''}${op}${mods.map((m) => `.${m}`).join('')}${useTexts.length ? ' ' + useTexts.join(', ') : ''}`);
+}
+
+function f16Bits(x: number): number {
+  if (Number.isNaN(x)) return 0x7e00;
+  const f = new Float32Array([x]);
+  const b = new Uint32Array(f.buffer)[0]!;
+  const sign = (b >>> 16) & 0x8000;
+  const exp = ((b >>> 23) & 0xff) - 127 + 15;
+  const mant = b & 0x7fffff;
+  if (exp >= 31) return sign | 0x7c00;
+  if (exp <= 0) return sign | (exp < -10 ? 0 : ((mant | 0x800000) >> (1 - exp + 13)));
+  return sign | (exp << 10) | (mant >> 13);
+}
+
+/** The kernel's parameters from EIATTR_KPARAM_INFO and EIATTR_PARAM_CBANK (offset of the parameter block in bank 0). */
+export function kernelParams(fn: CubinFunction): Array<{ ordinal: number; offset: number; size: number }> {
+  let base = 0;
+  const out: Array<{ ordinal: number; offset: number; size: number }> = [];
+  for (const r of fn.attributes) {
+    const v = decodeAttribute(r);
+    if (v.kind === 'paramCbank') base = v.offset;
+    if (v.kind === 'kparam') for (const p of v.params) out.push({ ordinal: p.ordinal, offset: p.offset, size: p.size });
+  }
+  return out.map((p) => ({ ...p, offset: base + p.offset })).sort((a, b) => a.ordinal - b.ordinal);
+}
+
+function attrValue(fn: CubinFunction, code: number): number {
+  for (const r of [...fn.globalAttributes, ...fn.attributes]) {
+    if (r.code !== code) continue;
+    const v = decodeAttribute(r);
+    if (v.kind === 'value' || v.kind === 'symValue') return v.value;
+  }
+  return 0;
+}
+
+/**
+ * Lift one kernel of a Volta+ cubin into Ori with physical registers (run it with
+ * `runKernel(module, launch, { physicalRegisters: true })`). Throws LiftError naming the first word it cannot lift.
+ */
+export function liftCubin(cubin: Cubin, kernelName?: string): LiftedKernel {
+  const arch = cubin.arch.name;
+  if (cubin.arch.sm < 75) throw new LiftError('LIFT_ARCH', `${arch}: the lifter reads Volta+ code of sm_75 and later`);
+  const entries = cubin.functions.filter((f) => f.isEntry);
+  const fn = kernelName === undefined ? entries[0] : cubin.functions.find((f) => f.name === kernelName);
+  if (!fn) throw new LiftError('LIFT_NO_KERNEL', kernelName === undefined ? 'the cubin has no kernel' : `no kernel ${kernelName} (kernels: ${entries.map((e) => e.name).join(', ')})`);
+  const frame = attrValue(fn, ATTR.FRAME_SIZE);
+  const minStack = attrValue(fn, ATTR.MIN_STACK_SIZE);
+  const localBytes = Math.ceil((frame + minStack + 256) / 16) * 16;
+  const ctx: Ctx = { fn: fn.name, addr: 0, stackTop: localBytes, tmp: 1000, text: '' };
+  // decode everything first: block leaders are branch targets and the words after control transfers
+  const words: Array<{ addr: number; ins: SassInstruction; view: HazardInstr; target?: number }> = [];
+  for (let a = 0; a + 16 <= fn.code.length; a += 16) {
+    const d = decodeVolta(arch, wordFromBytes(fn.code, a), a);
+    if (isUnknown(d)) {
+      // trailing padding after the last EXIT/BRA is never reached
+      words.push({ addr: a, ins: { opcode: 'UNDECODED', mods: [], operands: [] }, view: { addr: a, opcode: 'UNDECODED', mods: [], operands: [], control: { stall: 0, yield: false, wbar: null, rbar: null, waitMask: 0, reuse: 0 }, text: `UNDECODED opcode 0x${d.opcodeField.toString(16)} (${d.reason})` } });
+      continue;
+    }
+    const text = formatInstruction(d);
+    const p = parseSassText(text);
+    const view: HazardInstr = { addr: a, opcode: p.opcode, mods: p.mods, guard: p.guard, operands: p.operands, control: { stall: 0, yield: false, wbar: null, rbar: null, waitMask: 0, reuse: 0 }, text };
+    let target: number | undefined;
+    if (d.opcode === 'BRA' || d.opcode === 'JMP' || d.opcode === 'BSSY') for (const o of d.operands) if (o.k === 'int' && o.reloc === undefined) target = o.v;
+    words.push({ addr: a, ins: d, view, target });
+  }
+  const leaders = new Set<number>([0]);
+  for (const w of words) {
+    if (w.target !== undefined) leaders.add(w.target);
+    if (['BRA', 'JMP', 'EXIT', 'RET', 'BRX', 'JMX', 'BPT'].includes(w.view.opcode)) leaders.add(w.addr + 16);
+  }
+  const body: string[] = [];
+  let open = false;
+  let reachable = true;
+  for (const w of words) {
+    if (leaders.has(w.addr)) {
+      body.push(`${label(w.addr)}:`);
+      open = true;
+      reachable = true;
+    }
+    if (!reachable) continue;
+    ctx.addr = w.addr;
+    ctx.text = w.view.text ?? w.view.opcode;
+    if (w.view.opcode === 'UNDECODED') throw new LiftError('LIFT_UNDECODED', `${fn.name} 0x${w.addr.toString(16).padStart(4, '0')}: ${ctx.text}`);
+    const r = liftOne(ctx, w.ins, w.view, w.target);
+    body.push(...r.lines);
+    if (r.ends) reachable = false;
+  }
+  void open;
+  if (reachable) body.push('  EXIT');
+  const params = kernelParams(fn).map((p) => {
+    const t = p.size === 8 ? '.u64' : p.size === 4 ? '.u32' : p.size === 2 ? '.u16' : p.size === 1 ? '.u8' : undefined;
+    return t ? `  .param ${t} p${p.ordinal} c[0x0][${hex(p.offset)}]` : `  .param .b8 p${p.ordinal}[${p.size}] c[0x0][${hex(p.offset)}]`;
+  });
+  const oriText = [
+    `.target ${arch}`,
+    '',
+    `.entry @${fn.name}(`,
+    params.join(',\n'),
+    ')',
+    '{',
+    `  .local .align 16 .b8 @__stack[${localBytes}]`,
+    ...body,
+    '}',
+    '',
+  ].join('\n');
+  let module: OriModule;
+  try {
+    module = parseOri(oriText, { file: `${fn.name}.lifted.ori` });
+  } catch (e) {
+    throw new LiftError('LIFT_UNSUPPORTED', `${fn.name}: lifted Ori does not parse: ${(e as Error).message}`);
+  }
+  return { arch, kernel: fn.name, module, oriText, localBytes };
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { parseOri } from '@ptxforge/kernel';
+import { makeTestContext } from '@ptxforge/opt-utils';
+import { LOOP_KNOBS } from './knobs.js';
+import { LATENCY_CLASSES, PipeliningPhase, computeMII, latencyClass } from './index.js';
+
+const body = (lines: string) => parseOri(`.target sm_90
+.entry @k(
+  .param .u64 a c[0x0][0x210]
+)
+{
+bb0:
+  %r1 = MOV 0
+  %rd1 = MOV c[0x0][0x210]
+bb1:
+${lines}  %r1 = IADD3 %r1, 1, RZ
+  %p0 = ISETP.LT.S32.AND %r1, 64, PT
+  @%p0 BRA bb1
+bb2:
+  EXIT
+}
+`);
+
+describe('OriPipelining analysis', () => {
+  it('ResMII: 8 FP32 ops and 3 global loads on widths ALU4 FMA4 DFMA1 MMA1 LSU2 TEX1 BRA1 give max(8/4, 3/2) = 2', () => {
+    const m = body(`${'  %r5 = FADD %r6, %r7\n'.repeat(8)}${'  %r8 = LDG.E.32 [%rd1]\n'.repeat(3)}`);
+    const instrs = m.functions[0]!.blocks[1]!.instrs.slice(0, 11);
+    expect(computeMII(instrs, [4, 4, 1, 1, 2, 1, 1]).resMII).toBe(2);
+  });
+  it('RecMII: a loop-carried FFMA chain needs II >= its latency', () => {
+    const m = body('  %r9 = FFMA %r9, %r9, %r9\n');
+    const instrs = m.functions[0]!.blocks[1]!.instrs.filter((i) => !i.isControlFlow);
+    const r = computeMII(instrs, [4, 4, 1, 1, 4, 1, 1]);
+    expect(r.recMII).toBe(5);
+    expect(r.mii).toBe(5);
+  });
+  it('classifies into the spec classes only', () => {
+    const m = body('  %r9 = FFMA %r9, %r9, %r9\n  %r8 = LDG.E.32 [%rd1]\n  %r7 = I2F.F32.S32 %r1\n');
+    for (const i of m.functions[0]!.blocks.flatMap((b) => b.instrs)) expect(LATENCY_CLASSES).toContain(latencyClass(i));
+  });
+  it('every loop gets a LoopNotPipelined remark with its II or the feasibility reason', () => {
+    const m = body('  %r9 = FFMA %r9, %r9, %r9\n');
+    const ctx = makeTestContext(m, { knobs: LOOP_KNOBS });
+    new PipeliningPhase().execute(ctx);
+    expect(ctx.remarks).toEqual([expect.objectContaining({ name: 'LoopNotPipelined', block: 'bb1', args: expect.objectContaining({ ii: 5, recMII: 5 }) })]);
+  });
+});
