@@ -2,7 +2,7 @@ import {
   definePlugin, opcodeInfo, provide, LatencyModel, RegisterFile, Slot17Handler,
   type LatencyModel as LatencyModelT, type PipeName, type PipeWidths, type PluginDefinition, type RegisterClassInfo,
   type RegisterFile as RegisterFileT, type Slot17Handler as Slot17HandlerT, type TargetCapabilities, type TargetDescriptor,
-  type VariableLatencyClass,
+  type VariableLatencyClass, type ServiceProvision,
 } from '@ptxforge/kernel';
 
 /**
@@ -159,6 +159,8 @@ export interface TargetTable {
   readonly pipeWidths: PipeWidths;
   readonly latencies: FixedLatencies;
   readonly slot17: Slot17HandlerT;
+  /** More per-arch services of the package (the Mercury Encoder/Decoder of its encoding family). */
+  readonly services?: readonly ServiceProvision<unknown>[];
 }
 
 export interface DefinedTarget {
@@ -183,6 +185,7 @@ export function defineTarget(t: TargetTable): DefinedTarget {
         provide(LatencyModel, { archs: t.archs, useValue: latencyModel }),
         provide(Slot17Handler, { archs: t.archs, useValue: t.slot17 }),
         provide(RegisterFile, { archs: t.archs, useFactory: (env) => registerFileFor(caps(env.arch)) }),
+        ...(t.services ?? []),
       ],
     },
   );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseOri } from '@ptxforge/kernel';
+import { LatencyModel, parseOri } from '@ptxforge/kernel';
 import { makeTestContext } from '@ptxforge/opt-utils';
 import { LOOP_KNOBS } from './knobs.js';
 import { LATENCY_CLASSES, PipeliningPhase, computeMII, latencyClass } from './index.js';
@@ -40,7 +40,8 @@ describe('OriPipelining analysis', () => {
   });
   it('every loop gets a LoopNotPipelined remark with its II or the feasibility reason', () => {
     const m = body('  %r9 = FFMA %r9, %r9, %r9\n');
-    const ctx = makeTestContext(m, { knobs: LOOP_KNOBS });
+    // The target's LatencyModel serves the 7-entry pipe-width table (ALU FMA DFMA MMA LSU TEX BRA).
+    const ctx = makeTestContext(m, { knobs: LOOP_KNOBS, services: [[LatencyModel, { pipeWidths: [4, 4, 1, 1, 2, 1, 1] }]] });
     new PipeliningPhase().execute(ctx);
     expect(ctx.remarks).toEqual([expect.objectContaining({ name: 'LoopNotPipelined', block: 'bb1', args: expect.objectContaining({ ii: 5, recMII: 5 }) })]);
   });

@@ -8,6 +8,8 @@ import {
   type SassInstruction,
   type Word,
 } from '@ptxforge/sass';
+import { Decoder, Encoder, provide, type MachineInstruction, type ServiceProvision } from '@ptxforge/kernel';
+import { isUnknown, wordToBytes } from '@ptxforge/sass';
 import { VOLTA_ROWS } from './rows.js';
 
 /** Volta+ word layout (../shared/golden/README.md): opcode 0..11, guard 12..14 + negate 15, control 105..125. */
@@ -84,6 +86,44 @@ export function decodeVoltaSection(arch: string, bytes: Uint8Array): DecodedInst
   const out: DecodedInstruction[] = [];
   for (let off = 0; off + 16 <= bytes.length; off += 16) out.push(codec.decode(wordFromBytes(bytes, off, 128), off));
   return out;
+}
+
+/**
+ * The kernel's Encoder and Decoder services for Volta+ archs (16-byte instructions). The structured form is
+ * @ptxforge/sass's SassInstruction; a word the tables do not claim decodes to `{ opcode: 'UNKNOWN', unknown:
+ * true, opcodeField, reason }`. Encoding throws SassEncodeError (coded) when no row holds the instruction.
+ */
+export function voltaServices(archs: readonly string[]): ServiceProvision<unknown>[] {
+  for (const a of archs) if (!VOLTA_ARCH_CHAINS[a]) throw new UnsupportedArchError(a);
+  return [
+    provide(Encoder, {
+      archs,
+      useFactory: (env) => {
+        const codec = voltaCodec(env.arch);
+        return {
+          instructionBytes: 16,
+          encode(instr: MachineInstruction, address: number): Uint8Array {
+            const out = new Uint8Array(16);
+            wordToBytes(codec.encode(instr as SassInstruction, address), out, 0);
+            return out;
+          },
+        };
+      },
+    }),
+    provide(Decoder, {
+      archs,
+      useFactory: (env) => {
+        const codec = voltaCodec(env.arch);
+        return {
+          instructionBytes: 16,
+          decode(code: Uint8Array, offset: number): MachineInstruction {
+            const d = codec.decode(wordFromBytes(code, offset, 128), offset);
+            return isUnknown(d) ? { ...d, opcode: 'UNKNOWN' } : d;
+          },
+        };
+      },
+    }),
+  ] as ServiceProvision<unknown>[];
 }
 
 export { VOLTA_ROWS };

@@ -1,8 +1,8 @@
 import type { TargetCapabilities } from '@ptxforge/kernel';
 import { defineTarget, PIPE_WIDTHS_SM80, slot17HandlerA } from '@ptxforge/target-common';
-import { PACKAGE } from './package-meta.js';
-import { voltaCodec } from '@ptxforge/mercury-volta';
+import { voltaCodec, voltaServices } from '@ptxforge/mercury-volta';
 import type { TableCodec } from '@ptxforge/sass';
+import { PACKAGE } from './package-meta.js';
 
 const capabilities = (arch: string): TargetCapabilities => ({
   // Turing (sm_75) added the uniform datapath; Volta (sm_70/72) has none.
@@ -27,6 +27,7 @@ export const sm70TargetDef = defineTarget({
   pipeWidths: PIPE_WIDTHS_SM80,
   latencies: { alu: 4, fma: 4, dfma: 'variable', mma: 'variable' }, // FP64 is fast on GV100 only, not on Turing: wait by scoreboard
   slot17: slot17HandlerA,
+  services: voltaServices(['sm_70', 'sm_72', 'sm_75']),
 });
 
 export const sm70Target = sm70TargetDef.descriptor;
@@ -35,8 +36,8 @@ export const targetSm70Plugin = sm70TargetDef.plugin;
 export default targetSm70Plugin;
 
 /**
- * Mercury SASS encoder and decoder for this target's archs (the Volta+ table of @ptxforge/mercury-volta).
- * Plain functions until the kernel exposes Encoder/Decoder service tokens; then they register there.
+ * Mercury SASS encoder and decoder of one of this target's archs (the Volta+ table of @ptxforge/mercury-volta;
+ * also provided as the kernel's Encoder/Decoder services).
  */
 export function sm70SassCodec(arch: string = sm70Target.archs[0]!): TableCodec {
   if (!sm70Target.archs.includes(arch)) throw new Error(`SASS_ARCH: ${arch} is not served by @ptxforge/target-sm70`);

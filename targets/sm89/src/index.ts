@@ -1,8 +1,8 @@
 import type { TargetCapabilities } from '@ptxforge/kernel';
 import { defineTarget, PIPE_WIDTHS_SM80, slot17HandlerB } from '@ptxforge/target-common';
-import { PACKAGE } from './package-meta.js';
-import { voltaCodec } from '@ptxforge/mercury-volta';
+import { voltaCodec, voltaServices } from '@ptxforge/mercury-volta';
 import type { TableCodec } from '@ptxforge/sass';
+import { PACKAGE } from './package-meta.js';
 
 const capabilities: TargetCapabilities = {
   uniformRegisters: true,
@@ -26,6 +26,7 @@ export const sm89TargetDef = defineTarget({
   pipeWidths: PIPE_WIDTHS_SM80,
   latencies: { alu: 4, fma: 4, dfma: 'variable', mma: 'variable' },
   slot17: slot17HandlerB,
+  services: voltaServices(['sm_89']),
 });
 
 export const sm89Target = sm89TargetDef.descriptor;
@@ -34,8 +35,8 @@ export const targetSm89Plugin = sm89TargetDef.plugin;
 export default targetSm89Plugin;
 
 /**
- * Mercury SASS encoder and decoder for this target's archs (the Volta+ table of @ptxforge/mercury-volta).
- * Plain functions until the kernel exposes Encoder/Decoder service tokens; then they register there.
+ * Mercury SASS encoder and decoder of one of this target's archs (the Volta+ table of @ptxforge/mercury-volta;
+ * also provided as the kernel's Encoder/Decoder services).
  */
 export function sm89SassCodec(arch: string = sm89Target.archs[0]!): TableCodec {
   if (!sm89Target.archs.includes(arch)) throw new Error(`SASS_ARCH: ${arch} is not served by @ptxforge/target-sm89`);

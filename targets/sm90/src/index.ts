@@ -1,8 +1,8 @@
 import type { TargetCapabilities } from '@ptxforge/kernel';
 import { defineTarget, PIPE_WIDTHS_FAST_FP64, slot17HandlerA } from '@ptxforge/target-common';
-import { PACKAGE } from './package-meta.js';
-import { voltaCodec } from '@ptxforge/mercury-volta';
+import { voltaCodec, voltaServices } from '@ptxforge/mercury-volta';
 import type { TableCodec } from '@ptxforge/sass';
+import { PACKAGE } from './package-meta.js';
 
 const capabilities: TargetCapabilities = {
   uniformRegisters: true,
@@ -26,6 +26,7 @@ export const sm90TargetDef = defineTarget({
   pipeWidths: PIPE_WIDTHS_FAST_FP64,
   latencies: { alu: 4, fma: 4, dfma: 8, mma: 'variable' },
   slot17: slot17HandlerA,
+  services: voltaServices(['sm_90', 'sm_90a', 'sm_100', 'sm_100a', 'sm_101', 'sm_103', 'sm_120', 'sm_120a', 'sm_121']),
 });
 
 export const sm90Target = sm90TargetDef.descriptor;
@@ -34,8 +35,8 @@ export const targetSm90Plugin = sm90TargetDef.plugin;
 export default targetSm90Plugin;
 
 /**
- * Mercury SASS encoder and decoder for this target's archs (the Volta+ table of @ptxforge/mercury-volta).
- * Plain functions until the kernel exposes Encoder/Decoder service tokens; then they register there.
+ * Mercury SASS encoder and decoder of one of this target's archs (the Volta+ table of @ptxforge/mercury-volta;
+ * also provided as the kernel's Encoder/Decoder services).
  */
 export function sm90SassCodec(arch: string = sm90Target.archs[0]!): TableCodec {
   if (!sm90Target.archs.includes(arch)) throw new Error(`SASS_ARCH: ${arch} is not served by @ptxforge/target-sm90`);
