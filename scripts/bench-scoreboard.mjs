@@ -4,33 +4,21 @@
 // (@ptxforge/sass-scoreboard), and check both with the hazard checker. Prints per arch: functions, instructions,
 // hazards in ptxas's code and in ours, stall cycles (sum of stall counts) of both and their ratio, instructions
 // that wait, and generation speed. Cubins are shared with `pnpm -s sass-roundtrip` (.cache/sass-roundtrip/).
-import { execFile, execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ptxasCorpus } from './lib/ptxas-corpus.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const corpus = path.resolve(repo, '../shared/corpus');
 const ARCHS = ['sm_75', 'sm_80', 'sm_86', 'sm_89', 'sm_90'];
 
 const args = process.argv.slice(2);
 const verbose = args.includes('--verbose');
 const k = args.indexOf('--arch');
 const archs = k >= 0 ? (args[k + 1] ?? '').split(',').filter(Boolean) : ARCHS;
-const jobs = Math.max(1, Number(process.env.SASS_ROUNDTRIP_JOBS ?? 2));
 
-let ptxasVersion;
-try {
-  ptxasVersion = execFileSync('ptxas', ['--version'], { encoding: 'utf8' });
-} catch {
-  console.error('bench:scoreboard: skipped: ptxas is not on PATH');
-  process.exit(0);
-}
-if (!existsSync(corpus)) {
-  console.error(`bench:scoreboard: skipped: ${corpus} is missing`);
-  process.exit(0);
-}
+const { cubinsFor } = ptxasCorpus(repo, 'bench:scoreboard');
 const { pathToFileURL } = await import('node:url');
 const { readCubin } = await import(pathToFileURL(path.join(repo, 'packages/cubin/dist/index.js')).href);
 const { hazardFunctionsOf, registerFamilyCodecs } = await import(pathToFileURL(path.join(repo, 'apps/dis/dist/index.js')).href);
@@ -38,63 +26,12 @@ const { checkHazards } = await import(pathToFileURL(path.join(repo, 'packages/sa
 const { generateScoreboards, stallCycles } = await import(pathToFileURL(path.join(repo, 'packages/sass-scoreboard/dist/index.js')).href);
 registerFamilyCodecs();
 
-function ptxFiles(dir) {
-  const out = [];
-  const walk = (d) => {
-    for (const e of readdirSync(d).sort()) {
-      const p = path.join(d, e);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (e.endsWith('.ptx')) out.push(p);
-    }
-  };
-  walk(dir);
-  return out;
-}
-
-const versionKey = createHash('sha256').update(ptxasVersion).digest('hex').slice(0, 12);
-const cacheRoot = path.join(repo, '.cache', 'sass-roundtrip', versionKey);
-
-/** Cached cubin path for (arch, ptx), compiling it when absent; undefined when ptxas rejects the PTX. */
-function compile(arch, ptx) {
-  const src = readFileSync(ptx);
-  const key = createHash('sha256').update(src).digest('hex').slice(0, 16);
-  const dir = path.join(cacheRoot, arch);
-  const out = path.join(dir, `${path.relative(corpus, ptx).replaceAll(path.sep, '__')}.${key}.cubin`);
-  if (existsSync(out)) return Promise.resolve(out);
-  if (existsSync(out + '.rejected')) return Promise.resolve(undefined);
-  mkdirSync(dir, { recursive: true });
-  return new Promise((resolve) => {
-    execFile('ptxas', [`-arch=${arch}`, ptx, '-o', out], { timeout: 120_000 }, (err, _stdout, stderr) => {
-      if (err) {
-        writeFileSync(out + '.rejected', String(stderr || err.message));
-        resolve(undefined);
-      } else resolve(out);
-    });
-  });
-}
-
-async function pool(items, n, f) {
-  const results = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: n }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        results[i] = await f(items[i]);
-      }
-    }),
-  );
-  return results;
-}
-
-const os = await import('node:os');
-const files = ptxFiles(corpus);
 const blank = { stall: 0, yield: false, wbar: null, rbar: null, waitMask: 0, reuse: 0 };
 console.log(`# bench:scoreboard, ${new Date().toISOString()}, ${os.cpus()[0]?.model ?? '?'} x${os.cpus().length}, node ${process.version}, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 console.log('| arch | functions | instructions | ptxas hazards | our hazards | stall cycles ptxas | ours | ours/ptxas | waits ptxas | ours | generation |');
 console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const arch of archs) {
-  const cubins = (await pool(files, jobs, (f) => compile(arch, f))).filter(Boolean);
+  const cubins = await cubinsFor(arch);
   const t = { fns: 0, instrs: 0, theirHaz: 0, ourHaz: 0, theirStall: 0, ourStall: 0, theirWaits: 0, ourWaits: 0, ms: 0, failed: 0 };
   const worst = [];
   for (const c of cubins) {

@@ -7,6 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cubinOpcodeCounts } from './lib/cubin-branches.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dir = process.argv[2] ?? path.join(root, 'plugins/branch-folding/test/fixtures/e2e');
@@ -20,33 +21,15 @@ function oriInstructions(file, knobs) {
   return readFileSync(out, 'utf8').split('\n').filter((l) => /^\s+[@%A-Z]/.test(l) && !/^\s*\./.test(l)).length;
 }
 
-/** Bytes of every .text.* section of an ELF64 file. */
-function textBytes(cubin) {
-  const b = readFileSync(cubin);
-  const shoff = Number(b.readBigUInt64LE(0x28));
-  const shentsize = b.readUInt16LE(0x3a);
-  const shnum = b.readUInt16LE(0x3c);
-  const shstrndx = b.readUInt16LE(0x3e);
-  const sh = (k) => shoff + k * shentsize;
-  const strOff = Number(b.readBigUInt64LE(sh(shstrndx) + 0x18));
-  let total = 0;
-  for (let k = 0; k < shnum; k++) {
-    const nameOff = b.readUInt32LE(sh(k));
-    let e = strOff + nameOff;
-    while (b[e] !== 0) e++;
-    const name = b.toString('latin1', strOff + nameOff, e);
-    if (name.startsWith('.text.')) total += Number(b.readBigUInt64LE(sh(k) + 0x20));
-  }
-  return total;
-}
-
 function ptxasInstructions(file) {
   const have = spawnSync('ptxas', ['--version'], { encoding: 'utf8' });
   if (have.status !== 0) return undefined;
   const out = path.join(tmp, 'p.cubin');
   const r = spawnSync('ptxas', ['-arch=sm_90', '-O3', file, '-o', out], { encoding: 'utf8' });
   if (r.status !== 0) return undefined;
-  return textBytes(out) / 16;
+  let n = 0;
+  for (const f of cubinOpcodeCounts(readFileSync(out)).values()) n += f.instructions;
+  return n;
 }
 
 if (!existsSync(cli)) {

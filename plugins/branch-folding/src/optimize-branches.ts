@@ -65,15 +65,12 @@ export function removeUnreachableBlocks(fn: OriFunction, pinned: ReadonlySet<Blo
   }
   const dead = fn.blocks.filter((b) => !seen.has(b) && !pinned.has(b));
   if (!dead.length) return 0;
-  for (const b of dead) for (const i of [...b.instrs]) b.remove(i);
-  // In layout order: a dead block's remaining predecessors are dead blocks before it that fall through.
-  let removed = 0;
-  for (const b of dead) {
-    if (b.preds.length) continue;
-    fn.removeBlock(b);
-    removed++;
-  }
-  return removed;
+  for (const b of dead) b.removeWhere(() => true);
+  // Emptied, a dead block is entered only by falling through from the block before it. In layout order, keep
+  // one whose predecessor stays (a pinned block) and remove the rest in one batch.
+  const doomed = new Set<Block>();
+  for (const b of dead) if (b.preds.every((p) => doomed.has(p))) doomed.add(b);
+  return fn.removeBlocks(doomed);
 }
 
 /**
