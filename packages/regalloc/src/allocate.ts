@@ -91,7 +91,26 @@ class ClassModel {
   }
 }
 
-/** A max-priority-free min-heap of (key, node, stamp) for spill candidate choice. */
+/**
+ * Set of interference edges keyed `lo * n + hi`. A JS Set holds at most 2^24 entries; sharding by the low
+ * key bits lifts that limit for dense graphs (values live through a whole huge function).
+ */
+class EdgeSet {
+  private readonly shards: Set<number>[] = Array.from({ length: 16 }, () => new Set<number>());
+  size = 0;
+  has(k: number): boolean {
+    return this.shards[k % 16]!.has(k);
+  }
+  add(k: number): void {
+    const s = this.shards[k % 16]!;
+    if (!s.has(k)) {
+      s.add(k);
+      this.size++;
+    }
+  }
+}
+
+/** A min-heap of (key, node, stamp) for spill candidate choice. */
 class LazyHeap {
   private keys: number[] = [];
   private nodes: number[] = [];
@@ -269,7 +288,7 @@ function colourRound<Ref>(vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: 
   const lv = computeBlockLiveness({ numVregs: nV, blocks: blocks.map((instrs, b) => ({ succs: succs[b]!, instrs })) });
   // ---- interference graph -------------------------------------------------------------------------------
   const adj: number[][] = Array.from({ length: nV }, () => []);
-  const edgeSet = new Set<number>();
+  const edgeSet = new EdgeSet();
   const key = (a: number, b: number): number => (a < b ? a * nV + b : b * nV + a);
   const addEdge = (a: number, b: number): boolean => {
     if (a === b) return false;
