@@ -100,7 +100,7 @@ describe.skipIf(!ptxas)('buildCubin reproduces ptxas cubins from their facts', (
   afterAll(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
-  for (const arch of ['sm_90']) {
+  for (const arch of ['sm_90', 'sm_80', 'sm_75']) {
     it(`${arch}: byte-identical rebuild of test/fixtures/build/kernels.ptx`, () => {
       const out = path.join(dir, `${arch}.cubin`);
       execFileSync('ptxas', [`-arch=${arch}`, fixture, '-o', out], { stdio: 'ignore' });

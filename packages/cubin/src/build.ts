@@ -188,7 +188,7 @@ const CIE_BODY = Uint8Array.from([
 const DEF_CFA = [0x0c, ...uleb(0x5000001), 0x00];
 
 function advance(bytes: number): number[] {
-  const units = bytes / 4;
+  const units = (bytes >>> 0) >>> 2;
   return [0x04, units & 0xff, (units >>> 8) & 0xff, (units >>> 16) & 0xff, (units >>> 24) & 0xff];
 }
 
@@ -197,8 +197,15 @@ function advance(bytes: number): number[] {
  * the prologue's stack adjustment, else the end of the first basic block) and one at the last exit, emitted in
  * address order as DW_CFA_advance_loc4 steps.
  */
-export function defaultFrameInstructions(cfaOffset: number, lastExit: number | undefined): Uint8Array {
+export function defaultFrameInstructions(cfaOffset: number, lastExit: number | undefined, rowAfterFirst = false): Uint8Array {
   const out: number[] = [];
+  if (rowAfterFirst) {
+    // Turing/Ampere: an empty row after the first instruction (the stack-pointer load), the CFA row, then the
+    // last exit even when it lies before the CFA row (a negative advance, as a 32-bit byte delta >>> 2).
+    out.push(...advance(16), ...advance(cfaOffset - 16), ...DEF_CFA);
+    if (lastExit !== undefined && lastExit !== cfaOffset) out.push(...advance(lastExit - cfaOffset));
+    return Uint8Array.from(out);
+  }
   if (lastExit !== undefined && lastExit < cfaOffset) {
     out.push(...advance(lastExit), ...advance(cfaOffset - lastExit), ...DEF_CFA);
   } else {
@@ -563,7 +570,7 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile): Uint8
   for (const f of fns) {
     const lastExit = f.exitOffsets.length ? Math.max(...f.exitOffsets) : undefined;
     const cfa = f.cfaOffset ?? cfaOffsetOfCode(f.code);
-    const ins = f.frameInstructions ?? defaultFrameInstructions(cfa, lastExit);
+    const ins = f.frameInstructions ?? defaultFrameInstructions(cfa, lastExit, P.frameRowAfterFirstInstruction);
     const cie = frameEntry(CIE_BODY);
     const fde = frameEntry(fdeBody(at, f.code.length, ins));
     frameRel.push({ offset: at + cie.length + 20, symbol: symOf(f.name, f.name), type: 2, addend: 0 });
@@ -601,7 +608,10 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile): Uint8
       }
       return secOf(x);
     };
-    return { ...s, link: r(s.link), info: i === 3 ? symbols.length + 1 : r(s.info) };
+    // .symtab's sh_info: ptxas's mercury writer puts the symbol count (local section symbols follow the globals),
+    // the Turing/Ampere writer the index of the first global symbol.
+    const symInfo = P.regcountInTextInfo ? locals.length + 1 : symbols.length + 1;
+    return { ...s, link: r(s.link), info: i === 3 ? symInfo : r(s.info) };
   });
 
   // Program headers: PHDR, then the segments of each layout.

@@ -67,6 +67,8 @@ export interface CubinLayoutProfile {
    * function is the likely candidate; the formula is what fits every corpus cubin).
    */
   shstrtabSlack?: (functionNames: readonly string[]) => number;
+  /** The .debug_frame FDE has an empty row after the first instruction (Turing/Ampere). */
+  frameRowAfterFirstInstruction?: boolean;
   /** Shared memory the system reserves at the start of a function's .nv.shared section (1 KB on sm_90). */
   sharedReserve?: number;
   /** .note.nv.cuinfo's sh_flags and whether its sh_info names .nv.compat. */
@@ -167,6 +169,7 @@ export const TURING_AMPERE_PROFILE: CubinLayoutProfile = {
   regcountInTextInfo: true,
   constant0BeforeText: true,
   cuinfoFlags: 0x1000000,
+  frameRowAfterFirstInstruction: true,
 };
 
 /** sm_75 writes EIATTR_SW_WAR 1 first and no SW2861232_WAR; sm_80..sm_89 the reverse. */
