@@ -9,3 +9,4 @@ export * from './write.js';
 export * from './profile.js';
 export * from './build.js';
 export * from './facts.js';
+export * from './verbose.js';

@@ -69,6 +69,8 @@ export interface CubinLayoutProfile {
   shstrtabSlack?: (functionNames: readonly string[]) => number;
   /** The .debug_frame FDE has an empty row after the first instruction (Turing/Ampere). */
   frameRowAfterFirstInstruction?: boolean;
+  /** ptxas -v lists the constant banks (`, N bytes cmem[0]`) on the "Used N registers" line. */
+  verbosePrintsCmem?: boolean;
   /** Shared memory the system reserves at the start of a function's .nv.shared section (1 KB on sm_90). */
   sharedReserve?: number;
   /** .note.nv.cuinfo's sh_flags and whether its sh_info names .nv.compat. */
@@ -170,6 +172,7 @@ export const TURING_AMPERE_PROFILE: CubinLayoutProfile = {
   constant0BeforeText: true,
   cuinfoFlags: 0x1000000,
   frameRowAfterFirstInstruction: true,
+  verbosePrintsCmem: true,
 };
 
 /** sm_75 writes EIATTR_SW_WAR 1 first and no SW2861232_WAR; sm_80..sm_89 the reverse. */
