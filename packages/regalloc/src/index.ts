@@ -5,3 +5,8 @@ export { computeBlockLiveness, predecessors, SparseSet, type BlockLiveness, type
 export { allocateRegisters, layoutBlockWeights } from './allocate.js';
 export { verifyAllocation, type AllocationViolation } from './verify.js';
 export { applyAllocation, type AllocationCallbacks } from './apply.js';
+export { buildDag, criticalHeights, listSchedule, orderCycles, type SchedNode, type SchedDag, type Candidate } from './sched/list.js';
+export { schedLatencyFromModel, schedLatencyFromTable, DEFAULT_VARIABLE_LATENCY, type SchedLatency } from './sched/latency.js';
+export {
+  schedulePreRA, schedulePostRA, blockPressure, type PreRaScheduleOptions, type PostRaScheduleOptions, type ScheduleStats,
+} from './sched/schedule.js';

@@ -46,6 +46,12 @@ export interface PhysReg {
   readonly width?: RegWidth;
 }
 
+/** Opcode and modifiers of a machine instruction (the schedulers' latency look-ups: `IMAD` ['WIDE', 'U32']). */
+export interface SchedOp {
+  readonly opcode: string;
+  readonly mods?: readonly string[];
+}
+
 /** One instruction. `defs` and `uses` are positional: the caller maps position k back to its operand k. */
 export interface RaInstr<Ref = unknown> {
   /** The caller's handle of the instruction (returned untouched in the result). */
@@ -67,6 +73,21 @@ export interface RaInstr<Ref = unknown> {
   readonly clobbers?: readonly PhysReg[];
   /** The defs must not share a register with any use of this instruction. */
   readonly earlyClobber?: boolean;
+  // ---- for the schedulers (ignored by the allocator) ----
+  /** Machine opcode and modifiers (latency look-ups). */
+  readonly op?: SchedOp;
+  /** Memory effect: loads may pass loads; stores and atomics keep their order with every access of their space. */
+  readonly memory?: 'load' | 'store' | 'atomic';
+  /**
+   * Memory space (`global`, `shared`, `local`, ...). Accesses of two different known spaces never conflict;
+   * `generic` or none conflicts with everything. Spill code uses `spill:<slot>`.
+   */
+  readonly memorySpace?: string;
+  /**
+   * Scheduling fence: nothing moves across it (BAR, MEMBAR, BSSY/BSYNC/WARPSYNC convergence points, calls,
+   * branches and EXIT, anything with effects the scheduler does not model).
+   */
+  readonly fence?: boolean;
 }
 
 export interface RaBlock<Ref = unknown> {
