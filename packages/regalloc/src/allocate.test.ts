@@ -137,6 +137,25 @@ describe('allocateRegisters', () => {
     expect(res.usage.R!.used).toBe(2);
   });
 
+  it('gives no register to a value where no definition reaches it (strict liveness); parameters are live from entry', () => {
+    // b0: a = ; use a ; -> b1, b2   b1: x = (loop body, may be skipped) -> b2   b2: use x
+    // x is read in b2 but undefined along b0 -> b2: it must not be live through b0, so it may share a's register
+    const fn: RaFunction = {
+      vregs: [R(), R(), R()],
+      blocks: [
+        { succs: [1, 2], instrs: [I([0], []), I([], [0])] },
+        { succs: [2], instrs: [I([1], [])] },
+        { succs: [], instrs: [I([], [1])] },
+      ],
+    };
+    const res = check(fn, opts());
+    expect(res.usage.R!.used).toBe(1);
+    // with v2 a parameter (defined on entry) it is live through b0 and needs its own register
+    const withParam: RaFunction = { ...fn, entryDefs: [2], blocks: [fn.blocks[0]!, fn.blocks[1]!, { succs: [], instrs: [I([], [1, 2])] }] };
+    const r2 = check(withParam, opts());
+    expect(r2.assignment[2]).not.toBe(r2.assignment[0]);
+  });
+
   it('rejects bad input with codes', () => {
     const bad = (fn: RaFunction, code: string): void => {
       try {

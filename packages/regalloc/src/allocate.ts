@@ -1,5 +1,5 @@
 import { RegallocError } from './errors.js';
-import { computeBlockLiveness, SparseSet } from './liveness.js';
+import { computeBlockLiveness, restrictToDefined, SparseSet } from './liveness.js';
 import type {
   PhysReg, RaClassInfo, RaFunction, RaInstr, RaOptions, RaOutInstr, RaResult, RaStats, RegClass, RegWidth, VReg,
 } from './types.js';
@@ -232,7 +232,7 @@ export function allocateRegisters<Ref>(fn: RaFunction<Ref>, opts: RaOptions): Ra
 
   for (let round = 1; ; round++) {
     if (round > maxRounds) throw new RegallocError('RA_NO_PROGRESS', `register allocation did not converge after ${maxRounds} spill rounds`);
-    const r = colourRound(vregs, blocks, succs, freq, classes, coalesceOn);
+    const r = colourRound(vregs, blocks, succs, fn.entryDefs ?? [], freq, classes, coalesceOn);
     edges = r.edges;
     coalesced = r.coalesced;
     colour = r.colour;
@@ -283,9 +283,10 @@ interface RoundResult {
   coalesced: number;
 }
 
-function colourRound<Ref>(vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: readonly (readonly number[])[], freq: Float64Array, classes: Map<RegClass, ClassModel>, coalesceOn: boolean): RoundResult {
+function colourRound<Ref>(vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: readonly (readonly number[])[], entryDefs: readonly number[], freq: Float64Array, classes: Map<RegClass, ClassModel>, coalesceOn: boolean): RoundResult {
   const nV = vregs.length;
-  const lv = computeBlockLiveness({ numVregs: nV, blocks: blocks.map((instrs, b) => ({ succs: succs[b]!, instrs })) });
+  const input = { numVregs: nV, blocks: blocks.map((instrs, b) => ({ succs: succs[b]!, instrs })) };
+  const lv = restrictToDefined(input, computeBlockLiveness(input), entryDefs);
   // ---- interference graph -------------------------------------------------------------------------------
   const adj: number[][] = Array.from({ length: nV }, () => []);
   const edgeSet = new EdgeSet();
@@ -351,7 +352,7 @@ function colourRound<Ref>(vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: 
       if (ins.copy && ins.kind === 'instr') copies.push({ d: ins.defs[0]!, s: src, w: f, order: copies.length });
     }
     if (b === 0) {
-      // values live into the entry are all defined "before" it: they interfere with each other
+      // values live into the entry (parameters) are all defined "before" it: they interfere with each other
       for (const set of live.values()) for (let x = 0; x < set.size; x++) for (let y = x + 1; y < set.size; y++) addEdge(set.dense[x]!, set.dense[y]!);
     }
   }
@@ -722,6 +723,6 @@ function finish<Ref>(
   };
   return {
     vregs: vregs.map((v): VReg => ({ cls: v.cls, width: v.width, ...(v.fixed === undefined ? {} : { fixed: v.fixed }), ...(v.noSpill ? { noSpill: true } : {}) })),
-    assignment: colour, blocks: out, succs: fn.blocks.map((b) => b.succs), usage, stats,
+    assignment: colour, blocks: out, succs: fn.blocks.map((b) => b.succs), entryDefs: fn.entryDefs ?? [], usage, stats,
   };
 }

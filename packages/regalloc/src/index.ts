@@ -1,7 +1,7 @@
 export * from './types.js';
 export { RegallocError } from './errors.js';
 export { classesFromRegisterFile, ptxasReportedRegisters, gprBudgetFromMaxRRegCount, PTXAS_REPORTED_EXTRA_GPRS } from './classes.js';
-export { computeBlockLiveness, predecessors, SparseSet, type BlockLiveness, type LivenessInput } from './liveness.js';
+export { computeBlockLiveness, restrictToDefined, predecessors, SparseSet, type BlockLiveness, type LivenessInput } from './liveness.js';
 export { allocateRegisters, layoutBlockWeights } from './allocate.js';
 export { verifyAllocation, type AllocationViolation } from './verify.js';
 export { applyAllocation, type AllocationCallbacks } from './apply.js';
@@ -10,3 +10,4 @@ export { schedLatencyFromModel, schedLatencyFromTable, DEFAULT_VARIABLE_LATENCY,
 export {
   schedulePreRA, schedulePostRA, blockPressure, type PreRaScheduleOptions, type PostRaScheduleOptions, type ScheduleStats,
 } from './sched/schedule.js';
+export { raFunctionFromOri, raInstrFromOri, memorySpaceOf } from './ori.js';

@@ -102,6 +102,11 @@ export interface RaBlock<Ref = unknown> {
 export interface RaFunction<Ref = unknown> {
   readonly vregs: readonly VReg[];
   readonly blocks: readonly RaBlock<Ref>[];
+  /**
+   * Vregs defined on entry (function parameters). Any other vreg is undefined until an instruction writes
+   * it: where no definition reaches, it needs no register (strict liveness).
+   */
+  readonly entryDefs?: readonly number[];
 }
 
 /** Allocation options. */
@@ -168,6 +173,8 @@ export interface RaResult<Ref = unknown> {
   readonly blocks: readonly (readonly RaOutInstr<Ref>[])[];
   /** The input's block successors (unchanged). */
   readonly succs: readonly (readonly number[])[];
+  /** The input's `entryDefs` (unchanged). */
+  readonly entryDefs: readonly number[];
   readonly usage: Readonly<Partial<Record<RegClass, RaClassUsage>>>;
   readonly stats: RaStats;
 }

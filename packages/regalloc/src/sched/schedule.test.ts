@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createLatencyModel, HOPPER_LATENCIES, PIPE_WIDTHS_SM80 } from '@ptxforge/target-common';
 import { allocateRegisters } from '../allocate.js';
 import type { RaClassInfo, RaFunction, RaInstr, RegWidth, VReg } from '../types.js';
-import { computeBlockLiveness } from '../liveness.js';
+import { computeBlockLiveness, restrictToDefined } from '../liveness.js';
 import { runAllocated, runVirtual, traceMismatches } from '../testing/evaluator.js';
 import { verifyAllocation } from '../verify.js';
 import { DEFAULT_VARIABLE_LATENCY, schedLatencyFromModel, schedLatencyFromTable } from './latency.js';
@@ -136,7 +136,7 @@ describe('list scheduling properties', () => {
           })),
         };
         const pre = schedulePreRA(fn, { latency: LAT, pressureLimit: { R: spec.limit }, mode: spec.mode });
-        const lv = computeBlockLiveness({ numVregs: nV, blocks: fn.blocks });
+        const lv = restrictToDefined({ numVregs: nV, blocks: fn.blocks }, computeBlockLiveness({ numVregs: nV, blocks: fn.blocks }));
         pre.fn.blocks.forEach((blk, b) => {
           const orig = fn.blocks[b]!.instrs;
           const before = blockPressure(fn, orig, orig.map((_, i) => i), lv.liveIn[b]!, lv.liveOut[b]!)[0]!;

@@ -1,4 +1,4 @@
-import { computeBlockLiveness } from '../liveness.js';
+import { computeBlockLiveness, restrictToDefined } from '../liveness.js';
 import type { RaFunction, RaInstr, RaOutInstr, RaResult, RegClass, SchedOp } from '../types.js';
 import type { SchedLatency } from './latency.js';
 import { buildDag, criticalHeights, listSchedule, orderCycles, type Candidate, type SchedNode } from './list.js';
@@ -127,7 +127,8 @@ export function schedulePreRA<Ref>(fn: RaFunction<Ref>, opts: PreRaScheduleOptio
     if (l !== undefined) limits[CLASS_INDEX[c]] = l;
   }
   const mode = opts.mode ?? 'latency';
-  const lv = computeBlockLiveness({ numVregs: fn.vregs.length, blocks: fn.blocks });
+  const input = { numVregs: fn.vregs.length, blocks: fn.blocks };
+  const lv = restrictToDefined(input, computeBlockLiveness(input), fn.entryDefs);
   let reordered = 0, reverted = 0, cyclesBefore = 0, cyclesAfter = 0, pBefore = 0, pAfter = 0, dagEdges = 0;
   const blocks = fn.blocks.map((blk, b) => {
     const instrs = blk.instrs;
