@@ -1,6 +1,8 @@
 export * from './types.js';
 export { RegallocError } from './errors.js';
-export { classesFromRegisterFile, ptxasReportedRegisters, gprBudgetFromMaxRRegCount, PTXAS_REPORTED_EXTRA_GPRS } from './classes.js';
+export {
+  classesFromRegisterFile, ptxasReportedRegisters, gprBudgetFromMaxRRegCount, PTXAS_REPORTED_EXTRA_GPRS, MAXRREGCOUNT_LOWER_BOUND, effectiveMaxRRegCount,
+} from './classes.js';
 export { computeBlockLiveness, restrictToDefined, predecessors, SparseSet, type BlockLiveness, type LivenessInput } from './liveness.js';
 export { allocateRegisters, layoutBlockWeights } from './allocate.js';
 export { verifyAllocation, type AllocationViolation } from './verify.js';
@@ -11,3 +13,7 @@ export {
   schedulePreRA, schedulePostRA, blockPressure, type PreRaScheduleOptions, type PostRaScheduleOptions, type ScheduleStats,
 } from './sched/schedule.js';
 export { raFunctionFromOri, raInstrFromOri, memorySpaceOf } from './ori.js';
+export {
+  MachineRegisterAllocator, MachineScheduler, machineRegisterAllocatorFor, machineSchedulerFor, regallocPlugin,
+} from './plugin.js';
+export { PACKAGE } from './package-meta.js';

@@ -125,6 +125,11 @@ export interface RaOptions {
   readonly slotBytes?: (cls: RegClass, width: RegWidth) => number;
   /** Classes whose values may be spilled to local memory (default: R and UR). */
   readonly spillableClasses?: readonly RegClass[];
+  /**
+   * Where values of a class that is not spilled to memory go when they must leave their class: a vreg of
+   * this class holds them (`save` / `restore` items; default P → R, UP → UR, B → R).
+   */
+  readonly spillHome?: Readonly<Partial<Record<RegClass, RegClass>>>;
   /** Rounds of spill-and-retry before giving up with RA_NO_PROGRESS (default 32). */
   readonly maxRounds?: number;
 }
@@ -137,6 +142,10 @@ export type RaOutInstr<Ref = unknown> =
   | { readonly kind: 'spill-store'; readonly vreg: number; readonly slot: number; readonly bytes: number; readonly spilled: number }
   /** Load the stack slot at `slot` into `vreg` (a spill temporary) before its use. */
   | { readonly kind: 'reload'; readonly vreg: number; readonly slot: number; readonly bytes: number; readonly spilled: number }
+  /** Copy `vreg` (a temporary of a class without memory spills, e.g. P) into `home`, a vreg of another class (P2R / SEL). */
+  | { readonly kind: 'save'; readonly vreg: number; readonly home: number; readonly spilled: number }
+  /** Copy `home` back into `vreg` before a use (R2P / ISETP). */
+  | { readonly kind: 'restore'; readonly vreg: number; readonly home: number; readonly spilled: number }
   /** Recompute `source` (a rematerializable instruction) into `vreg` before its use. */
   | { readonly kind: 'remat'; readonly vreg: number; readonly ref: Ref | undefined; readonly source: RaInstr<Ref>; readonly spilled: number };
 
@@ -150,6 +159,9 @@ export interface RaStats {
   /** Vregs spilled to memory / rematerialised (over all rounds). */
   readonly spilledVregs: number;
   readonly rematerializedVregs: number;
+  /** Vregs (predicates) kept in a register of another class, and the saves that put them there. */
+  readonly homedVregs: number;
+  readonly registerSaves: number;
   readonly spillStores: number;
   readonly spillLoads: number;
   /** Static bytes stored / loaded by spill code (ptxas's `N bytes spill stores, M bytes spill loads`). */

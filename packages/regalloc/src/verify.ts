@@ -22,6 +22,10 @@ function opsOf(ins: RaOutInstr): Ops {
       return { defs: ins.defs, uses: ins.uses, partialDefs: ins.partialDefs, copySrc: ins.source.copy ? ins.uses[0]! : -1, clobbers: ins.source.clobbers ?? [] };
     case 'spill-store':
       return { defs: [], uses: [ins.vreg], partialDefs: [], copySrc: -1, clobbers: [] };
+    case 'save':
+      return { defs: [ins.home], uses: [ins.vreg], partialDefs: [], copySrc: -1, clobbers: [] };
+    case 'restore':
+      return { defs: [ins.vreg], uses: [ins.home], partialDefs: [], copySrc: -1, clobbers: [] };
     default:
       return { defs: [ins.vreg], uses: [], partialDefs: [], copySrc: -1, clobbers: [] };
   }

@@ -198,6 +198,9 @@ export interface PostRaScheduleOptions {
   /** Opcode of a spill store / reload for latencies (default STL / LDL). */
   readonly spillStoreOp?: SchedOp;
   readonly reloadOp?: SchedOp;
+  /** Opcodes of predicate saves / restores (default SEL / ISETP). */
+  readonly saveOp?: SchedOp;
+  readonly restoreOp?: SchedOp;
   readonly window?: number;
 }
 
@@ -232,6 +235,10 @@ export function schedulePostRA<Ref>(res: RaResult<Ref>, opts: PostRaScheduleOpti
         return { reads: [], writes: keys([ins.vreg]), memory: 'load', memorySpace: 'spill', op: ldl };
       case 'remat':
         return nodeOf(ins.source, [], keys([ins.vreg]));
+      case 'save':
+        return { reads: keys([ins.vreg]), writes: keys([ins.home]), op: opts.saveOp ?? { opcode: 'SEL' } };
+      case 'restore':
+        return { reads: keys([ins.home]), writes: keys([ins.vreg]), op: opts.restoreOp ?? { opcode: 'ISETP' } };
     }
   };
   let reordered = 0, reverted = 0, cyclesBefore = 0, cyclesAfter = 0, dagEdges = 0;

@@ -91,6 +91,14 @@ export function runAllocated(fn: RaFunction, res: RaResult, maxSteps: number): T
         set(ins.vreg, Array.from({ length: res.vregs[ins.vreg]!.width }, (_, k) => mem.get(ins.slot + 4 * k) ?? UNDEF));
         continue;
       }
+      if (ins.kind === 'save') {
+        set(ins.home, get(ins.vreg));
+        continue;
+      }
+      if (ins.kind === 'restore') {
+        set(ins.vreg, get(ins.home));
+        continue;
+      }
       if (ins.kind === 'remat') {
         const id = ids.get(ins.source)!;
         set(ins.vreg, Array.from({ length: res.vregs[ins.vreg]!.width }, (_, k) => defValue(id, 0, k, [])));
