@@ -179,13 +179,13 @@ function address(ctx: Ctx, o: SassOperandView, wide: boolean, pre: string[]): st
   return base ? `[${base}${off}]` : `[${hex(offset)}]`;
 }
 
-function widthsOf(view: HazardInstr): { def: Map<number, number>; use: Map<number, number> } {
+function widthsOf(view: HazardInstr): { def: Map<number, number>; use: Map<number, number>; results: number } {
   const roles = instrRoles(view);
   const def = new Map<number, number>();
   const use = new Map<number, number>();
   for (const d of roles.defs) if (d.operand >= 0) def.set(d.operand, Math.max(def.get(d.operand) ?? 0, d.reg.count));
   for (const u of roles.uses) if (u.operand >= 0 && !u.address) use.set(u.operand, Math.max(use.get(u.operand) ?? 0, u.reg.count));
-  return { def, use };
+  return { def, use, results: roles.results };
 }
 
 /** Conversion types in Ori's order (destination first), from SASS's defaults and spellings. */
@@ -226,7 +226,7 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
   if (DROPPED.has(op)) return { lines: [], ends: false };
   const pre: string[] = [];
   const line = (s: string): Lifted => ({ lines: [...pre, `  ${guard}${s}`], ends: false });
-  const { def, use } = widthsOf(view);
+  const { def, use, results } = widthsOf(view);
 
   switch (op) {
     case 'EXIT':
@@ -319,7 +319,8 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
   }
 
   const fp: 'f32' | 'f64' | undefined = FLOAT64_OPS.has(op) ? 'f64' : FLOAT32_OPS.has(op) ? 'f32' : undefined;
-  const n = [...def.keys()].length === 0 ? 0 : Math.max(...def.keys()) + 1;
+  // results: the roles' leading result operands, PT/RZ placeholders included (`FSETP P0, PT, ...` has two)
+  const n = Math.max([...def.keys()].length === 0 ? 0 : Math.max(...def.keys()) + 1, results);
   // results: the roles' leading result operands; predicate results of ATOM/SHFL come first in SASS
   let defIdx: number[] = [];
   for (let i = 0; i < n; i++) defIdx.push(i);

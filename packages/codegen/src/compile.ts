@@ -1,0 +1,40 @@
+import { Decoder, Encoder, serviceMissing, type Toolchain } from '@ptxforge/kernel';
+import { generateCubin, type CodegenResult } from './generate.js';
+import { CodegenError } from './mir.js';
+
+export interface CompileToCubinOptions {
+  arch: string;
+  /** -O level (default 3). */
+  optLevel?: number;
+  /** --maxrregcount. */
+  maxrregcount?: number;
+  /** File name for diagnostics (default `<input>.ptx`). */
+  file?: string;
+}
+
+export interface CompileToCubinResult extends CodegenResult {
+  /** The optimized Ori text is not kept; this is the arch the cubin is for. */
+  arch: string;
+}
+
+/**
+ * PTX (or Ori) text to cubin bytes: the front end and the optimization pipeline of `tc`, then code generation
+ * with the arch's Encoder/Decoder services. Unsupported opcodes raise CODEGEN_NOT_IMPLEMENTED naming them; an
+ * arch without an encoder raises NO_ENCODER naming the package to install.
+ */
+export function compileToCubin(tc: Toolchain, source: string, opts: CompileToCubinOptions): CompileToCubinResult {
+  const file = opts.file ?? '<input>.ptx';
+  const result = tc.compile({ text: source, file }, { arch: opts.arch, optLevel: opts.optLevel ?? 3 });
+  const scope = tc.services(opts.arch);
+  const encoder = scope.tryService(Encoder);
+  const decoder = scope.tryService(Decoder);
+  if (!encoder || !decoder) {
+    const why = serviceMissing(tc.registry, Encoder, opts.arch).message;
+    throw new CodegenError('NO_ENCODER', `no SASS encoder is installed for ${opts.arch}: ${why.replace(/^no Encoder for [^;]*; /, '')}`);
+  }
+  const r = generateCubin(result.module, {
+    arch: opts.arch, sm: scope.target.sm, paramBase: scope.target.capabilities.paramBase, encoder, decoder,
+    ...(opts.maxrregcount !== undefined ? { maxRegisters: opts.maxrregcount } : {}),
+  });
+  return { ...r, arch: opts.arch };
+}
