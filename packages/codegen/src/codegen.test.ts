@@ -155,6 +155,37 @@ L1:
     sameAsPtxPath(ptx, io('k', '0000c03f00002040', 4));
   });
 
+  it('--maxrregcount spills to local memory (STL/LDL on the R1 frame) and still computes the same', () => {
+    // 24 values loaded, then combined in reverse: more live values than 16 - 2 registers hold
+    const n = 24;
+    const lines: string[] = [];
+    for (let i = 0; i < n; i++) lines.push(`  ld.global.u32 %r${i}, [%rd1+${4 * i}];`);
+    lines.push('  mov.u32 %r100, 0;');
+    for (let i = n - 1; i >= 0; i--) lines.push(`  mad.lo.u32 %r100, %r100, 3, %r${i};`);
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b) {
+  .reg .u32 %r<101>;
+  .reg .u64 %rd<3>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+${lines.join('\n')}
+  st.global.u32 [%rd2], %r100;
+  ret;
+}`;
+    const input = Array.from({ length: n }, (_, i) => (i * 7 + 1).toString(16).padStart(2, '0') + '000000').join('');
+    const r = compileToCubin(tc, ptx, { arch: 'sm_90', maxrregcount: 16 });
+    expect(r.kernels[0]!.registers).toBeLessThanOrEqual(16);
+    expect(r.kernels[0]!.spillStores).toBeGreaterThan(0);
+    const launch = io('k', input, 4);
+    const ref = runKernel(tc.compile({ text: ptx, file: 'k.ptx' }, { arch: 'sm_90', optLevel: 3 }).module, launch);
+    const got = runCubin(r.cubin, launch);
+    expect(got.result.errors).toEqual([]);
+    expect(hex(got.result.buffers.output!.bytes)).toBe(hex(ref.buffers.output!.bytes));
+    expect(hazardsInCubin(r.cubin, 'sm_90')).toBe(0);
+  });
+
   it('is deterministic: the same input gives the same bytes', () => {
     const ptx = `.version 7.8
 .target sm_90

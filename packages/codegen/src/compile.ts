@@ -1,4 +1,4 @@
-import { Decoder, Encoder, serviceMissing, type Toolchain } from '@ptxforge/kernel';
+import { Decoder, Encoder, RegisterFile, serviceMissing, type Toolchain } from '@ptxforge/kernel';
 import { generateCubin, type CodegenResult } from './generate.js';
 import { CodegenError } from './mir.js';
 
@@ -33,7 +33,7 @@ export function compileToCubin(tc: Toolchain, source: string, opts: CompileToCub
     throw new CodegenError('NO_ENCODER', `no SASS encoder is installed for ${opts.arch}: ${why.replace(/^no Encoder for [^;]*; /, '')}`);
   }
   const r = generateCubin(result.module, {
-    arch: opts.arch, sm: scope.target.sm, paramBase: scope.target.capabilities.paramBase, encoder, decoder,
+    arch: opts.arch, sm: scope.target.sm, paramBase: scope.target.capabilities.paramBase, encoder, decoder, registerFile: scope.service(RegisterFile),
     ...(opts.maxrregcount !== undefined ? { maxRegisters: opts.maxrregcount } : {}),
   });
   return { ...r, arch: opts.arch };

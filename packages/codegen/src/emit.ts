@@ -2,7 +2,7 @@ import type { Decoder, Encoder } from '@ptxforge/kernel';
 import type { SassInstruction } from '@ptxforge/sass';
 import { checkHazards, hazardInstrFromSass, type ControlInfo, type HazardFunction, type HazardInstr } from '@ptxforge/sass-hazards';
 import { generateScoreboards } from '@ptxforge/sass-scoreboard';
-import type { Assignment } from './assign.js';
+import type { Assignment } from './regalloc.js';
 import { DESC_UR, toSass } from './lower.js';
 import { CodegenError, type MFunction, type VReg } from './mir.js';
 
@@ -46,6 +46,11 @@ export function emitFunction(fn: MFunction, asg: Assignment, opts: EmitOptions):
   const blockAddr: number[] = [];
   const prologue: SassInstruction[] = [];
   if (fn.usesGlobalDesc) prologue.push({ opcode: 'ULDC', mods: ['64'], operands: [{ k: 'reg', file: 'UR', n: DESC_UR }, { k: 'cbank', bank: 0, off: 0x208 }] });
+  if (fn.frameBytes > 0) {
+    // the stack pointer R1 from the local window's top (c[0x0][0x28]), lowered by the frame (spill slots)
+    prologue.push({ opcode: 'LDC', mods: [], operands: [{ k: 'reg', file: 'R', n: 1 }, { k: 'cbank', bank: 0, off: 0x28 }] });
+    prologue.push({ opcode: 'IADD3', mods: [], operands: [{ k: 'reg', file: 'R', n: 1 }, { k: 'reg', file: 'R', n: 1 }, { k: 'int', v: -fn.frameBytes }, { k: 'reg', file: 'R', n: 255 }] });
+  }
   let n = prologue.length;
   for (const b of fn.blocks) {
     blockAddr.push(n * 16);

@@ -1,6 +1,7 @@
-import type { Decoder, Encoder, OriModule } from '@ptxforge/kernel';
-import { assignRegisters } from './assign.js';
-import { kernelCubin, type CompiledKernel } from './cubin-image.js';
+import type { Decoder, Encoder, OriModule, RegisterFile } from '@ptxforge/kernel';
+import { ptxasReportedRegisters } from '@ptxforge/regalloc';
+import { allocateMachineFunction } from './regalloc.js';
+import { buildCubin, type BuildFunction } from '@ptxforge/cubin';
 import { emitFunction } from './emit.js';
 import { selectFunction } from './isel.js';
 import { legalize } from './lower.js';
@@ -16,6 +17,8 @@ export interface CodegenOptions {
   /** The target's Encoder and Decoder services. */
   encoder: Encoder;
   decoder: Decoder;
+  /** The target's RegisterFile service (classes, counts, pair/quad alignment). */
+  registerFile: RegisterFile;
   /** --maxrregcount (default: the target's maximum, 255). */
   maxRegisters?: number;
 }
@@ -38,7 +41,7 @@ export interface CodegenResult {
 }
 
 /** Select, legalize, assign registers, generate control words, encode: one machine function. */
-export function compileFunction(m: OriModule, fnName: string, opts: CodegenOptions): { mf: MFunction; kernel: CompiledKernel; stats: KernelStats } {
+export function compileFunction(m: OriModule, fnName: string, opts: CodegenOptions): { mf: MFunction; kernel: BuildFunction; stats: KernelStats } {
   const fn = m.functions.find((f) => f.name === fnName);
   if (!fn) throw new CodegenError('CODEGEN_BAD_INPUT', `no function ${fnName}`);
   const mf = selectFunction(m, fn, { paramBase: opts.paramBase });
@@ -48,29 +51,33 @@ export function compileFunction(m: OriModule, fnName: string, opts: CodegenOptio
     return v;
   };
   legalize(mf, opts.encoder, temp);
-  const maxR = Math.min(255, opts.maxRegisters ?? 255);
-  // R1 is the stack pointer of the ABI (ptxas never allocates it)
-  const asg = assignRegisters(mf, { limits: { R: maxR, P: 7, UR: 63, UP: 7, B: 16 }, reserved: { R: [1], UR: mf.usesGlobalDesc ? [4, 5] : [] } });
+  const asg = allocateMachineFunction(mf, { registerFile: opts.registerFile, ...(opts.maxRegisters !== undefined ? { maxrregcount: opts.maxRegisters } : {}) });
   const e = emitFunction(mf, asg, { arch: opts.arch, encoder: opts.encoder, decoder: opts.decoder });
   if (e.hazards > 0) throw new CodegenError('CODEGEN_HAZARDS', `${fn.name}: the scoreboard generator left ${e.hazards} hazard(s)`);
-  // ptxas counts at least the registers the ABI reserves (R0..R1 stack pointer slot) plus two
-  const registers = Math.max(asg.used.R + 2, 8);
-  const kernel: CompiledKernel = {
-    name: fn.name, code: e.code, registers, params: mf.params.map((p) => ({ offset: p.offset, size: p.size })), paramBase: mf.paramBase,
-    paramBytes: mf.paramBytes, exitOffsets: e.exitOffsets, sharedBytes: mf.sharedBytes, frameBytes: mf.frameBytes,
+  // ptxas reports the highest R register + 1 + 2 (docs/codegen-regalloc.md)
+  const registers = ptxasReportedRegisters(Math.max(asg.used.R, 2));
+  const maxntid = fn.directives.get('maxntid');
+  const reqntid = fn.directives.get('reqntid');
+  const dim3 = (v: number[]): [number, number, number] => [v[0] ?? 1, v[1] ?? 1, v[2] ?? 1];
+  const kernel: BuildFunction = {
+    name: fn.name, kind: 'entry', global: true, code: e.code, regCount: registers,
+    params: mf.params.map((p, i) => ({ ordinal: i, offset: p.offset, size: p.size })), paramBytes: mf.paramBytes,
+    ...(mf.sharedBytes ? { sharedBytes: mf.sharedBytes } : {}), frameSize: mf.frameBytes, exitOffsets: e.exitOffsets,
+    ...(maxntid ? { maxThreads: dim3(maxntid) } : {}), ...(reqntid ? { reqntid: dim3(reqntid) } : {}),
+    ...(opts.maxRegisters !== undefined ? { maxRegCount: opts.maxRegisters } : {}),
   };
   return {
     mf, kernel,
     stats: {
       name: fn.name, registers, instructions: e.instructions, stallCycles: e.stallCycles, hazards: e.hazards, sharedBytes: mf.sharedBytes,
-      spillStores: 0, spillLoads: 0, frameBytes: mf.frameBytes,
+      spillStores: asg.stats.spillStoreBytes, spillLoads: asg.stats.spillLoadBytes, frameBytes: mf.frameBytes,
     },
   };
 }
 
 /** Code generation for every kernel of an optimized module, into one cubin. */
 export function generateCubin(m: OriModule, opts: CodegenOptions): CodegenResult {
-  const kernels: CompiledKernel[] = [];
+  const kernels: BuildFunction[] = [];
   const stats: KernelStats[] = [];
   for (const fn of m.functions) {
     if (fn.kind !== 'entry') continue;
@@ -78,5 +85,5 @@ export function generateCubin(m: OriModule, opts: CodegenOptions): CodegenResult
     kernels.push(r.kernel);
     stats.push(r.stats);
   }
-  return { cubin: kernelCubin(opts.arch, opts.sm, kernels), kernels: stats };
+  return { cubin: buildCubin({ arch: opts.arch, functions: kernels }), kernels: stats };
 }
