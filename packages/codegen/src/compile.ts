@@ -1,4 +1,4 @@
-import { Decoder, Encoder, RegisterFile, serviceMissing, type Toolchain } from '@ptxforge/kernel';
+import { Decoder, Encoder, RegisterFile, serviceMissing, type OriModule, type Toolchain } from '@ptxforge/kernel';
 import { generateCubin, type CodegenResult } from './generate.js';
 import { CodegenError } from './mir.js';
 
@@ -25,16 +25,20 @@ export interface CompileToCubinResult extends CodegenResult {
 export function compileToCubin(tc: Toolchain, source: string, opts: CompileToCubinOptions): CompileToCubinResult {
   const file = opts.file ?? '<input>.ptx';
   const result = tc.compile({ text: source, file }, { arch: opts.arch, optLevel: opts.optLevel ?? 3 });
-  const scope = tc.services(opts.arch);
+  return { ...cubinOfModule(tc, result.module, opts.arch, opts), arch: opts.arch };
+}
+
+/** Code generation for an optimized module with the arch's services of `tc` (NO_ENCODER when it has none). */
+export function cubinOfModule(tc: Toolchain, module: OriModule, arch: string, opts: { maxrregcount?: number } = {}): CodegenResult {
+  const scope = tc.services(arch);
   const encoder = scope.tryService(Encoder);
   const decoder = scope.tryService(Decoder);
   if (!encoder || !decoder) {
-    const why = serviceMissing(tc.registry, Encoder, opts.arch).message;
-    throw new CodegenError('NO_ENCODER', `no SASS encoder is installed for ${opts.arch}: ${why.replace(/^no Encoder for [^;]*; /, '')}`);
+    const why = serviceMissing(tc.registry, Encoder, arch).message;
+    throw new CodegenError('NO_ENCODER', `no SASS encoder is installed for ${arch}: ${why.replace(/^no Encoder for [^;]*; /, '')}`);
   }
-  const r = generateCubin(result.module, {
-    arch: opts.arch, sm: scope.target.sm, paramBase: scope.target.capabilities.paramBase, encoder, decoder, registerFile: scope.service(RegisterFile),
+  return generateCubin(module, {
+    arch, sm: scope.target.sm, paramBase: scope.target.capabilities.paramBase, encoder, decoder, registerFile: scope.service(RegisterFile),
     ...(opts.maxrregcount !== undefined ? { maxRegisters: opts.maxrregcount } : {}),
   });
-  return { ...r, arch: opts.arch };
 }
