@@ -10,7 +10,7 @@ import { hookAt } from '../pipeline/hooks.js';
 import type { Diagnostic, DiagnosticSink } from '../pipeline/protocol.js';
 import { PHASE_TABLE, phaseIndexOf } from '../pipeline/table.js';
 import type { PluginDefinition } from '../plugin.js';
-import { capabilitiesFor, KNOWN_ARCHS, smNumber, type TargetView } from '../target.js';
+import { capabilitiesFor, KNOWN_ARCHS, NOT_YET_SUPPORTED_ARCHS, smNumber, type TargetView } from '../target.js';
 import { Compilation, type CompileResult } from './compilation.js';
 import type { CompileOptions, ResolvedCompileOptions } from './options.js';
 import { ANY_ARCH, PluginRegistry, type TargetBinding } from './registry.js';
@@ -72,15 +72,24 @@ export class Toolchain {
   resolveTarget(arch: string): TargetBinding {
     const b = this.registry.targets.get(arch);
     if (b) return b;
+    const installed = this.installedTargets();
+    const have = installed.length ? ` (installed: ${installed.join('; ')})` : ' (no target is installed)';
     const pkg = KNOWN_ARCHS.get(arch);
     if (pkg) {
-      throw new PtxforgeError('TARGET_NOT_INSTALLED', `no installed target serves ${arch}; install ${pkg} and add it to the toolchain`);
+      throw new PtxforgeError('TARGET_NOT_INSTALLED', `no installed target serves ${arch}; install ${pkg} and add it to the toolchain${have}`);
     }
-    const known = [...this.registry.targets.keys()];
-    throw new PtxforgeError(
-      'TARGET_UNKNOWN_ARCH',
-      `unknown GPU architecture '${arch}'${known.length ? `; installed targets serve ${known.join(', ')}` : ''}`,
-    );
+    const family = NOT_YET_SUPPORTED_ARCHS.get(arch);
+    if (family) {
+      throw new PtxforgeError('TARGET_NOT_SUPPORTED', `${arch} (${family}) is not supported yet: no ptxforge target package encodes it${have}`);
+    }
+    throw new PtxforgeError('TARGET_UNKNOWN_ARCH', `unknown GPU architecture '${arch}'${have}`);
+  }
+
+  /** The installed targets, `package: arch, arch ...` each (for listings and errors). */
+  installedTargets(): string[] {
+    const byOwner = new Map<string, string[]>();
+    for (const [arch, b] of this.registry.targets) byOwner.set(b.owner, [...(byOwner.get(b.owner) ?? []), arch]);
+    return [...byOwner].map(([owner, archs]) => `${owner}: ${archs.join(', ')}`);
   }
 
   /**
