@@ -781,6 +781,25 @@ function learnAll(hints, blocked) {
   }
   const best = new Map();
   for (const [hk, c] of learned) best.set(hk, JSON.parse([...c.entries()].sort((a, b) => b[1] - a[1])[0][0]));
+  // Bits that tell the rows of one opcode field apart (a slot of one row; a constant bit two rows read
+  // differently, like LEA's .HI at 80): an integer field of another row must not grow over them.
+  const byOp = new Map();
+  for (const r of rowsOut) {
+    const k = `${r.archs[0]}|${r.op}`;
+    const l = byOp.get(k) ?? [];
+    l.push(r);
+    byOp.set(k, l);
+  }
+  for (const [k, rs] of byOp) {
+    const bits = new Set();
+    for (const r of rs) for (const sl of r.slots) for (const [p, n] of sl.bits) for (let b = p; b < p + n; b++) bits.add(b);
+    for (let b = 16; b < 128; b++) {
+      const vals = new Set();
+      for (const r of rs) if ((BigInt(r.mask) >> BigInt(b)) & 1n) vals.add(Number((BigInt(r.value) >> BigInt(b)) & 1n));
+      if (vals.size > 1) bits.add(b);
+    }
+    slotBits.set(k, bits);
+  }
   return { rowsOut, totalProblems, hints: best, slotBits };
 }
 
