@@ -136,6 +136,8 @@ function operand(ctx: Ctx, o: SassOperandView, width: number, fp: 'f32' | 'f64' 
     }
     case 'sreg': {
       if (raw === 'SRZ') return 'RZ';
+      // launches have no thread-block clusters: every CTA is CTA 0 of its own one-CTA cluster
+      if (raw === 'SR_CgaCtaId') return '0';
       return SREG_NAMES[raw] ?? raw;
     }
     default:
@@ -183,13 +185,13 @@ function address(ctx: Ctx, o: SassOperandView, wide: boolean, pre: string[]): st
   return base ? `[${base}${off}]` : `[${hex(offset)}]`;
 }
 
-function widthsOf(view: HazardInstr): { def: Map<number, number>; use: Map<number, number> } {
+function widthsOf(view: HazardInstr): { def: Map<number, number>; use: Map<number, number>; results: number } {
   const roles = instrRoles(view);
   const def = new Map<number, number>();
   const use = new Map<number, number>();
   for (const d of roles.defs) if (d.operand >= 0) def.set(d.operand, Math.max(def.get(d.operand) ?? 0, d.reg.count));
   for (const u of roles.uses) if (u.operand >= 0 && !u.address) use.set(u.operand, Math.max(use.get(u.operand) ?? 0, u.reg.count));
-  return { def, use };
+  return { def, use, results: roles.resultOperands };
 }
 
 /** Conversion types in Ori's order (destination first), from SASS's defaults and spellings. */
@@ -230,7 +232,7 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
   if (DROPPED.has(op)) return { lines: [], ends: false };
   const pre: string[] = [];
   const line = (s: string): Lifted => ({ lines: [...pre, `  ${guard}${s}`], ends: false });
-  const { def, use } = widthsOf(view);
+  const { def, use, results } = widthsOf(view);
 
   switch (op) {
     case 'EXIT':
@@ -359,7 +361,7 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
   }
 
   const fp: 'f32' | 'f64' | undefined = FLOAT64_OPS.has(op) ? 'f64' : FLOAT32_OPS.has(op) ? 'f32' : undefined;
-  const n = [...def.keys()].length === 0 ? 0 : Math.max(...def.keys()) + 1;
+  const n = results;
   // results: the roles' leading result operands; predicate results of ATOM/SHFL come first in SASS
   let defIdx: number[] = [];
   for (let i = 0; i < n; i++) defIdx.push(i);
@@ -443,6 +445,7 @@ export function liftCubin(cubin: Cubin, kernelName?: string): LiftedKernel {
   const frame = attrValue(fn, ATTR.FRAME_SIZE);
   const minStack = attrValue(fn, ATTR.MIN_STACK_SIZE);
   const localBytes = Math.ceil((frame + minStack + 256) / 16) * 16;
+  const sharedBytes = fn.shared?.size ?? 0;
   const ctx: Ctx = { fn: fn.name, addr: 0, stackTop: localBytes, tmp: 1000, text: '', returnSites: [], tail: [] };
   // decode everything first: block leaders are branch targets and the words after control transfers
   const words: Array<{ addr: number; ins: SassInstruction; view: HazardInstr; target?: number }> = [];
@@ -498,6 +501,9 @@ export function liftCubin(cubin: Cubin, kernelName?: string): LiftedKernel {
     ')',
     '{',
     `  .local .align 16 .b8 @__stack[${localBytes}]`,
+    // static shared memory (on sm_90 with the 1 KB the system reserves at its start): the code addresses it
+    // from 0; dynamic shared memory follows it, as in hardware
+    ...(sharedBytes ? [`  .shared .align 16 .b8 @__shared[${sharedBytes}]`] : []),
     ...body,
     '}',
     '',
