@@ -55,6 +55,22 @@ interface Ctx {
   returnSites: number[];
   /** Extra blocks appended after the body (the bad-return trap). */
   tail: string[];
+  /** Setup lines of the instruction being lifted (temporaries for addresses and bank-4 words). */
+  pre: string[];
+  data: DataImage;
+}
+
+/**
+ * The module's data as the lifted code sees it: global variables (`.nv.global.init`, `.nv.global`) and the user
+ * constant bank (`.nv.constant3`) become one Ori variable per section, and `.nv.constant4` — the 64-bit addresses
+ * ptxas loads global and constant variables' addresses from — is resolved through its relocations.
+ */
+interface DataImage {
+  /** Ori declarations of the section variables. */
+  decls: string[];
+  /** Bank 4: byte offset of a relocated 64-bit word → the variable and offset it holds the address of. */
+  bank4Relocs: Map<number, { v: string; offset: number }>;
+  bank4Bytes: Uint8Array;
 }
 
 function unsupported(ctx: Ctx, why: string): never {
@@ -131,6 +147,7 @@ function operand(ctx: Ctx, o: SassOperandView, width: number, fp: 'f32' | 'f64' 
       const off = Number(inner);
       if (!Number.isFinite(off)) unsupported(ctx, `constant operand ${raw}`);
       if (bank === 0 && off === 0x28) return wrap(`${ctx.stackTop}`);
+      if (bank === 4) return wrap(bank4Word(ctx, off, width));
       if (bank !== 0 && bank !== 3) unsupported(ctx, `constant bank ${bank} is not loaded by the lifter`);
       return wrap(`c[${hex(bank)}][${hex(off)}]`);
     }
@@ -143,6 +160,23 @@ function operand(ctx: Ctx, o: SassOperandView, width: number, fp: 'f32' | 'f64' 
     default:
       return unsupported(ctx, `operand ${o.text}`);
   }
+}
+
+/** A word of constant bank 4: a variable's address (from the bank's relocations) or the bank's plain bytes. */
+function bank4Word(ctx: Ctx, off: number, width: number): string {
+  const { bank4Relocs, bank4Bytes } = ctx.data;
+  const at = bank4Relocs.get(off) ?? bank4Relocs.get(off - 4);
+  if (!at) {
+    if (off + 4 * width > bank4Bytes.length) unsupported(ctx, `c[0x4][${hex(off)}] is outside .nv.constant4`);
+    const dv = new DataView(bank4Bytes.buffer, bank4Bytes.byteOffset, bank4Bytes.byteLength);
+    return width === 2 ? `${dv.getBigUint64(off, true)}` : `${dv.getUint32(off, true)}`;
+  }
+  const hiHalf = !bank4Relocs.has(off);
+  if (width === 2 && hiHalf) unsupported(ctx, `a 64-bit read of c[0x4][${hex(off)}] straddles two addresses`);
+  const t = ctx.tmp;
+  ctx.tmp += 4;
+  ctx.pre.push(`  %rd${t} = IADD3 @${at.v}, ${at.offset}, RZ`);
+  return width === 2 ? `%rd${t}` : `%r${hiHalf ? t + 1 : t}`;
 }
 
 /** A memory operand as Ori `[base+offset]`, with setup instructions for sums and scaled indices. */
@@ -231,6 +265,7 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
   const uncond = guard === '';
   if (DROPPED.has(op)) return { lines: [], ends: false };
   const pre: string[] = [];
+  ctx.pre = pre;
   const line = (s: string): Lifted => ({ lines: [...pre, `  ${guard}${s}`], ends: false });
   const { def, use, results } = widthsOf(view);
 
@@ -355,7 +390,7 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
   if (op === 'LDC') {
     // constant loads: c[0x0][0x28] is the stack top, other bank-0/3 words come from the launch
     const d = operand(ctx, ops[0]!, def.get(0) ?? 1, undefined);
-    const c = operand(ctx, ops[1]!, 1, undefined);
+    const c = operand(ctx, ops[1]!, def.get(0) ?? 1, undefined);
     if (!c.startsWith('c[')) return line(`${d} = MOV ${c}`);
     return line(`${d} = LDC${mods.map((m) => `.${m}`).join('')} ${c}`);
   }
@@ -423,6 +458,58 @@ export function kernelParams(fn: CubinFunction): Array<{ ordinal: number; offset
   return out.map((p) => ({ ...p, offset: base + p.offset })).sort((a, b) => a.ordinal - b.ordinal);
 }
 
+const DATA_SECTIONS: Record<string, { v: string; space: 'global' | 'const' }> = {
+  '.nv.global.init': { v: '__nv_global_init', space: 'global' },
+  '.nv.global': { v: '__nv_global', space: 'global' },
+  // first (and only) const variable: it sits at offset 0 of bank 3, as the section does
+  '.nv.constant3': { v: '__nv_constant3', space: 'const' },
+};
+const ELF_NOBITS = 8;
+
+function dataImage(cubin: Cubin, fnName: string): DataImage {
+  const secVar = new Map<number, string>();
+  for (const sec of cubin.sections) {
+    const d = DATA_SECTIONS[sec.name];
+    if (d) secVar.set(sec.index, d.v);
+  }
+  const where = (symIndex: number, addend: number): { v: string; offset: number } => {
+    const sym = cubin.symbols[symIndex];
+    const v = sym ? secVar.get(sym.shndx) : undefined;
+    if (!sym || v === undefined) throw new LiftError('LIFT_UNSUPPORTED', `${fnName}: a relocation names ${sym?.name ?? `symbol ${symIndex}`}, which is no global or constant variable`);
+    return { v, offset: sym.value + addend };
+  };
+  const relocsOf = new Map<number, Array<{ offset: number; size: 4 | 8; generic: boolean; v: string; at: number }>>();
+  let bank4: { index: number; bytes: Uint8Array } | undefined;
+  for (const sec of cubin.sections) if (sec.name === '.nv.constant4') bank4 = { index: sec.index, bytes: sec.data };
+  const bank4Relocs = new Map<number, { v: string; offset: number }>();
+  for (const r of cubin.relocations) {
+    const target = cubin.sections[r.target];
+    if (!target || (!secVar.has(r.target) && r.target !== bank4?.index)) continue;
+    const size = r.typeName === 'R_CUDA_64' || r.typeName === 'R_CUDA_G64' ? 8 : r.typeName === 'R_CUDA_32' || r.typeName === 'R_CUDA_G32' ? 4 : 0;
+    if (!size) throw new LiftError('LIFT_UNSUPPORTED', `${fnName}: relocation ${r.typeName} in ${target.name} is not lifted`);
+    const w = where(r.symbol, r.addend ?? 0);
+    if (r.target === bank4?.index) {
+      if (size !== 8) throw new LiftError('LIFT_UNSUPPORTED', `${fnName}: ${r.typeName} in .nv.constant4 is not lifted`);
+      bank4Relocs.set(r.offset, w);
+      continue;
+    }
+    const list = relocsOf.get(r.target) ?? [];
+    list.push({ offset: r.offset, size, generic: r.typeName.startsWith('R_CUDA_G'), v: w.v, at: w.offset });
+    relocsOf.set(r.target, list);
+  }
+  const decls: string[] = [];
+  for (const sec of cubin.sections) {
+    const d = DATA_SECTIONS[sec.name];
+    if (!d || sec.size === 0) continue;
+    let s = `.${d.space} .align ${Math.max(16, sec.addralign)} .b8 @${d.v}[${sec.size}]`;
+    if (sec.type !== ELF_NOBITS) s += ` = hex"${Buffer.from(sec.data).toString('hex')}"`;
+    const rs = relocsOf.get(sec.index);
+    if (rs?.length) s += ` relocs(${rs.map((r) => `${hex(r.offset)} .b${r.size * 8} ${r.generic ? `generic(@${r.v})` : `@${r.v}`}${r.at ? `+${hex(r.at)}` : ''}`).join(', ')})`;
+    decls.push(s);
+  }
+  return { decls, bank4Relocs, bank4Bytes: bank4?.bytes ?? new Uint8Array(0) };
+}
+
 function attrValue(fn: CubinFunction, code: number): number {
   for (const r of [...fn.globalAttributes, ...fn.attributes]) {
     if (r.code !== code) continue;
@@ -446,7 +533,8 @@ export function liftCubin(cubin: Cubin, kernelName?: string): LiftedKernel {
   const minStack = attrValue(fn, ATTR.MIN_STACK_SIZE);
   const localBytes = Math.ceil((frame + minStack + 256) / 16) * 16;
   const sharedBytes = fn.shared?.size ?? 0;
-  const ctx: Ctx = { fn: fn.name, addr: 0, stackTop: localBytes, tmp: 1000, text: '', returnSites: [], tail: [] };
+  const data = dataImage(cubin, fn.name);
+  const ctx: Ctx = { fn: fn.name, addr: 0, stackTop: localBytes, tmp: 1000, text: '', returnSites: [], tail: [], pre: [], data };
   // decode everything first: block leaders are branch targets and the words after control transfers
   const words: Array<{ addr: number; ins: SassInstruction; view: HazardInstr; target?: number }> = [];
   for (let a = 0; a + 16 <= fn.code.length; a += 16) {
@@ -496,6 +584,8 @@ export function liftCubin(cubin: Cubin, kernelName?: string): LiftedKernel {
   const oriText = [
     `.target ${arch}`,
     '',
+    ...data.decls,
+    ...(data.decls.length ? [''] : []),
     `.entry @${fn.name}(`,
     params.join(',\n'),
     ')',
