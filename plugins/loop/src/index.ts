@@ -11,6 +11,7 @@ export * from './region.js';
 export * from './simplify.js';
 export * from './unroll.js';
 export * from './pipelining.js';
+export * from './modulo.js';
 
 /** 18 OriLoopSimplification. */
 export class LoopSimplificationPhase implements PhaseImpl {
@@ -32,9 +33,8 @@ export class LoopUnrollingPhase implements PhaseImpl {
   }
 }
 
-/** 24 OriPipelining: MII analysis and remarks; the modulo-scheduling transformation is not implemented. */
+/** 24 OriPipelining: modulo scheduling of single-block loops (prologue, kernel with MVE, drains), with remarks. */
 export class PipeliningPhase implements PhaseImpl {
-  readonly preserves = 'all' as const;
   execute(ctx: PhaseContext): void {
     for (const fn of ctx.module.functions) if (fn.blocks.length) pipelineFunction(ctx, fn);
   }
