@@ -51,6 +51,10 @@ interface Ctx {
   stackTop: number;
   tmp: number;
   text: string;
+  /** Return sites (the word after each CALL), ascending: RET's jump table. */
+  returnSites: number[];
+  /** Extra blocks appended after the body (the bad-return trap). */
+  tail: string[];
 }
 
 function unsupported(ctx: Ctx, why: string): never {
@@ -258,11 +262,47 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
       if (mods.includes('SYNC') && ops.length === 2) return line(`BAR.SYNC ${operand(ctx, ops[0]!, 1, undefined)}, ${operand(ctx, ops[1]!, 1, undefined)}`);
       return unsupported(ctx, 'barrier form');
     }
-    case 'CALL':
-    case 'RET':
+    case 'CALL': {
+      // ptxas's ABI (non-separate compilation): `MOV Rr, <return site>; CALL.REL.NOINC callee` with the callee
+      // placed in the kernel's section, returning by `RET.REL.NODEC Rr`. NOINC: no hardware return stack.
+      if (!mods.includes('NOINC') || branchTarget === undefined) unsupported(ctx, 'calls through the hardware return stack or to other sections are not lifted yet');
+      return { lines: [`  ${guard}BRA ${label(branchTarget)}`], ends: uncond };
+    }
+    case 'RET': {
+      // RET.REL.NODEC Rr, off: jump to the return site whose address Rr + off holds (a BRX over the sites)
+      const reg = ops.find((o) => o.kind === 'reg' && o.reg);
+      const off = ops.find((o) => o.kind === 'imm');
+      if (!mods.includes('NODEC') || !reg) unsupported(ctx, 'returns through the hardware return stack are not lifted yet');
+      const sites = ctx.returnSites;
+      if (sites.length === 0) unsupported(ctx, 'RET without a CALL in the function');
+      const lo = sites[0]!;
+      const hi = sites[sites.length - 1]!;
+      const siteSet = new Set(sites);
+      const table: string[] = [];
+      for (let a = lo; a <= hi; a += 16) table.push(siteSet.has(a) ? label(a) : 'Lbadret');
+      const t = `%r${ctx.tmp}`;
+      ctx.tmp += 4;
+      const bias = (off ? Number(off.text) : 0) - lo;
+      const body = [
+        `  ${t} = IADD3 ${regName('R', reg!.reg!.index, 1)}, ${bias}, RZ`,
+        `  ${t} = SHR.U32 ${t}, 4`,
+        `  BRX ${t}, (${table.join(', ')})`,
+      ];
+      if (ctx.tail.length === 0) {
+        // a return address that is no return site: BRX reports the bad index
+        const bad = `%r${ctx.tmp}`;
+        ctx.tmp += 4;
+        ctx.tail.push('Lbadret:', `  ${bad} = MOV 0xffffffff`, `  BRX ${bad}, (Lbadret)`);
+      }
+      if (uncond) return { lines: body, ends: true };
+      // BRX cannot be guarded: branch around it
+      const skip = `Lret${ctx.addr.toString(16)}`;
+      const inv = `@${g!.negated ? '' : '!'}%${g!.file === 'P' ? 'p' : 'up'}${g!.index}`;
+      return { lines: [`  ${inv} BRA ${skip}`, ...body, `${skip}:`], ends: false };
+    }
     case 'BRX':
     case 'JMX':
-      return unsupported(ctx, 'calls, returns and indirect branches are not lifted yet');
+      return unsupported(ctx, 'indirect branches through jump tables are not lifted yet');
     case 'CS2R': {
       const d = operand(ctx, ops[0]!, def.get(0) ?? 2, undefined);
       if (ops[1]?.text === 'SRZ') return line(`${d} = MOV RZ`);
@@ -403,7 +443,7 @@ export function liftCubin(cubin: Cubin, kernelName?: string): LiftedKernel {
   const frame = attrValue(fn, ATTR.FRAME_SIZE);
   const minStack = attrValue(fn, ATTR.MIN_STACK_SIZE);
   const localBytes = Math.ceil((frame + minStack + 256) / 16) * 16;
-  const ctx: Ctx = { fn: fn.name, addr: 0, stackTop: localBytes, tmp: 1000, text: '' };
+  const ctx: Ctx = { fn: fn.name, addr: 0, stackTop: localBytes, tmp: 1000, text: '', returnSites: [], tail: [] };
   // decode everything first: block leaders are branch targets and the words after control transfers
   const words: Array<{ addr: number; ins: SassInstruction; view: HazardInstr; target?: number }> = [];
   for (let a = 0; a + 16 <= fn.code.length; a += 16) {
@@ -417,13 +457,14 @@ export function liftCubin(cubin: Cubin, kernelName?: string): LiftedKernel {
     const p = parseSassText(text);
     const view: HazardInstr = { addr: a, opcode: p.opcode, mods: p.mods, guard: p.guard, operands: p.operands, control: { stall: 0, yield: false, wbar: null, rbar: null, waitMask: 0, reuse: 0 }, text };
     let target: number | undefined;
-    if (d.opcode === 'BRA' || d.opcode === 'JMP' || d.opcode === 'BSSY') for (const o of d.operands) if (o.k === 'int' && o.reloc === undefined) target = o.v;
+    if (d.opcode === 'BRA' || d.opcode === 'JMP' || d.opcode === 'BSSY' || d.opcode === 'CALL') for (const o of d.operands) if (o.k === 'int' && o.reloc === undefined) target = o.v;
     words.push({ addr: a, ins: d, view, target });
   }
   const leaders = new Set<number>([0]);
   for (const w of words) {
     if (w.target !== undefined) leaders.add(w.target);
-    if (['BRA', 'JMP', 'EXIT', 'RET', 'BRX', 'JMX', 'BPT'].includes(w.view.opcode)) leaders.add(w.addr + 16);
+    if (['BRA', 'JMP', 'EXIT', 'RET', 'BRX', 'JMX', 'BPT', 'CALL'].includes(w.view.opcode)) leaders.add(w.addr + 16);
+    if (w.view.opcode === 'CALL') ctx.returnSites.push(w.addr + 16);
   }
   const body: string[] = [];
   let open = false;
@@ -444,6 +485,7 @@ export function liftCubin(cubin: Cubin, kernelName?: string): LiftedKernel {
   }
   void open;
   if (reachable) body.push('  EXIT');
+  body.push(...ctx.tail);
   const params = kernelParams(fn).map((p) => {
     const t = p.size === 8 ? '.u64' : p.size === 4 ? '.u32' : p.size === 2 ? '.u16' : p.size === 1 ? '.u8' : undefined;
     return t ? `  .param ${t} p${p.ordinal} c[0x0][${hex(p.offset)}]` : `  .param .b8 p${p.ordinal}[${p.size}] c[0x0][${hex(p.offset)}]`;

@@ -119,29 +119,65 @@ function popcount32(x: number): number {
   return c;
 }
 
-function readParts(w: Word, parts: [number, number][]): { v: number; width: number } {
-  let v = 0;
-  let scale = 1;
-  let width = 0;
-  for (const [, n] of parts) width += n;
-  if (width > 52) {
-    // Wide branch offsets: sign-extend through BigInt so no bit is lost; width -52 flags a negative value
-    // stored as value + 2^52 (see wideSigned).
-    let b = 0n;
-    let sh = 0n;
-    for (const [p, n] of parts) {
-      b |= BigInt(getBits(w, p, Math.min(n, 32))) << sh;
-      if (n > 32) b |= BigInt(getBits(w, p + 32, n - 32)) << (sh + 32n);
-      sh += BigInt(n);
+/**
+ * Fields wider than 52 bits (the Volta+ branch offsets: 50 bits at 32..81, or the sm_90 split word offset
+ * D[7:0] in 16..23 and D>>8 in 34..81, 56 bits) are read as two 32-bit halves, so neither precision nor a
+ * BigInt is needed; the value (sign-extended for signed encodings) must be a safe integer, else the field
+ * does not decode (`NaN`). Fields up to 64 bits wide.
+ */
+export function readWideField(w: Word, parts: [number, number][], signed: boolean): number {
+  let lo = 0;
+  let hi = 0;
+  let sh = 0;
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i]!;
+    let pos = p[0];
+    let left = p[1];
+    while (left > 0) {
+      const m = left > 32 ? 32 : left;
+      const x = getBits(w, pos, m);
+      if (sh >= 32) hi = (hi | (x << (sh - 32))) >>> 0;
+      else {
+        lo = (lo | (x << sh)) >>> 0;
+        if (sh + m > 32) hi = (hi | (x >>> (32 - sh))) >>> 0;
+      }
+      sh += m;
+      pos += m;
+      left -= m;
     }
-    const signed = BigInt.asIntN(width, b);
-    return { v: Number(signed < 0n ? signed + (1n << 52n) : signed), width: signed < 0n ? -52 : -53 };
   }
-  for (const [p, n] of parts) {
-    v += getBits(w, p, n) * scale;
-    scale *= 2 ** n;
+  const hiWidth = sh - 32;
+  let h: number;
+  if (signed) h = hiWidth >= 32 ? hi | 0 : (hi << (32 - hiWidth)) >> (32 - hiWidth);
+  else h = hi;
+  // |value| < 2^53: the high half must fit in 21 bits (signed: -2^21 <= h < 2^21)
+  if (h >= 2097152 || h < -2097152) return NaN;
+  return h * 4294967296 + lo;
+}
+
+/** Writes the integer `value` (negative: two's complement over the whole field) into bit runs of > 32 bits. */
+export function writeWideField(w: Word, parts: [number, number][], value: number): void {
+  const lo = ((value % 4294967296) + 4294967296) % 4294967296;
+  const hi = Math.floor(value / 4294967296) >>> 0;
+  let sh = 0;
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i]!;
+    let pos = p[0];
+    let left = p[1];
+    while (left > 0) {
+      const m = left > 32 ? 32 : left;
+      let x: number;
+      if (sh >= 32) x = hi >>> (sh - 32);
+      else {
+        x = lo >>> sh;
+        if (sh + m > 32) x = (x | (hi << (32 - sh))) >>> 0;
+      }
+      setBits(w, pos, m, m === 32 ? x >>> 0 : (x & ((1 << m) - 1)) >>> 0);
+      sh += m;
+      pos += m;
+      left -= m;
+    }
   }
-  return { v, width };
 }
 
 /** Value of narrow bit runs (total <= 52 bits) without allocating. */
@@ -157,17 +193,19 @@ function readRunsNum(w: Word, parts: [number, number][]): number {
   return v;
 }
 
-function writeParts(w: Word, parts: [number, number][], value: number): void {
-  let total = 0;
-  for (const [, n] of parts) total += n;
-  if (total > 52) {
-    let b = BigInt.asUintN(total, BigInt(value));
-    for (const [p, n] of parts) {
-      const chunk = b & ((1n << BigInt(n)) - 1n);
-      setBits(w, p, Math.min(n, 32), Number(chunk & 0xffffffffn));
-      if (n > 32) setBits(w, p + 32, n - 32, Number(chunk >> 32n));
-      b >>= BigInt(n);
-    }
+/**
+ * Stored value of an atom's bit runs as `storeAtom` returns it: unsigned for fields up to 52 bits, signed
+ * (two's complement over the field) for wider signed/relative fields (NaN when not a safe integer).
+ */
+export function readAtomField(w: Word, a: AtomSpec): number {
+  const width = partsWidth(a.parts);
+  if (width > 52) return readWideField(w, a.parts, a.enc === 's' || a.enc === 'rel');
+  return readRunsNum(w, a.parts);
+}
+
+function writeParts(w: Word, parts: [number, number][], value: number, width: number): void {
+  if (width > 52) {
+    writeWideField(w, parts, value);
     return;
   }
   let v = value;
@@ -228,7 +266,8 @@ export function storeAtom(a: AtomSpec, value: number, addr: number, branchBase: 
     case 'u': {
       if (value % scale !== 0) return undefined;
       const s = value / scale;
-      if (s < 0) return s >= -(2 ** (width - 1)) ? toUnsigned(s, width) : undefined; // printed signed, stored two's complement
+      // printed signed, stored two's complement
+      if (s < 0) return width <= 52 && s >= -(2 ** (width - 1)) ? toUnsigned(s, width) : undefined;
       return s < 2 ** width ? s : undefined;
     }
     case 's':
@@ -236,7 +275,8 @@ export function storeAtom(a: AtomSpec, value: number, addr: number, branchBase: 
       const raw = a.enc === 'rel' ? value - addr - branchBase : value;
       if (raw % scale !== 0) return undefined;
       const s = raw / scale;
-      if (width > 52) return s; // writeParts sign-extends wide fields itself
+      // wide fields hold the signed value itself (writeWideField stores two's complement over the field)
+      if (width > 52) return Number.isSafeInteger(s) ? s : undefined;
       if (s < -(2 ** (width - 1)) || s >= 2 ** width) return undefined;
       return toUnsigned(s, width);
     }
@@ -262,11 +302,6 @@ export function storeAtom(a: AtomSpec, value: number, addr: number, branchBase: 
   }
 }
 
-/** readParts reports wide (> 52-bit) fields already sign-folded: width -52 means negative. */
-function wideSigned(stored: number, width: number): number {
-  return width === -52 ? stored - 2 ** 52 : stored;
-}
-
 export function loadAtom(a: AtomSpec, stored: number, width: number, addr: number, branchBase: number): number {
   if (a.eq !== undefined) return a.eq;
   const scale = a.scale ?? 1;
@@ -276,9 +311,9 @@ export function loadAtom(a: AtomSpec, stored: number, width: number, addr: numbe
     case 'u':
       return stored * scale;
     case 's':
-      return (width < 0 ? wideSigned(stored, width) : toSigned(stored, width)) * scale;
+      return (width > 52 ? stored : toSigned(stored, width)) * scale;
     case 'rel':
-      return addr + branchBase + (width < 0 ? wideSigned(stored, width) : toSigned(stored, width)) * scale;
+      return addr + branchBase + (width > 52 ? stored : toSigned(stored, width)) * scale;
     case 'f32':
       u32[0] = width >= 32 ? stored : stored * 2 ** (32 - width);
       return f32[0]!;
@@ -351,6 +386,8 @@ export class TableCodec {
   }
 
   private compile(spec: RowSpec): CompiledRow {
+    for (const a of spec.atoms)
+      if (partsWidth(a.parts) > 64) throw new Error(`SASS_TABLE: ${spec.name} ${spec.sig}: atom ${a.key} is wider than 64 bits`);
     const mask = wordFromHex(spec.mask, this.layout.wordBits);
     const value = wordFromHex(spec.value, this.layout.wordBits);
     let specificity = 0;
@@ -421,8 +458,9 @@ export class TableCodec {
         if (a.from) continue;
         const width = widths[k]!;
         if (width > 52) {
-          const r = readParts(w, a.parts);
-          atoms.set(a.key, loadAtom(a, r.v, r.width, addr, L.branchBase));
+          const stored = readWideField(w, a.parts, a.enc === 's' || a.enc === 'rel');
+          if (Number.isNaN(stored)) continue outer;
+          atoms.set(a.key, loadAtom(a, stored, width, addr, L.branchBase));
         } else atoms.set(a.key, loadAtom(a, readRunsNum(w, a.parts), width, addr, L.branchBase));
       }
       for (const a of row.atoms) if (a.from) atoms.set(a.key, (atoms.get(a.from.key) ?? 0) + a.from.add);
@@ -468,7 +506,7 @@ export class TableCodec {
       }
       const badSlots: string[] = [];
       for (const sl of row.slots) {
-        const v = readParts(w, sl.bits).v;
+        const v = readRunsNum(w, sl.bits);
         if (!sl.decode.has(v)) badSlots.push(`${JSON.stringify(sl.bits)}=${v}`);
       }
       out.push({ row: `${row.spec.name} ${row.spec.sig}`, archs: row.spec.archs, badBits, badSlots });
@@ -602,7 +640,7 @@ export class TableCodec {
           continue rowLoop;
         }
         for (const id of mine) want.delete(id);
-        writeParts(w, s.bits, v);
+        writeParts(w, s.bits, v, 0);
       }
       if (want.size) {
         why = `unsupported ${[...want].map((i) => this.tok.names[i]).join(' ')}`;
@@ -623,7 +661,7 @@ export class TableCodec {
           why = `value ${v} of operand ${a.key} does not fit`;
           continue rowLoop;
         }
-        writeParts(w, a.parts, st);
+        writeParts(w, a.parts, st, partsWidth(a.parts));
       }
       if (row.spec.hidden && ins.hidden) {
         for (const [p, n] of row.spec.hidden) {
