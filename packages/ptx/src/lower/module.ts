@@ -1,6 +1,7 @@
 import { OriFunction, OriModule, PT, PtxforgeError, RZ, type Register, type TargetView, type VarDecl as OriVar } from '@ptxforge/kernel';
 import type { FunctionDecl, Init, Operand, PtxModule, Statement, VarDecl } from '../ast.js';
 import { FnLowerer, splitRangeName, type ModuleInfo, type Sym } from './context.js';
+import { checkInstruction } from './check.js';
 import { checkModuleHeader } from './header.js';
 import { HANDLERS } from './instructions.js';
 import { defineMaybeUndefined } from './undef.js';
@@ -340,6 +341,7 @@ function lowerBody(c: FnLowerer, root: Statement[], fail: Fail): void {
           if (!g || g.kind !== 'reg' || g.regs[0]!.cls !== 'P') fail('PTX_SEMANTIC', `guard '${s.guard.name}' is not a .pred register`, s.pos);
           c.guard = { reg: g.regs[0]!, not: s.guard.not };
         }
+        checkInstruction(c);
         const h = HANDLERS[s.opcode];
         if (!h) {
           const what = TEX_OPS.has(s.opcode) ? `texture/surface instruction '${[s.opcode, ...s.mods].join('.')}'` : `instruction '${[s.opcode, ...s.mods].join('.')}'`;
