@@ -116,6 +116,8 @@ function checkOperand(c: FnLowerer, o: Operand, k: number, w: Want): void {
         return; // undeclared names: the handler reports them
       }
       if (s.kind === 'reg') {
+        // A whole vector register (`.reg .v2 .u32 v` used as `v`): its size is checked with the vector modifier.
+        if (s.vec && o.comp === undefined) return;
         if (!compatible(w.t, s.type, w.mode)) bad(`'${full}' is a ${describeType(s.type)} register, expected ${w.t.kind === 'pred' ? 'a .pred register' : `.${w.t.name}`}`);
         return;
       }
@@ -195,7 +197,8 @@ function checkVector(c: FnLowerer, o: Operand | undefined): void {
   const want = v ? Number(v.slice(1)) : 0;
   const name = ptxasName(c);
   if (o.kind === 'vec') {
-    if (o.elems.length !== want) fail(c, 'PTX_VECTOR_SIZE', `Argument vector size mismatch for instruction '${name}': {${o.elems.length} elements} with ${want ? `.v${want}` : 'no vector modifier'}`);
+    // A one-element {r} without .vN is a scalar (LLVM/Triton write it so); ptxas takes it.
+    if (o.elems.length !== want && !(want === 0 && o.elems.length === 1)) fail(c, 'PTX_VECTOR_SIZE', `Argument vector size mismatch for instruction '${name}': {${o.elems.length} elements} with ${want ? `.v${want}` : 'no vector modifier'}`);
     let bits = 0;
     for (const e of o.elems) {
       if (e.kind !== 'name') continue;
@@ -204,6 +207,9 @@ function checkVector(c: FnLowerer, o: Operand | undefined): void {
       if (bits && s.type.bits !== bits) fail(c, 'PTX_VECTOR_SIZE', `Incompatible elements of vector expression in '${name}': '${e.name}' is ${s.type.bits}-bit, an earlier element ${bits}-bit`);
       bits = s.type.bits;
     }
+  } else if (o.kind === 'name' && o.comp === undefined && c.lookup(o.name)?.kind === 'reg') {
+    const s = c.lookup(o.name) as { vec: number };
+    if (s.vec !== want) fail(c, 'PTX_VECTOR_SIZE', `Argument vector size mismatch for instruction '${name}': '${o.name}' has ${s.vec || 'no'} vector components${want ? `, .v${want} needs ${want}` : ''}`);
   } else if (want && o.kind !== 'sink') {
     fail(c, 'PTX_VECTOR_SIZE', `Argument vector size mismatch for instruction '${name}': .v${want} needs a {…} operand of ${want} elements`);
   }
@@ -226,15 +232,190 @@ function checkStateSpace(c: FnLowerer, o: Operand | undefined): void {
   }
 }
 
+const NARROW_FLOATS = ['e4m3x2', 'e5m2x2', 'e2m1x2', 'e2m3x2', 'e3m2x2', 'ue8m0x2', 'e4m3x4', 'e5m2x4', 'e2m1x4', 'e2m3x4', 'e3m2x4', 's2f6x2', 'e4m3', 'e5m2'];
+const RND = ['rn', 'rz', 'rm', 'rp'];
+const IRND = ['rni', 'rzi', 'rmi', 'rpi'];
+const ROUNDING = new Set([...RND, ...IRND, 'rna', 'rs']);
+const SPACE_MODS = new Set(['global', 'shared', 'local', 'const', 'param', 'shared::cta', 'shared::cluster', 'param::entry', 'param::func', 'tex']);
+const LD_ST_COMMON = [
+  'global', 'shared', 'local', 'const', 'param', 'shared::cta', 'shared::cluster', 'param::entry', 'param::func',
+  'weak', 'volatile', 'relaxed', 'mmio', 'cta', 'cluster', 'gpu', 'sys', 'cg', 'cs', 'v2', 'v4', 'v8', 'unified',
+  'L1::evict_normal', 'L1::evict_unchanged', 'L1::evict_first', 'L1::evict_last', 'L1::no_allocate',
+  'L2::evict_normal', 'L2::evict_first', 'L2::evict_last', 'L2::cache_hint', 'L2::64B', 'L2::128B', 'L2::256B',
+];
+const LD_MODS = new Set([...LD_ST_COMMON, 'acquire', 'ca', 'lu', 'cv', 'nc']);
+const ST_MODS = new Set([...LD_ST_COMMON, 'release', 'wb', 'wt']);
+
+/**
+ * The modifiers (other than types) an opcode takes for instruction type t, per the PTX ISA and ptxas
+ * 13.0.88 (".ftz" only on f32/f16 forms, ".sat" on s32 add/sub, ".cc" on integer forms ...); undefined
+ * for opcodes this table does not describe (they are not checked).
+ */
+function allowedMods(opcode: string, t: PtxType | undefined, mods: readonly string[]): ReadonlySet<string> | undefined {
+  const f32 = t?.name === 'f32';
+  const f64 = t?.name === 'f64';
+  const half = t?.name === 'f16' || t?.name === 'f16x2';
+  const bhalf = t?.name === 'bf16' || t?.name === 'bf16x2';
+  const int = !!t && t.kind !== 'f';
+  const set = (...xs: Array<string | false>): ReadonlySet<string> => new Set(xs.filter((x): x is string => !!x));
+  switch (opcode) {
+    case 'add': case 'sub':
+      if (int) return set('cc', t!.name === 's32' && 'sat');
+      return set(...(f32 || f64 ? RND : ['rn']), (f32 || half) && 'ftz', (f32 || half) && 'sat');
+    case 'addc': case 'subc':
+      return set('cc');
+    case 'mul':
+      if (int) return set('lo', 'hi', 'wide');
+      return set(...(f32 || f64 ? RND : ['rn']), (f32 || half) && 'ftz', (f32 || half) && 'sat');
+    case 'mad':
+      if (int) return set('lo', 'hi', 'wide', !mods.includes('wide') && 'cc', mods.includes('hi') && t!.name === 's32' && 'sat');
+      return set(...(f32 || f64 ? RND : ['rn']), (f32 || half) && 'ftz', (f32 || half) && 'sat');
+    case 'fma':
+      return set(...(f32 || f64 ? RND : ['rn']), (f32 || half) && 'ftz', (f32 || half) && 'sat', (half || bhalf) && 'relu', (half || bhalf) && 'oob');
+    case 'div':
+      if (int) return set();
+      return f32 ? set('approx', 'full', 'ftz', ...RND) : set(...RND);
+    case 'rem': case 'and': case 'or': case 'xor': case 'not': case 'cnot': case 'shl': case 'shr': case 'selp':
+    case 'bfe': case 'bfi': case 'brev': case 'popc': case 'clz': case 'copysign':
+      return set();
+    case 'min': case 'max':
+      if (int) return set('relu');
+      return set((f32 || half || bhalf) && 'NaN', (f32 || half || bhalf) && 'xorsign', (f32 || half || bhalf) && 'abs', (f32 || half) && 'ftz');
+    case 'abs': case 'neg':
+      return set((f32 || half) && 'ftz');
+    case 'bfind':
+      return set('shiftamt');
+    case 'prmt':
+      return set('f4e', 'b4e', 'rc8', 'ecl', 'ecr', 'rc16');
+    case 'testp':
+      return set('finite', 'infinite', 'number', 'notanumber', 'normal', 'subnormal');
+    case 'rcp': case 'sqrt':
+      return set('approx', 'ftz', ...RND);
+    case 'rsqrt': case 'sin': case 'cos': case 'lg2': case 'ex2':
+      return set('approx', 'ftz');
+    case 'tanh':
+      return set('approx');
+    case 'setp': case 'set':
+      return set(...FLT_CMP, ...UNS_CMP, 'and', 'or', 'xor', (t?.name === 'f32' || t?.name === 'f16' || t?.name === 'f16x2' || (opcode === 'set' && mods.includes('f32'))) && 'ftz');
+    case 'cvt':
+      // Plus the narrow float formats and packing forms (cvt.rn.satfinite.e4m3x2.f32, cvt.pack.sat.u8.s32.b32).
+      return set(...RND, ...IRND, 'ftz', 'sat', 'relu', 'satfinite', 'rna', 'rs', 'pack', ...NARROW_FLOATS);
+    case 'cvta':
+      return set('to', 'global', 'shared', 'local', 'const', 'param', 'shared::cta', 'shared::cluster', 'param::entry');
+    case 'ld': case 'ldu':
+      return LD_MODS;
+    case 'st':
+      return ST_MODS;
+    default:
+      return undefined;
+  }
+}
+
+/** ptxas's wording for a modifier an instruction does not take. */
+function illegalModifier(c: FnLowerer, m: string): never {
+  const name = ptxasName(c);
+  if (ROUNDING.has(m)) fail(c, 'PTX_ILLEGAL_MODIFIER', `Illegal rounding modifier for instruction '${name}' (.${m})`);
+  if (ALL_CMP.has(m)) fail(c, 'PTX_ILLEGAL_MODIFIER', `Comparison qualifier is not allowed for instruction '${name}' (.${m})`);
+  if (SPACE_MODS.has(m)) fail(c, 'PTX_ILLEGAL_MODIFIER', `No state space qualifier expected for instruction '${name}' (.${m})`);
+  if (/^v\d+$/.test(m)) fail(c, 'PTX_ILLEGAL_MODIFIER', `Vector qualifier is not allowed for instruction '${name}' (.${m})`);
+  fail(c, 'PTX_ILLEGAL_MODIFIER', `Illegal modifier '.${m}' for instruction '${name}'`);
+}
+
+/** Modifiers the form needs: a rounding mode for fma/mad/div/rcp/sqrt and for conversions that round. */
+function checkRequiredMods(c: FnLowerer, t: PtxType, types: PtxType[]): void {
+  const { opcode, mods } = c.ins;
+  const has = (xs: readonly string[]): boolean => mods.some((m) => xs.includes(m));
+  const name = ptxasName(c);
+  const need = (what: string): never => fail(c, 'PTX_MODIFIER_REQUIRED', `${what} required for instruction '${name}'`);
+  if (t.kind === 'f' && (t.name === 'f32' || t.name === 'f64')) {
+    if ((opcode === 'fma' || opcode === 'mad') && !has(RND)) need('Rounding modifier');
+    if (opcode === 'div' && !has(RND) && !(t.name === 'f32' && has(['approx', 'full']))) need(t.name === 'f32' ? "Rounding modifier or '.approx' modifier" : 'Rounding modifier');
+    if ((opcode === 'rcp' || opcode === 'sqrt') && !has(RND) && !mods.includes('approx')) need("Rounding modifier or '.approx' modifier");
+  }
+  if (opcode === 'mul' && t.kind !== 'f' && !has(['lo', 'hi', 'wide'])) {
+    fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for 'mul' (an integer mul needs .lo, .hi or .wide)`);
+  }
+  if (opcode === 'mad' && t.kind !== 'f' && !has(['lo', 'hi', 'wide'])) {
+    fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for 'mad' (an integer mad needs .lo, .hi or .wide)`);
+  }
+  if (opcode === 'testp' && !has(['finite', 'infinite', 'number', 'notanumber', 'normal', 'subnormal'])) need('Test operation');
+  if (opcode === 'cvt' && types.length === 2) {
+    const [d, s] = types as [PtxType, PtxType];
+    if (d.name.endsWith('x2') || s.name.endsWith('x2') || d.name === 'tf32' || s.name === 'tf32') return;
+    const fr = has(RND);
+    const ir = has(IRND);
+    const df = d.kind === 'f';
+    const sf = s.kind === 'f';
+    if (df && !sf) {
+      if (ir) illegalModifier(c, mods.find((m) => IRND.includes(m))!);
+      if (!fr) need('Rounding modifier');
+    } else if (!df && sf) {
+      if (fr) illegalModifier(c, mods.find((m) => RND.includes(m))!);
+      if (!ir) need('Rounding modifier');
+    } else if (df && sf) {
+      if (d.bits < s.bits && !fr && !has(['rna', 'rs'])) need('Rounding modifier');
+      if (d.bits > s.bits && (fr || ir)) illegalModifier(c, mods.find((m) => ROUNDING.has(m))!);
+    } else if (fr || ir) illegalModifier(c, mods.find((m) => ROUNDING.has(m))!);
+  }
+}
+
+/** Every modifier is one the opcode takes (at most one vector width, one rounding mode). */
+function checkModifiers(c: FnLowerer, t: PtxType | undefined): void {
+  const { opcode, mods } = c.ins;
+  const allowed = allowedMods(opcode, t, mods);
+  if (!allowed) return;
+  let vec = 0;
+  let rnd = 0;
+  for (const m of mods) {
+    if (isTypeMod(m)) continue;
+    if (!allowed.has(m)) illegalModifier(c, m);
+    if (/^v\d+$/.test(m) && ++vec > 1) fail(c, 'PTX_ILLEGAL_MODIFIER', `Multiple vector modifiers specified for instruction '${ptxasName(c)}'`);
+    if (ROUNDING.has(m) && ++rnd > 1) fail(c, 'PTX_ILLEGAL_MODIFIER', `Multiple rounding modifiers specified for instruction '${ptxasName(c)}'`);
+  }
+  if ((opcode === 'ld' || opcode === 'st') && mods.includes('volatile') && mods.includes('local')) {
+    fail(c, 'PTX_ILLEGAL_MODIFIER', `Modifier '.volatile' cannot be applied to '.local' space`);
+  }
+  if ((opcode === 'ld' || opcode === 'st') && mods.some((m) => m === 'cta' || m === 'cluster' || m === 'gpu' || m === 'sys') && !mods.some((m) => m === 'relaxed' || m === 'acquire' || m === 'release')) {
+    fail(c, 'PTX_ILLEGAL_MODIFIER', `Modifier '.${mods.find((m) => m === 'cta' || m === 'cluster' || m === 'gpu' || m === 'sys')}' requires memory order with '${opcode}' instruction`);
+  }
+}
+
+const MEMORY_OPS = new Set(['ld', 'ldu', 'st', 'atom', 'red', 'prefetch', 'prefetchu']);
+
+/**
+ * A 32-bit register as a global or generic address: ptxas 13 warns "Program uses 32-bit address ...
+ * conflicting with .address_size 64" and stops ("32-Bit compilation is no longer supported").
+ * Shared, local, const and param addresses are 32-bit window offsets and stay legal.
+ */
+function checkAddressSize(c: FnLowerer): void {
+  const { opcode, mods, operands } = c.ins;
+  if (!MEMORY_OPS.has(opcode)) return;
+  if (mods.some((m) => m === 'shared' || m.startsWith('shared::') || m === 'local' || m === 'const' || m === 'param')) return;
+  const a = operands.find((o) => o.kind === 'addr');
+  if (!a || a.kind !== 'addr' || a.base === undefined) return;
+  const [name, comp] = a.base.split('.');
+  const s = c.lookup(name!);
+  if (s?.kind !== 'reg' || (s.vec && comp === undefined)) return;
+  if (s.type.bits === 32) {
+    fail(c, 'PTX_ADDRESS_SIZE_32', `Program uses 32-bit address ('${a.base}') which is conflicting with .address_size 64: 32-bit compilation is no longer supported`);
+  }
+}
+
 /** Run every check on the current instruction (`c.ins`). */
 export function checkInstruction(c: FnLowerer): void {
   const { opcode, mods } = c.ins;
+  if ((opcode === 'vote' || opcode === 'shfl') && !mods.includes('sync') && (c.mod.targetSm ?? 0) >= 70 && (c.mod.ptxVersion ?? 0) >= 604) {
+    fail(c, 'PTX_SYNC_REQUIRED', `Instruction '${opcode}' without '.sync' is not supported on .target sm_70 and higher from PTX ISA version 6.4`);
+  }
+  checkAddressSize(c);
   const types = mods.filter(isTypeMod).map((m) => ptxType(m)!);
   const allowed = TYPES[opcode];
   const t = types[types.length - 1];
   if (allowed && t && (types.length !== 1 || !allowed.includes(t.name))) {
     fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for '${opcode}' (${types.map((x) => `.${x.name}`).join('')}; it takes ${allowed.map((x) => `.${x}`).join(' ')})`);
   }
+  checkModifiers(c, t);
+  if (t) checkRequiredMods(c, t, types);
   if (opcode === 'setp' || opcode === 'set') {
     const cmp = mods.find((m) => ALL_CMP.has(m));
     const st = opcode === 'set' ? types[1] : t;

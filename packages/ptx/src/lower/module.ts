@@ -2,7 +2,7 @@ import { OriFunction, OriModule, PT, PtxforgeError, RZ, type Register, type Targ
 import type { FunctionDecl, Init, Operand, PtxModule, Statement, VarDecl } from '../ast.js';
 import { FnLowerer, splitRangeName, type ModuleInfo, type Sym } from './context.js';
 import { checkInstruction } from './check.js';
-import { checkModuleHeader } from './header.js';
+import { checkModuleHeader, versionNumber } from './header.js';
 import { HANDLERS } from './instructions.js';
 import { defineMaybeUndefined } from './undef.js';
 import { byteSize, ptxType, type PtxType } from './types.js';
@@ -39,6 +39,8 @@ export function lowerPtx(ast: PtxModule, options: LowerOptions): OriModule {
     return g?.kind === 'var' && m.vars.some((x) => x.name === g.oriName) ? g.oriName : undefined;
   };
   checkModuleHeader(ast, options.target.arch);
+  mod.ptxVersion = versionNumber(ast.version);
+  mod.targetSm = Number(/^(?:sm|compute)_(\d+)/.exec(ast.target.find((t) => /^(?:sm|compute)_\d/.test(t)) ?? '')?.[1] ?? 0);
 
   for (const v of ast.vars) {
     if (v.space === 'tex' || v.space === 'texref' || v.space === 'samplerref' || v.space === 'surfref' || v.type === 'texref' || v.type === 'samplerref' || v.type === 'surfref') {
@@ -131,6 +133,8 @@ function oriVar(v: VarDecl, t: PtxType, space: OriVar['space'], fail: Fail, reso
     });
     init = bytes;
   }
+  // ptxas: only an .extern declaration may leave the size to another module.
+  if (unsized && !init && v.linkage !== 'extern') fail('PTX_SEMANTIC', `Non-external variable '${v.name.split('.').pop()}' has incomplete type (an unsized array needs .extern or an initializer)`, v.pos);
   const ov: OriVar = { space, name: v.name, size: unsized && !init ? 0 : elem * count, align: v.align ?? byteSize(t) * Math.max(1, v.vec) };
   if (init) ov.init = init;
   if (relocs) ov.relocs = relocs;
