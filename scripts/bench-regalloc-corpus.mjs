@@ -25,7 +25,7 @@ if (spawnSync('ptxas', ['--version']).status !== 0) {
   process.exit(0);
 }
 const { parseOri } = await import('../packages/kernel/dist/index.js');
-const { allocateRegisters, classesFromRegisterFile, ptxasReportedRegisters, raFunctionFromOri, schedulePreRA, schedulePostRA, schedLatencyFromModel } = await import('../packages/regalloc/dist/index.js');
+const { allocateRegisters, classesFromRegisterFile, ptxasReportedRegisters, raFunctionFromOri, schedulePreRA, schedulePostRA, schedLatencyFromModel, SPILL_HOMES } = await import('../packages/regalloc/dist/index.js');
 const { registerFileFor, createLatencyModel, HOPPER_LATENCIES, PIPE_WIDTHS_SM80 } = await import('../packages/target-common/dist/index.js');
 
 const files = [];
@@ -83,7 +83,7 @@ for (const [key, shown] of names) {
   for (const fn of mod.functions) {
     if (fn.kind !== 'entry' || !used.has(fn.name)) continue;
     const { fn: ra } = raFunctionFromOri(fn);
-    const opts = { classes: CLASSES, reserved: { R: [1] } };
+    const opts = { classes: CLASSES, reserved: { R: [1] }, spillHome: SPILL_HOMES };
     let res, pre, ms;
     try {
       const t0 = performance.now();

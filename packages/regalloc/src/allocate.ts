@@ -215,7 +215,7 @@ export function allocateRegisters<Ref>(fn: RaFunction<Ref>, opts: RaOptions): Ra
   const rematOn = opts.rematerialize ?? true;
   const maxRounds = opts.maxRounds ?? 32;
 
-  const homeClass = { P: 'R', UP: 'UR', B: 'R', ...opts.spillHome } as Partial<Record<RegClass, RegClass>>;
+  const homeClass: Partial<Record<RegClass, RegClass>> = { ...opts.spillHome };
   const homeOf = (cls: RegClass): RegClass | undefined => {
     const h = homeClass[cls];
     return h && classes.has(h) && spillable.has(h) && !spillable.has(cls) ? h : undefined;
