@@ -456,8 +456,12 @@ function colourRound<Ref>(vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: 
       avail[into] = availOf(into);
     }
     cost[into] += cost[from]!;
-    members[into] = members[into]!.concat(members[from]!);
-    partners[into] = partners[into]!.concat(partners[from]!);
+    // append (never copy the growing side): a long chain of merges stays linear
+    const mi = members[into]!, pi = partners[into]!;
+    for (const x of members[from]!) mi.push(x);
+    for (const x of partners[from]!) pi.push(x);
+    members[from] = [];
+    partners[from] = [];
     coalesced++;
   };
   if (coalesceOn) {
@@ -504,8 +508,9 @@ function colourRound<Ref>(vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: 
       const fa2 = forbid.get(a), fb2 = forbid.get(b);
       const limit = fa2 || fb2 ? Math.min(avail[a]!, avail[b]!) : avail[a]!;
       if (sig >= limit) continue;
-      // keep the representative deterministic: the lower id absorbs the higher
-      if (a < b) merge(b, a); else merge(a, b);
+      // the node with more members absorbs the other (linear merge chains), ties to the lower id: deterministic
+      const ma = members[a]!.length, mb = members[b]!.length;
+      if (ma > mb || (ma === mb && a < b)) merge(b, a); else merge(a, b);
     }
   }
 
