@@ -565,6 +565,12 @@ function colourRound<Ref>(vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: 
   let markN = 0;
   const spill: number[] = [];
   const failedNoSpill: number[] = [];
+  const highWater = new Map<RegClass, number>();
+  for (let v = 0; v < nV; v++) {
+    if (col[v]! < 0 || !occurs[v]) continue;
+    const k = vregs[v]!.cls;
+    highWater.set(k, Math.max(highWater.get(k) ?? 0, col[v]! + width[v]!));
+  }
   for (let i = order.length - 1; i >= 0; i--) {
     const n = order[i]!;
     const c = cm(n);
@@ -590,9 +596,19 @@ function colourRound<Ref>(vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: 
       const rp = find(p);
       if (col[rp]! >= 0 && fits(col[rp]!)) { chosen = col[rp]!; break; }
     }
-    if (chosen < 0) for (let b = 0; b + w <= c.limit; b += a) if (fits(b)) { chosen = b; break; }
-    if (chosen >= 0) col[n] = chosen;
-    else if (noSpill[n]) failedNoSpill.push(n);
+    if (chosen < 0) {
+      for (let b = 0; b + w <= c.limit; b += a) if (fits(b)) { chosen = b; break; }
+      // a single register that would split a free aligned pair: take a hole below the class's high-water mark
+      // instead (one whose mate is taken), so pairs and quads still find room without raising the count
+      if (chosen >= 0 && w === 1 && c.align(2) === 2 && fits(chosen ^ 1)) {
+        const hw = highWater.get(c.info.cls) ?? 0;
+        for (let b = chosen + 1; b < hw; b++) if (fits(b) && !fits(b ^ 1)) { chosen = b; break; }
+      }
+    }
+    if (chosen >= 0) {
+      col[n] = chosen;
+      highWater.set(c.info.cls, Math.max(highWater.get(c.info.cls) ?? 0, chosen + w));
+    } else if (noSpill[n]) failedNoSpill.push(n);
     else spill.push(n);
   }
   for (const n of failedNoSpill) {
