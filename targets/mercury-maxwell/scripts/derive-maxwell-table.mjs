@@ -14,7 +14,7 @@
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { flatten, getBits, storeAtom, setBits } from '@ptxforge/sass';
+import { flatten, getBits, readAtomField, storeAtom, setBits } from '@ptxforge/sass';
 import { goldenRows, parseMaxwellInstruction } from '../dist/index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -142,13 +142,7 @@ function consistentAt(ex, key, a, claimed) {
     const v = e.flat.atoms.get(key);
     const st = storeAtom(a, v, e.addr, BRANCH_BASE);
     if (st === undefined) return false;
-    let got = 0;
-    let scale = 1;
-    for (const [p, n] of a.parts) {
-      got += getBits(e.w, p, n) * scale;
-      scale *= 2 ** n;
-    }
-    if (got !== st) return false;
+    if (readAtomField(e.w, a) !== st) return false;
   }
   return true;
 }

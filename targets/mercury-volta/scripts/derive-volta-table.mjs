@@ -16,7 +16,7 @@
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { flatten, getBits, parseInstruction, readGoldenTsv, storeAtom, wordFromHex, setBits } from '@ptxforge/sass';
+import { flatten, getBits, parseInstruction, readGoldenTsv, readAtomField, storeAtom, wordFromHex, setBits } from '@ptxforge/sass';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -136,24 +136,23 @@ function consistentAt(ex, key, a, claimed) {
     const v = e.flat.atoms.get(key);
     const st = storeAtom(a, v, e.addr, BRANCH_BASE);
     if (st === undefined) return false;
-    let got = 0;
-    let scale = 1;
-    for (const [p, n] of a.parts) {
-      got += getBits(e.w, p, n) * scale;
-      scale *= 2 ** n;
-    }
-    if (got !== st) return false;
+    if (readAtomField(e.w, a) !== st) return false;
   }
   return true;
 }
 
-const BRANCHY = new Set(['BRA', 'BSSY', 'CALL', 'BRX', 'JMP', 'JMX', 'BPT', 'RET', 'BREAK', 'SSY', 'PBK', 'CAL', 'PRET', 'WARPSYNC', 'BMOV', 'JCAL', 'KILL']);
+const BRANCHY = new Set(['BRA', 'BSSY', 'CALL', 'BRX', 'BRXU', 'JMP', 'JMX', 'BPT', 'RET', 'BREAK', 'SSY', 'PBK', 'CAL', 'PRET', 'WARPSYNC', 'BMOV', 'JCAL', 'KILL']);
+
+const INDEXED_BRANCH = new Set(['BRX', 'BRXU']);
 
 function intTries(opcode, ex, key) {
   const vals = ex.map((e) => e.flat.atoms.get(key));
   const anyNeg = vals.some((v) => v < 0);
   const tries = [];
   if (BRANCHY.has(opcode) && ex.every((e) => e.noAddr)) return [{ fixedBranch: true }];
+  // Indexed branches (BRX R4 -0x3d0) print the signed offset itself, not a target: the golden words always
+  // hold -(address of the next instruction), which a relative reading would also fit by accident.
+  if (INDEXED_BRANCH.has(opcode)) tries.push({ enc: 's', widths: [48], scale: 4 });
   if (BRANCHY.has(opcode)) {
     tries.push({ enc: 'rel', widths: [50, 48, 32, 24] });
     tries.push({ enc: 'rel', widths: [48], scale: 4 });
@@ -173,10 +172,12 @@ function findAtom(ex, key, opcode, sig, claimed, blocked) {
   const positions = [...kind.prior, ...Array.from({ length: 128 }, (_, i) => i).filter((p) => !kind.prior.includes(p))];
   for (const t of tries) {
     if (t.fixedBranch) {
-      // No instruction addresses in the file (sm90 pairs): README layout facts.
-      if (opcode === 'BRA') return { key, parts: [[16, 8], [34, 48]], enc: 'rel', scale: 4 };
-      if (opcode === 'BRX') return { key, parts: [[34, 48]], enc: 's', scale: 4 };
-      return { key, parts: [[32, 32]], enc: 'rel' };
+      // No instruction addresses in the file (sm90 pairs): README layout facts. Word offsets split over
+      // 16..23 and 34..81 (BRA; the indexed BRX the same, seen in ptxas 13 sm_90 cubins); BSSY keeps the
+      // signed byte offset of the older archs in 32..81 (its barrier sits in 16..19).
+      if (opcode === 'BRA' || opcode === 'CALL' || opcode === 'RET') return { key, parts: [[16, 8], [34, 48]], enc: 'rel', scale: 4 };
+      if (INDEXED_BRANCH.has(opcode)) return { key, parts: [[16, 8], [34, 48]], enc: 's', scale: 4 };
+      return { key, parts: [[32, 50]], enc: 'rel' };
     }
     if (t.split) {
       const a = { parts: [[16, 8], [34, 48]], enc: t.enc, scale: t.scale };
@@ -306,6 +307,12 @@ function bitLen(v) {
 }
 
 // ------------------------------------------------------------------ slots
+/** The operand a token belongs to (`3` for `3.H0_H0` / `3:neg`), `m` for mnemonic modifiers. */
+function tokenOperand(t) {
+  const m = /^(\d+)[.:=]/.exec(t);
+  return m ? m[1] : 'm';
+}
+
 function presenceKey(e, toks) {
   let s = '';
   for (const t of toks) s += e.flat.tokens.has(t) ? '1' : '0';
@@ -505,12 +512,15 @@ function learnRow(arch, ex, hints, blocked) {
   for (const b of varBits) {
     // Smallest token set that determines the bit; among equals prefer alternatives (tokens that never
     // appear together, like U32/S32), which is what a modifier slot is.
+    // Ties go to the operand whose tokens explain the bit below (HFMA2's third-source swizzle bits 81..82
+    // are both op 3's, even where the examples would let op 1's swizzle explain bit 82 as well).
     let S;
+    const below = new Set((explain.get(b - 1) ?? []).map(tokenOperand));
     for (let k = 1; k <= Math.min(3, varying.length) && !S; k++) {
       let bestScore = -1;
       for (const c of combos(varying, k)) {
         if (!bitIsFunctionOf(ex, b, c)) continue;
-        let score = 0;
+        let score = c.every((t) => below.has(tokenOperand(t))) ? 0.5 : 0;
         for (let i = 0; i < c.length; i++) for (let j = i + 1; j < c.length; j++) if (!coOccur.has(c[i] + '\u0000' + c[j])) score++;
         if (score > bestScore) {
           bestScore = score;
@@ -543,6 +553,40 @@ function learnRow(arch, ex, hints, blocked) {
   for (const t of varying) {
     const c = comps.get(find(t));
     if (c) c.tokens.add(t);
+  }
+  // A slot whose bits do not determine its tokens alone (the second type of IMMA.8832.S4.U4: its sign bit is
+  // its own, its size bit is shared with the first type) merges with the slot that completes it.
+  const determines = (c) => {
+    const rs = runs(c.bits);
+    const toks = [...c.tokens];
+    const seen = new Map();
+    for (const e of ex) {
+      const v = readRuns(e.w, rs);
+      const k = presenceKey(e, toks);
+      if (seen.has(v) && seen.get(v) !== k) return false;
+      seen.set(v, k);
+    }
+    return true;
+  };
+  {
+    const list = [...comps.values()];
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (let i = 0; i < list.length && !changed; i++) {
+        if (determines(list[i])) continue;
+        for (let j = 0; j < list.length; j++) {
+          if (j === i) continue;
+          const m = { tokens: new Set([...list[i].tokens, ...list[j].tokens]), bits: [...list[i].bits, ...list[j].bits] };
+          if (runs(m.bits).reduce((n, r) => n + r[1], 0) > 12 || !determines(m)) continue;
+          list.splice(Math.max(i, j), 1);
+          list.splice(Math.min(i, j), 1, m);
+          changed = true;
+          break;
+        }
+      }
+    }
+    comps.clear();
+    list.forEach((c, i) => comps.set(i, c));
   }
   const slots = [];
   const slotted = new Set();
@@ -737,6 +781,25 @@ function learnAll(hints, blocked) {
   }
   const best = new Map();
   for (const [hk, c] of learned) best.set(hk, JSON.parse([...c.entries()].sort((a, b) => b[1] - a[1])[0][0]));
+  // Bits that tell the rows of one opcode field apart (a slot of one row; a constant bit two rows read
+  // differently, like LEA's .HI at 80): an integer field of another row must not grow over them.
+  const byOp = new Map();
+  for (const r of rowsOut) {
+    const k = `${r.archs[0]}|${r.op}`;
+    const l = byOp.get(k) ?? [];
+    l.push(r);
+    byOp.set(k, l);
+  }
+  for (const [k, rs] of byOp) {
+    const bits = new Set();
+    for (const r of rs) for (const sl of r.slots) for (const [p, n] of sl.bits) for (let b = p; b < p + n; b++) bits.add(b);
+    for (let b = 16; b < 128; b++) {
+      const vals = new Set();
+      for (const r of rs) if ((BigInt(r.mask) >> BigInt(b)) & 1n) vals.add(Number((BigInt(r.value) >> BigInt(b)) & 1n));
+      if (vals.size > 1) bits.add(b);
+    }
+    slotBits.set(k, bits);
+  }
   return { rowsOut, totalProblems, hints: best, slotBits };
 }
 
@@ -798,15 +861,21 @@ for (const group of byName.values()) {
 }
 
 // sm_90 stores branch offsets in words, D[7:0] in bits 16..23 and the rest in 34..81 (README layout facts);
-// the golden sm_90 pairs have no CALL/RET: give them the older forms with the sm_90 offset layout.
+// the golden sm_90 pairs have no CALL/RET/BRX (and no BRA.DIV UR form): give them the older forms with the
+// sm_90 offset layout. Relative offsets only (byte offsets in 32..81 or word offsets in 34..81); absolute
+// targets (CALL.ABS, RET.ABS) keep their older layout.
 {
+  const SPLIT_BRANCHES = new Set(['CALL', 'RET', 'BRA', 'BRX', 'BRXU']);
   const have90 = new Set(rowsOut.filter((r) => r.archs.includes('sm_90')).map((r) => `${r.op}|${r.name}|${r.sig}`));
   const add = new Map();
+  const relOffset = (a) =>
+    (a.enc === 'rel' && a.parts.length === 1 && a.parts[0][0] === 32 && a.parts[0][1] >= 48) ||
+    ((a.enc === 'rel' || a.enc === 's') && a.parts.length === 1 && a.parts[0][0] === 34 && a.parts[0][1] === 48 && a.scale === 4);
   for (const r of rowsOut) {
-    if (r.archs.includes('sm_90') || !['CALL', 'RET', 'BRA', 'BRX'].includes(r.name)) continue;
+    if (r.archs.includes('sm_90') || !SPLIT_BRANCHES.has(r.name) || r.fixed.includes('m:ABS')) continue;
     const k = `${r.op}|${r.name}|${r.sig}`;
     if (have90.has(k) || add.has(k + JSON.stringify(r.fixed))) continue;
-    const rel = r.atoms.find((a) => a.enc === 'rel' && a.parts.length === 1 && a.parts[0][0] === 32 && a.parts[0][1] >= 48);
+    const rel = r.atoms.find(relOffset);
     if (!rel) continue;
     let mask = BigInt(r.mask);
     let value = BigInt(r.value);
@@ -815,8 +884,15 @@ for (const group of byName.values()) {
       mask &= ~(1n << b);
       value &= ~(1n << b);
     }
+    // bits 32..33 are below the word offset: constant zero
+    for (const b of [32n, 33n]) {
+      if (r.atoms.some((a) => a !== rel && a.parts.some(([p, n]) => b >= BigInt(p) && b < BigInt(p + n)))) continue;
+      if (r.slots.some((sl) => sl.bits.some(([p, n]) => b >= BigInt(p) && b < BigInt(p + n)))) continue;
+      mask |= 1n << b;
+      value &= ~(1n << b);
+    }
     const hex = (x) => '0x' + x.toString(16).padStart(32, '0');
-    const copy = { ...r, archs: ['sm_90'], atoms: r.atoms.map((a) => (a === rel ? { key: a.key, parts: [[16, 8], [34, 48]], enc: 'rel', scale: 4 } : a)), mask: hex(mask), value: hex(value) };
+    const copy = { ...r, archs: ['sm_90'], atoms: r.atoms.map((a) => (a === rel ? { key: a.key, parts: [[16, 8], [34, 48]], enc: a.enc, scale: 4 } : a)), mask: hex(mask), value: hex(value) };
     add.set(k + JSON.stringify(r.fixed), copy);
   }
   rowsOut.push(...add.values());

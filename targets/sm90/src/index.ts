@@ -1,5 +1,5 @@
 import type { TargetCapabilities } from '@ptxforge/kernel';
-import { defineTarget, PIPE_WIDTHS_FAST_FP64, slot17HandlerA } from '@ptxforge/target-common';
+import { defineTarget, PIPE_WIDTHS_FAST_FP64, slot17HandlerA, HOPPER_LATENCIES } from '@ptxforge/target-common';
 import { voltaCodec, voltaServices } from '@ptxforge/mercury-volta';
 import type { TableCodec } from '@ptxforge/sass';
 import { PACKAGE } from './package-meta.js';
@@ -30,6 +30,7 @@ export const sm90TargetDef = defineTarget({
   pipeWidths: PIPE_WIDTHS_FAST_FP64,
   latencies: { alu: 4, fma: 4, dfma: 8, mma: 'variable' },
   slot17: slot17HandlerA,
+  machineLatencies: [HOPPER_LATENCIES],
   services: voltaServices(['sm_90', 'sm_90a']),
 });
 
