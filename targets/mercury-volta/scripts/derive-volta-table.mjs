@@ -914,6 +914,62 @@ for (const group of byName.values()) {
   }
 }
 
+// Operand forms of one mnemonic share their modifier fields: a slot at the same bits in a sibling row (same
+// arch, or the same-form row of a related arch) lends the values it has seen (FSETP's compare codes seen with
+// a register source serve the immediate form) when the tables agree on every common value and token set.
+{
+  const SHARE = { sm_70: ['sm_70'], sm_75: ['sm_75', 'sm_80', 'sm_86'], sm_80: ['sm_80', 'sm_86', 'sm_75'], sm_86: ['sm_86', 'sm_80', 'sm_75'], sm_90: ['sm_90', 'sm_86', 'sm_80'] };
+  const byMnemonic = new Map();
+  for (const r of rowsOut) {
+    const l = byMnemonic.get(r.name) ?? [];
+    l.push(r);
+    byMnemonic.set(r.name, l);
+  }
+  const tokensOf = (r) => {
+    const t = new Set([...r.fixed, ...r.derived.map((d) => d.token)]);
+    for (const sl of r.slots) for (const ts of Object.values(sl.map)) for (const x of ts) t.add(x);
+    return t;
+  };
+  for (const rows of byMnemonic.values()) {
+    for (const A of rows) {
+      const related = SHARE[A.archs[0]] ?? [A.archs[0]];
+      for (const sa of A.slots) {
+        const key = JSON.stringify(sa.bits);
+        for (const B of rows) {
+          if (B === A || !related.includes(B.archs[0])) continue;
+          if (B.archs[0] !== A.archs[0] && B.sig !== A.sig) continue;
+          const sb = B.slots.find((x) => JSON.stringify(x.bits) === key);
+          if (!sb) continue;
+          const merged = { ...sa.map };
+          const back = new Map(Object.entries(sa.map).map(([v, ts]) => [[...ts].sort().join(','), v]));
+          const own = new Set(Object.values(sa.map).flat());
+          const elsewhere = tokensOf(A);
+          for (const t of own) elsewhere.delete(t);
+          let ok = true;
+          for (const [v, ts] of Object.entries(sb.map)) {
+            const k = [...ts].sort().join(',');
+            if (merged[v] !== undefined) {
+              if ([...merged[v]].sort().join(',') !== k) ok = false;
+              continue;
+            }
+            if (back.has(k) || ts.some((t) => elsewhere.has(t))) {
+              ok = false;
+              continue;
+            }
+            // operand tokens must name an operand this row has at the same index and shape
+            if (ts.some((t) => /^\d/.test(t) && A.sig.split(',')[Number(t.split(/[.:=]/)[0])] !== B.sig.split(',')[Number(t.split(/[.:=]/)[0])])) ok = false;
+            merged[v] = ts;
+            back.set(k, v);
+          }
+          if (!ok) continue;
+          sa.map = Object.fromEntries(Object.entries(merged).sort((a, b) => Number(a[0]) - Number(b[0])));
+          for (const ts of Object.values(sa.map)) for (const t of ts) if (!A.order.includes(t)) A.order.push(t);
+        }
+      }
+    }
+  }
+}
+
 // nvdisasm prints an indexed constant with RZ and offset 0 as `c[0x3][RZ]`: a direct row (C) whose index
 // register bits are constant RZ leaves offset 0 to the indexed row (Cr) of the same opcode.
 for (const group of byName.values()) {
