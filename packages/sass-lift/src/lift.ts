@@ -487,6 +487,19 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
     if (o.kind === 'mem') unsupported(ctx, `memory operand on ${op}`);
     useTexts.push(operand(ctx, o, use.get(i) ?? 1, fp));
   }
+  if (op === 'IADD3') {
+    // The adder negates a register as ~x + 1 and its carry-out counts that +1 (-RZ carries): lift -x as ~x with a
+    // carry-in of its own, so carries match the hardware's (a + -0 carries out, a + (2^32 - 0) wrapped does not).
+    let extra = 0;
+    for (let k = 0; k < 3 && k < useTexts.length; k++) {
+      const t = useTexts[k]!;
+      if (/^-(%u?r|U?RZ)/.test(t)) {
+        useTexts[k] = `~${t.slice(1)}`;
+        extra++;
+      }
+    }
+    for (let k = 0; k < extra; k++) useTexts.push('PT');
+  }
   void ins;
   return line(`${defTexts.length ? `${defTexts.join(', ')} = ` : ''}${op}${mods.map((m) => `.${m}`).join('')}${useTexts.length ? ' ' + useTexts.join(', ') : ''}`);
 }
