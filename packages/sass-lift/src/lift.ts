@@ -421,7 +421,13 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
     }
     op = twin;
   }
+  if (op === 'IMAD' && mods.includes('MOV') && results === 1 && ops.length === 4 && ops[1]?.text === 'RZ' && ops[2]?.text === 'RZ') {
+    // IMAD.MOV[.U32] Rd, RZ, RZ, x: ptxas's move on the FMA pipe
+    return line(`${operand(ctx, ops[0]!, 1, undefined)} = MOV ${operand(ctx, ops[3]!, 1, undefined)}`);
+  }
   if (op === 'IMAD') mods = mods.filter((m) => m !== 'MOV' && m !== 'SHL' && m !== 'IADD');
+  // the low word of a product does not depend on signedness
+  if (op === 'IMAD' && !mods.includes('WIDE') && !mods.includes('HI')) mods = mods.filter((m) => m !== 'U32' && m !== 'S32');
   if (op === 'IMAD' && mods.includes('HI') && ops[3]?.kind === 'reg' && ops[3].reg) {
     // IMAD.HI's addend is the register pair Rc:Rc+1: d = high word of (a * b + Rc:Rc+1)
     if (ops[3].reg.index % 2) unsupported(ctx, 'IMAD.HI with an odd addend pair');
