@@ -32,6 +32,8 @@ export interface BuildSubroutine {
   size: number;
   /** STB_GLOBAL (.visible/.extern) or STB_LOCAL. */
   global: boolean;
+  /** STB_WEAK (ptxas's internal helpers such as `$__internal_0_$__cuda_sm3x_div_rn_ftz_f32_slowpath`). */
+  weak?: boolean;
   frameSize?: number;
 }
 
@@ -361,10 +363,12 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile): Uint8
     value: s.offset,
     size: s.size,
     type: STT.FUNC,
-    bind: s.global ? STB.GLOBAL : STB.LOCAL,
+    bind: s.weak ? STB.WEAK : s.global ? STB.GLOBAL : STB.LOCAL,
     other: 0,
     section: `.text.${f.name}`,
   });
+  // Local and weak subroutine symbols are made with their function; global ones with the other globals.
+  const early = (s: BuildSubroutine) => !s.global || !!s.weak;
   const globals: SymbolDraft[] = [];
   let first = true;
   let internalDone = false;
@@ -373,12 +377,6 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile): Uint8
     if (!f.global) {
       str.add(f.name);
       locals.push(fnSymbol(f));
-    }
-    for (const s of f.subroutines ?? []) {
-      if (!s.global) {
-        str.add(s.name);
-        locals.push(subSymbol(f, s));
-      }
     }
     both(`.text.${f.name}`);
     sectionSym(`.text.${f.name}`);
@@ -393,6 +391,12 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile): Uint8
       locals.push({ name: '__nv_reservedSMEM_offset_0_alias', value: 0, size: 0, type: STT.NOTYPE, bind: STB.WEAK, other: 0xa0, section: '.nv.shared.reserved.0' });
     }
     first = false;
+    for (const s of f.subroutines ?? []) {
+      if (early(s)) {
+        str.add(s.name);
+        locals.push(subSymbol(f, s));
+      }
+    }
     if (P.sharedReserve && f.sharedBytes && !internalDone) {
       // Mercury: the first function using shared memory brings one internal (STV_INTERNAL) symbol whose
       // 20-character name ptxas blanks after resolving its relocations: an empty name, 21 zero bytes in .strtab.
@@ -431,7 +435,7 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile): Uint8
       globals.push(fnSymbol(f));
     }
     for (const s of f.subroutines ?? []) {
-      if (s.global) {
+      if (!early(s)) {
         str.add(s.name);
         globals.push(subSymbol(f, s));
       }
@@ -572,7 +576,10 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile): Uint8
     const cfa = f.cfaOffset ?? cfaOffsetOfCode(f.code);
     const ins = f.frameInstructions ?? defaultFrameInstructions(cfa, lastExit, P.frameRowAfterFirstInstruction);
     const cie = frameEntry(CIE_BODY);
-    const fde = frameEntry(fdeBody(at, f.code.length, ins));
+    // The function's FDE covers its code up to the first subroutine placed after it. (ptxas also writes a CIE and
+    // an FDE per subroutine, with the return-address rules of its calling convention: not modelled yet.)
+    const range = Math.min(f.code.length, ...(f.subroutines ?? []).map((s) => s.offset).filter((o) => o > 0));
+    const fde = frameEntry(fdeBody(at, range, ins));
     frameRel.push({ offset: at + cie.length + 20, symbol: symOf(f.name, f.name), type: 2, addend: 0 });
     frame.push(cie, fde);
     at += cie.length + fde.length;

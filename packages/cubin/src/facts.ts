@@ -90,7 +90,7 @@ function functionFacts(c: Cubin, f: CubinFunction, keepFrame: boolean): BuildFun
   const rq = dims(a, 'REQNTID');
   if (rq) out.reqntid = rq;
   if (f.subroutines.length) {
-    out.subroutines = f.subroutines.map((s) => ({ name: s.name, offset: s.value, size: s.size, global: s.bind !== STB.LOCAL, ...(subFrame(s.index) ? { frameSize: subFrame(s.index) } : {}) }));
+    out.subroutines = f.subroutines.map((s) => ({ name: s.name, offset: s.value, size: s.size, global: s.bind !== STB.LOCAL, ...(s.bind === STB.WEAK ? { weak: true } : {}), ...(subFrame(s.index) ? { frameSize: subFrame(s.index) } : {}) }));
   }
   if (relocations) out.relocations = relocations;
   const extra: NonNullable<BuildFunction['extra']> = {};

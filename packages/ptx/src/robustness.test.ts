@@ -85,7 +85,7 @@ describe('issue 16: hostile inputs at the sizes that failed', () => {
 
   it('row 6: a data register as the second destination of setp is a located error', () => {
     const e = rejected(entry('.reg .b32 %r<4>;\n.reg .pred %p<2>;\nsetp.eq.u32 %p1|%r2, %r1, 0;\nret;'));
-    expect(e.code).toBe('PTX_SEMANTIC');
+    expect(e.code).toBe('PTX_ARGUMENT_MISMATCH');
     expect(e.pos).toMatchObject({ line: 8, col: 1 });
     expect(e.message).toContain('.pred');
   });

@@ -1,5 +1,5 @@
 import { RegallocError } from './errors.js';
-import { computeBlockLiveness, SparseSet } from './liveness.js';
+import { computeBlockLiveness, restrictToDefined, SparseSet } from './liveness.js';
 import type {
   PhysReg, RaClassInfo, RaFunction, RaInstr, RaOptions, RaOutInstr, RaResult, RaStats, RegClass, RegWidth, VReg,
 } from './types.js';
@@ -21,7 +21,7 @@ import type {
  * one class. Spill candidates come from a lazy min-heap on cost/degree.
  */
 
-type WorkKind = 'instr' | 'spill-store' | 'reload' | 'remat';
+type WorkKind = 'instr' | 'spill-store' | 'reload' | 'remat' | 'save' | 'restore';
 
 interface WorkInstr<Ref> {
   kind: WorkKind;
@@ -91,7 +91,26 @@ class ClassModel {
   }
 }
 
-/** A max-priority-free min-heap of (key, node, stamp) for spill candidate choice. */
+/**
+ * Set of interference edges keyed `lo * n + hi`. A JS Set holds at most 2^24 entries; sharding by the low
+ * key bits lifts that limit for dense graphs (values live through a whole huge function).
+ */
+class EdgeSet {
+  private readonly shards: Set<number>[] = Array.from({ length: 16 }, () => new Set<number>());
+  size = 0;
+  has(k: number): boolean {
+    return this.shards[k % 16]!.has(k);
+  }
+  add(k: number): void {
+    const s = this.shards[k % 16]!;
+    if (!s.has(k)) {
+      s.add(k);
+      this.size++;
+    }
+  }
+}
+
+/** A min-heap of (key, node, stamp) for spill candidate choice. */
 class LazyHeap {
   private keys: number[] = [];
   private nodes: number[] = [];
@@ -196,7 +215,12 @@ export function allocateRegisters<Ref>(fn: RaFunction<Ref>, opts: RaOptions): Ra
   const rematOn = opts.rematerialize ?? true;
   const maxRounds = opts.maxRounds ?? 32;
 
-  const vregs: WorkVreg[] = fn.vregs.map((v) => ({ cls: v.cls, width: v.width, fixed: v.fixed, noSpill: !!v.noSpill || !spillable.has(v.cls) }));
+  const homeClass = { P: 'R', UP: 'UR', B: 'R', ...opts.spillHome } as Partial<Record<RegClass, RegClass>>;
+  const homeOf = (cls: RegClass): RegClass | undefined => {
+    const h = homeClass[cls];
+    return h && classes.has(h) && spillable.has(h) && !spillable.has(cls) ? h : undefined;
+  };
+  const vregs: WorkVreg[] = fn.vregs.map((v) => ({ cls: v.cls, width: v.width, fixed: v.fixed, noSpill: !!v.noSpill || (!spillable.has(v.cls) && !homeOf(v.cls)) }));
   const blocks: WorkInstr<Ref>[][] = fn.blocks.map((blk) =>
     blk.instrs.map((ins) => ({
       kind: 'instr' as const, source: ins, defs: ins.defs.slice(), uses: ins.uses.slice(), partialDefs: ins.partialDefs ? ins.partialDefs.slice() : [],
@@ -207,18 +231,19 @@ export function allocateRegisters<Ref>(fn: RaFunction<Ref>, opts: RaOptions): Ra
   const succs = fn.blocks.map((b) => b.succs);
   let frameTop = 0;
   const slotOf = new Map<number, number>();
-  let spilledVregs = 0, rematVregs = 0, coalesced = 0;
+  const homeOfNode = new Map<number, number>();
+  let spilledVregs = 0, rematVregs = 0, coalesced = 0, homedVregs = 0;
   let colour = new Int32Array(0);
   let edges = 0;
 
   for (let round = 1; ; round++) {
     if (round > maxRounds) throw new RegallocError('RA_NO_PROGRESS', `register allocation did not converge after ${maxRounds} spill rounds`);
-    const r = colourRound(vregs, blocks, succs, freq, classes, coalesceOn);
+    const r = colourRound(vregs, blocks, succs, fn.entryDefs ?? [], freq, classes, coalesceOn);
     edges = r.edges;
     coalesced = r.coalesced;
     colour = r.colour;
     if (!r.spill.length) {
-      return finish(fn, vregs, blocks, colour, round, { spilledVregs, rematVregs, coalesced, edges, frameTop });
+      return finish(fn, vregs, blocks, colour, round, { spilledVregs, rematVregs, homedVregs, coalesced, edges, frameTop });
     }
     // Rewrite: every member vreg of a spilled node goes to one stack slot (members do not interfere), or is
     // recomputed when its only definition is rematerializable. One pass over the function per round.
@@ -231,7 +256,19 @@ export function allocateRegisters<Ref>(fn: RaFunction<Ref>, opts: RaOptions): Ra
         const def = remat.get(v);
         if (def) {
           rematVregs++;
-          actions.set(v, { remat: def, slot: -1, bytes: 0 });
+          actions.set(v, { remat: def, slot: -1, bytes: 0, home: -1 });
+          continue;
+        }
+        const hc = homeOf(vregs[v]!.cls);
+        if (hc) {
+          // a class without memory spills (predicates) keeps its value in a register of another class
+          homedVregs++;
+          let h = homeOfNode.get(node);
+          if (h === undefined) {
+            vregs.push({ cls: hc, width: vregs[v]!.width, fixed: undefined, noSpill: false });
+            homeOfNode.set(node, (h = vregs.length - 1));
+          }
+          actions.set(v, { remat: undefined, slot: -1, bytes: 0, home: h });
           continue;
         }
         spilledVregs++;
@@ -243,7 +280,7 @@ export function allocateRegisters<Ref>(fn: RaFunction<Ref>, opts: RaOptions): Ra
           frameTop = slot + bytes;
           slotOf.set(node, slot);
         }
-        actions.set(v, { remat: undefined, slot, bytes });
+        actions.set(v, { remat: undefined, slot, bytes, home: -1 });
       }
     }
     rewrite(blocks, vregs, actions);
@@ -254,6 +291,8 @@ interface SpillAction<Ref> {
   remat: WorkInstr<Ref> | undefined;
   slot: number;
   bytes: number;
+  /** vreg of another class holding the value (predicates in R), or -1 */
+  home: number;
 }
 
 interface RoundResult {
@@ -264,12 +303,13 @@ interface RoundResult {
   coalesced: number;
 }
 
-function colourRound<Ref>(vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: readonly (readonly number[])[], freq: Float64Array, classes: Map<RegClass, ClassModel>, coalesceOn: boolean): RoundResult {
+function colourRound<Ref>(vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: readonly (readonly number[])[], entryDefs: readonly number[], freq: Float64Array, classes: Map<RegClass, ClassModel>, coalesceOn: boolean): RoundResult {
   const nV = vregs.length;
-  const lv = computeBlockLiveness({ numVregs: nV, blocks: blocks.map((instrs, b) => ({ succs: succs[b]!, instrs })) });
+  const input = { numVregs: nV, blocks: blocks.map((instrs, b) => ({ succs: succs[b]!, instrs })) };
+  const lv = restrictToDefined(input, computeBlockLiveness(input), entryDefs);
   // ---- interference graph -------------------------------------------------------------------------------
   const adj: number[][] = Array.from({ length: nV }, () => []);
-  const edgeSet = new Set<number>();
+  const edgeSet = new EdgeSet();
   const key = (a: number, b: number): number => (a < b ? a * nV + b : b * nV + a);
   const addEdge = (a: number, b: number): boolean => {
     if (a === b) return false;
@@ -332,7 +372,7 @@ function colourRound<Ref>(vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: 
       if (ins.copy && ins.kind === 'instr') copies.push({ d: ins.defs[0]!, s: src, w: f, order: copies.length });
     }
     if (b === 0) {
-      // values live into the entry are all defined "before" it: they interfere with each other
+      // values live into the entry (parameters) are all defined "before" it: they interfere with each other
       for (const set of live.values()) for (let x = 0; x < set.size; x++) for (let y = x + 1; y < set.size; y++) addEdge(set.dense[x]!, set.dense[y]!);
     }
   }
@@ -634,7 +674,7 @@ function rewrite<Ref>(blocks: WorkInstr<Ref>[][], vregs: WorkVreg[], actions: Ma
         const t = temp(v);
         if (!readSeen.has(v)) {
           readSeen.add(v);
-          before.push(a.remat ? mk('remat', [t], [], a, v) : mk('reload', [t], [], a, v));
+          before.push(a.remat ? mk('remat', [t], [], a, v) : a.home >= 0 ? mk('restore', [t], [a.home], a, v) : mk('reload', [t], [], a, v));
         }
         return t;
       };
@@ -646,7 +686,7 @@ function rewrite<Ref>(blocks: WorkInstr<Ref>[][], vregs: WorkVreg[], actions: Ma
           return v;
         }
         const t = temp(v);
-        after.push(mk('spill-store', [], [t], a, v));
+        after.push(a.home >= 0 ? mk('save', [a.home], [t], a, v) : mk('spill-store', [], [t], a, v));
         return t;
       };
       ins.uses = ins.uses.map(read);
@@ -664,8 +704,9 @@ function rewrite<Ref>(blocks: WorkInstr<Ref>[][], vregs: WorkVreg[], actions: Ma
 
 function finish<Ref>(
   fn: RaFunction<Ref>, vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], colour: Int32Array, rounds: number,
-  s: { spilledVregs: number; rematVregs: number; coalesced: number; edges: number; frameTop: number },
+  s: { spilledVregs: number; rematVregs: number; homedVregs: number; coalesced: number; edges: number; frameTop: number },
 ): RaResult<Ref> {
+  let registerSaves = 0;
   let spillStores = 0, spillLoads = 0, spillStoreBytes = 0, spillLoadBytes = 0, copies = 0, identityCopies = 0;
   const usage: Partial<Record<RegClass, { used: number }>> = {};
   for (let v = 0; v < vregs.length; v++) {
@@ -686,6 +727,11 @@ function finish<Ref>(
           return { kind: 'reload', vreg: ins.defs[0]!, slot: ins.slot, bytes: ins.bytes, spilled: ins.spilled };
         case 'remat':
           return { kind: 'remat', vreg: ins.defs[0]!, ref: ins.source?.ref, source: ins.source!, spilled: ins.spilled };
+        case 'save':
+          registerSaves++;
+          return { kind: 'save', vreg: ins.uses[0]!, home: ins.defs[0]!, spilled: ins.spilled };
+        case 'restore':
+          return { kind: 'restore', vreg: ins.defs[0]!, home: ins.uses[0]!, spilled: ins.spilled };
         default: {
           const identity = ins.copy && colour[ins.defs[0]!] === colour[ins.uses[0]!];
           if (ins.copy) {
@@ -698,11 +744,11 @@ function finish<Ref>(
     }),
   );
   const stats: RaStats = {
-    rounds, spilledVregs: s.spilledVregs, rematerializedVregs: s.rematVregs, spillStores, spillLoads, spillStoreBytes, spillLoadBytes,
+    rounds, spilledVregs: s.spilledVregs, rematerializedVregs: s.rematVregs, homedVregs: s.homedVregs, registerSaves, spillStores, spillLoads, spillStoreBytes, spillLoadBytes,
     frameBytes: Math.ceil(s.frameTop / 8) * 8, copies, coalescedCopies: s.coalesced, identityCopies, interferenceEdges: s.edges,
   };
   return {
     vregs: vregs.map((v): VReg => ({ cls: v.cls, width: v.width, ...(v.fixed === undefined ? {} : { fixed: v.fixed }), ...(v.noSpill ? { noSpill: true } : {}) })),
-    assignment: colour, blocks: out, succs: fn.blocks.map((b) => b.succs), usage, stats,
+    assignment: colour, blocks: out, succs: fn.blocks.map((b) => b.succs), entryDefs: fn.entryDefs ?? [], usage, stats,
   };
 }

@@ -307,6 +307,12 @@ function bitLen(v) {
 }
 
 // ------------------------------------------------------------------ slots
+/** The operand a token belongs to (`3` for `3.H0_H0` / `3:neg`), `m` for mnemonic modifiers. */
+function tokenOperand(t) {
+  const m = /^(\d+)[.:=]/.exec(t);
+  return m ? m[1] : 'm';
+}
+
 function presenceKey(e, toks) {
   let s = '';
   for (const t of toks) s += e.flat.tokens.has(t) ? '1' : '0';
@@ -506,12 +512,15 @@ function learnRow(arch, ex, hints, blocked) {
   for (const b of varBits) {
     // Smallest token set that determines the bit; among equals prefer alternatives (tokens that never
     // appear together, like U32/S32), which is what a modifier slot is.
+    // Ties go to the operand whose tokens explain the bit below (HFMA2's third-source swizzle bits 81..82
+    // are both op 3's, even where the examples would let op 1's swizzle explain bit 82 as well).
     let S;
+    const below = new Set((explain.get(b - 1) ?? []).map(tokenOperand));
     for (let k = 1; k <= Math.min(3, varying.length) && !S; k++) {
       let bestScore = -1;
       for (const c of combos(varying, k)) {
         if (!bitIsFunctionOf(ex, b, c)) continue;
-        let score = 0;
+        let score = c.every((t) => below.has(tokenOperand(t))) ? 0.5 : 0;
         for (let i = 0; i < c.length; i++) for (let j = i + 1; j < c.length; j++) if (!coOccur.has(c[i] + '\u0000' + c[j])) score++;
         if (score > bestScore) {
           bestScore = score;
@@ -544,6 +553,40 @@ function learnRow(arch, ex, hints, blocked) {
   for (const t of varying) {
     const c = comps.get(find(t));
     if (c) c.tokens.add(t);
+  }
+  // A slot whose bits do not determine its tokens alone (the second type of IMMA.8832.S4.U4: its sign bit is
+  // its own, its size bit is shared with the first type) merges with the slot that completes it.
+  const determines = (c) => {
+    const rs = runs(c.bits);
+    const toks = [...c.tokens];
+    const seen = new Map();
+    for (const e of ex) {
+      const v = readRuns(e.w, rs);
+      const k = presenceKey(e, toks);
+      if (seen.has(v) && seen.get(v) !== k) return false;
+      seen.set(v, k);
+    }
+    return true;
+  };
+  {
+    const list = [...comps.values()];
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (let i = 0; i < list.length && !changed; i++) {
+        if (determines(list[i])) continue;
+        for (let j = 0; j < list.length; j++) {
+          if (j === i) continue;
+          const m = { tokens: new Set([...list[i].tokens, ...list[j].tokens]), bits: [...list[i].bits, ...list[j].bits] };
+          if (runs(m.bits).reduce((n, r) => n + r[1], 0) > 12 || !determines(m)) continue;
+          list.splice(Math.max(i, j), 1);
+          list.splice(Math.min(i, j), 1, m);
+          changed = true;
+          break;
+        }
+      }
+    }
+    comps.clear();
+    list.forEach((c, i) => comps.set(i, c));
   }
   const slots = [];
   const slotted = new Set();
@@ -738,6 +781,25 @@ function learnAll(hints, blocked) {
   }
   const best = new Map();
   for (const [hk, c] of learned) best.set(hk, JSON.parse([...c.entries()].sort((a, b) => b[1] - a[1])[0][0]));
+  // Bits that tell the rows of one opcode field apart (a slot of one row; a constant bit two rows read
+  // differently, like LEA's .HI at 80): an integer field of another row must not grow over them.
+  const byOp = new Map();
+  for (const r of rowsOut) {
+    const k = `${r.archs[0]}|${r.op}`;
+    const l = byOp.get(k) ?? [];
+    l.push(r);
+    byOp.set(k, l);
+  }
+  for (const [k, rs] of byOp) {
+    const bits = new Set();
+    for (const r of rs) for (const sl of r.slots) for (const [p, n] of sl.bits) for (let b = p; b < p + n; b++) bits.add(b);
+    for (let b = 16; b < 128; b++) {
+      const vals = new Set();
+      for (const r of rs) if ((BigInt(r.mask) >> BigInt(b)) & 1n) vals.add(Number((BigInt(r.value) >> BigInt(b)) & 1n));
+      if (vals.size > 1) bits.add(b);
+    }
+    slotBits.set(k, bits);
+  }
   return { rowsOut, totalProblems, hints: best, slotBits };
 }
 

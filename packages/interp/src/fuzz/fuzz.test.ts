@@ -31,7 +31,8 @@ describe('random program generator', () => {
     const seen = new Set<string>();
     for (let s = 1; s <= 300; s++) for (const f of generateProgram(s).features) seen.add(f);
     for (const f of ['if', 'nested-if', 'and', 'or', 'loop-const', 'loop-var', 'nested-loop', 'adjacent-loops', 'loop-invariant',
-      'switch-dense', 'switch-dense-default', 'switch-sparse', 'switch-sparse-default', 'shared-barrier', 'mixed', 'div']) {
+      'switch-dense', 'switch-dense-default', 'switch-sparse', 'switch-sparse-default', 'shared-barrier', 'mixed', 'div',
+      'loop-memory', 'loop-register-stride']) {
       expect(seen, f).toContain(f);
     }
   });

@@ -5,9 +5,9 @@
  * undefined and runs through the generic evaluatePure path.
  */
 import type { Instr, Operand, OriFunction } from '@ptxforge/kernel';
-import { ffma } from '../semantics/float.js';
-import { F32 } from '../semantics/bits.js';
-import { lop3n } from '../semantics/int.js';
+import { ffma } from '@ptxforge/semantics';
+import { F32 } from '@ptxforge/semantics';
+import { lop3n } from '@ptxforge/semantics';
 import type { Exec, Program } from './program.js';
 
 const TWO32 = 4294967296;

@@ -8,7 +8,7 @@ import {
   computePostDominators, printInstr,
   type Block, type Instr, type Operand, type OriFunction, type OriModule, type Register, type VarDecl,
 } from '@ptxforge/kernel';
-import { describeInstr, evaluatePure, PURE_OPCODES, type PureInstr, type PureValue } from '../semantics/pure.js';
+import { describeInstr, evaluatePure, PURE_OPCODES, type PureInstr, type PureValue } from '@ptxforge/semantics';
 import { Trap } from './errors.js';
 import { buildFastPath } from './fastpaths.js';
 import { buildMemoryOp, buildWarpOp } from './memops.js';
