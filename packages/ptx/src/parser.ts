@@ -203,6 +203,7 @@ class Parser {
           state = 'body';
           let linkage: string | undefined;
           while (this.kind() === Tk.Dot && LINKAGE.has(this.dotWord())) {
+            if (linkage !== undefined) this.failMsg(`syntax error near '.${this.dotWord()}': a second linkage directive`, this.p);
             linkage = this.dotWord();
             this.p++;
           }
@@ -354,6 +355,8 @@ class Parser {
           } else break;
         }
       } else if (d.type === '' && isTypeName(w)) {
+        // ptxas has no .bf16/.bf16x2/.tf32 variables (they live in .b16/.b32 registers).
+        if (w === 'bf16' || w === 'bf16x2' || w === 'tf32') this.failMsg(`syntax error near '.${w}': no variable has type .${w} (declare it .b${w === 'bf16' ? 16 : 32})`, this.p);
         d.type = w;
         this.p++;
       } else if (LINKAGE.has(w)) {
@@ -566,10 +569,7 @@ class Parser {
           body.push(this.instruction());
           continue;
         }
-        if (this.isP(';')) {
-          this.p++; // empty statement
-          continue;
-        }
+        if (this.isP(';')) this.failMsg(`syntax error near ';': empty statement`, this.p);
         this.fail('an instruction, a label, a declaration or \'}\'');
       }
       if (k === Tk.Dot) {
@@ -724,6 +724,8 @@ class Parser {
     }
     if (k === Tk.Float || (this.isP('-') && this.kind(this.p + 1) === Tk.Float)) {
       const neg = this.acceptP('-');
+      // ptxas's grammar takes `-0d...` and `-1.5` but not `-0f...`.
+      if (neg && /^0[fF]/.test(this.str(this.p))) this.failMsg(`syntax error near '${this.str(this.p)}': a 0f literal cannot be negated (write the sign bit into it)`, this.p);
       const f = floatLit(this.str(this.p++));
       if (neg) {
         if (f.bits !== undefined) f.bits ^= f.width === 32 ? 0x80000000n : 0x8000000000000000n;

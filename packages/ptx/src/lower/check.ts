@@ -129,9 +129,20 @@ function checkOperand(c: FnLowerer, o: Operand, k: number, w: Want): void {
       return;
     case 'pair':
       checkOperand(c, o.first, k, w);
-      if (o.second.kind !== 'sink') checkOperand(c, o.second, k, w);
+      // The second destination of a pair (`setp ... p|q`, `shfl ... r|p`) is a predicate.
+      if (o.second.kind !== 'sink') checkOperand(c, o.second, k, { t: PRED, mode: 'exact', dst: true });
       return;
     default:
+  }
+}
+
+/** Immediates at these operand positions must lie in [lo, hi] (ptxas: "Argument N of instruction ..."). */
+function checkImmediateRange(c: FnLowerer, at: readonly number[], lo: bigint, hi: bigint): void {
+  for (const k of at) {
+    const o = c.ins.operands[k];
+    if (o?.kind === 'int' && (o.value < lo || o.value > hi)) {
+      fail(c, 'PTX_IMMEDIATE_RANGE', `Argument ${k} of instruction '${ptxasName(c)}': value '${o.value}' out of range, expected to be in range [${lo}..${hi}]`);
+    }
   }
 }
 
@@ -160,9 +171,14 @@ function operandWants(c: FnLowerer, t: PtxType, types: PtxType[]): Want[] | unde
     case 'popc': case 'clz': case 'bfind':
       return [dst(U32), ex(t)];
     case 'bfe':
+      checkImmediateRange(c, [2, 3], 0n, 255n);
       return [dst(t), ex(t), ex(B32), ex(B32)];
     case 'bfi':
+      checkImmediateRange(c, [3, 4], 0n, 255n);
       return [dst(t), ex(t), ex(t), ex(B32), ex(B32)];
+    case 'shfl':
+      if (!mods.includes('sync')) return undefined;
+      return [dst(B32), ex(B32), ex(B32), ex(B32), ex(B32)];
     case 'prmt':
       return [dst(B32), ex(B32), ex(B32), ex(B32)];
     case 'selp':
@@ -302,6 +318,8 @@ function allowedMods(opcode: string, t: PtxType | undefined, mods: readonly stri
       return set(...RND, ...IRND, 'ftz', 'sat', 'relu', 'satfinite', 'rna', 'rs', 'pack', ...NARROW_FLOATS);
     case 'cvta':
       return set('to', 'global', 'shared', 'local', 'const', 'param', 'shared::cta', 'shared::cluster', 'param::entry');
+    case 'mov':
+      return set('v2', 'v4', 'v8');
     case 'ld': case 'ldu':
       return LD_MODS;
     case 'st':
@@ -368,6 +386,7 @@ function checkModifiers(c: FnLowerer, t: PtxType | undefined): void {
   let rnd = 0;
   for (const m of mods) {
     if (isTypeMod(m)) continue;
+    if (/^v\d+$/.test(m) && m !== 'v2' && m !== 'v4' && m !== 'v8') fail(c, 'PTX_ILLEGAL_MODIFIER', `Unknown modifier '.${m}'`);
     if (!allowed.has(m)) illegalModifier(c, m);
     if (/^v\d+$/.test(m) && ++vec > 1) fail(c, 'PTX_ILLEGAL_MODIFIER', `Multiple vector modifiers specified for instruction '${ptxasName(c)}'`);
     if (ROUNDING.has(m) && ++rnd > 1) fail(c, 'PTX_ILLEGAL_MODIFIER', `Multiple rounding modifiers specified for instruction '${ptxasName(c)}'`);
