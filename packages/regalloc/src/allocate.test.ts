@@ -117,6 +117,20 @@ describe('allocateRegisters', () => {
     expect(res.stats.frameBytes).toBeGreaterThanOrEqual(4 * res.stats.spilledVregs);
   });
 
+  it('reuses a value reloaded a few instructions earlier instead of reloading it again', () => {
+    // 10 values live across a region that reads each twice in a row, budget 6
+    const n = 10;
+    const vregs = Array.from({ length: n + 1 }, () => R());
+    const instrs: RaInstr[] = [...Array.from({ length: n }, (_, i) => I([i], [])), I([n], [])];
+    for (let i = 0; i < n; i++) instrs.push(I([n], [i, n]), I([n], [i, n]));
+    instrs.push(I([], Array.from({ length: n + 1 }, (_, i) => i).slice(0, 4)));
+    const fn: RaFunction = { vregs, blocks: [{ succs: [], instrs }] };
+    const plain = check(fn, opts({ budget: { R: 6 }, reloadReuseWindow: 0 }));
+    const reuse = check(fn, opts({ budget: { R: 6 } }));
+    expect(plain.stats.spillLoads).toBeGreaterThan(0);
+    expect(reuse.stats.spillLoads).toBeLessThan(plain.stats.spillLoads);
+  });
+
   it('rematerializes constants instead of spilling them', () => {
     const n = 10;
     const vregs = Array.from({ length: n }, () => R());

@@ -206,6 +206,19 @@ function validate(fn: RaFunction, classes: Map<RegClass, ClassModel>): void {
 
 /** Allocate registers for `fn`. Throws RegallocError (RA_*) on bad input or when no allocation exists. */
 export function allocateRegisters<Ref>(fn: RaFunction<Ref>, opts: RaOptions): RaResult<Ref> {
+  const window = opts.reloadReuseWindow ?? 4;
+  try {
+    return allocateWith(fn, opts, window);
+  } catch (e) {
+    // Reusing reloaded values lengthens unspillable temporaries; where that leaves an instruction without
+    // registers, allocate again reloading before every use (always colourable when each instruction fits).
+    const code = (e as { code?: string }).code;
+    if (window > 0 && (code === 'RA_UNCOLORABLE' || code === 'RA_NO_PROGRESS')) return allocateWith(fn, opts, 0);
+    throw e;
+  }
+}
+
+function allocateWith<Ref>(fn: RaFunction<Ref>, opts: RaOptions, reuseWindow: number): RaResult<Ref> {
   const classes = new Map<RegClass, ClassModel>();
   for (const c of opts.classes) classes.set(c.cls, new ClassModel(c, opts.budget?.[c.cls], opts.reserved?.[c.cls]));
   validate(fn, classes);
@@ -283,7 +296,7 @@ export function allocateRegisters<Ref>(fn: RaFunction<Ref>, opts: RaOptions): Ra
         actions.set(v, { remat: undefined, slot, bytes, home: -1 });
       }
     }
-    rewrite(blocks, vregs, actions);
+    rewrite(blocks, vregs, actions, reuseWindow);
   }
 }
 
@@ -565,12 +578,6 @@ function colourRound<Ref>(vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: 
   let markN = 0;
   const spill: number[] = [];
   const failedNoSpill: number[] = [];
-  const highWater = new Map<RegClass, number>();
-  for (let v = 0; v < nV; v++) {
-    if (col[v]! < 0 || !occurs[v]) continue;
-    const k = vregs[v]!.cls;
-    highWater.set(k, Math.max(highWater.get(k) ?? 0, col[v]! + width[v]!));
-  }
   for (let i = order.length - 1; i >= 0; i--) {
     const n = order[i]!;
     const c = cm(n);
@@ -596,19 +603,9 @@ function colourRound<Ref>(vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: 
       const rp = find(p);
       if (col[rp]! >= 0 && fits(col[rp]!)) { chosen = col[rp]!; break; }
     }
-    if (chosen < 0) {
-      for (let b = 0; b + w <= c.limit; b += a) if (fits(b)) { chosen = b; break; }
-      // a single register that would split a free aligned pair: take a hole below the class's high-water mark
-      // instead (one whose mate is taken), so pairs and quads still find room without raising the count
-      if (chosen >= 0 && w === 1 && c.align(2) === 2 && fits(chosen ^ 1)) {
-        const hw = highWater.get(c.info.cls) ?? 0;
-        for (let b = chosen + 1; b < hw; b++) if (fits(b) && !fits(b ^ 1)) { chosen = b; break; }
-      }
-    }
-    if (chosen >= 0) {
-      col[n] = chosen;
-      highWater.set(c.info.cls, Math.max(highWater.get(c.info.cls) ?? 0, chosen + w));
-    } else if (noSpill[n]) failedNoSpill.push(n);
+    if (chosen < 0) for (let b = 0; b + w <= c.limit; b += a) if (fits(b)) { chosen = b; break; }
+    if (chosen >= 0) col[n] = chosen;
+    else if (noSpill[n]) failedNoSpill.push(n);
     else spill.push(n);
   }
   for (const n of failedNoSpill) {
@@ -661,7 +658,7 @@ function newTemp(vregs: WorkVreg[], of: number): number {
  * reading one, a store after each instruction writing one; each occurrence gets its own short temporary,
  * which may not be spilled again. One instruction reading a value twice reloads it once.
  */
-function rewrite<Ref>(blocks: WorkInstr<Ref>[][], vregs: WorkVreg[], actions: Map<number, SpillAction<Ref>>): void {
+function rewrite<Ref>(blocks: WorkInstr<Ref>[][], vregs: WorkVreg[], actions: Map<number, SpillAction<Ref>>, reuseWindow: number): void {
   const mk = (kind: WorkKind, defs: number[], uses: number[], a: SpillAction<Ref>, v: number): WorkInstr<Ref> => ({
     kind, source: kind === 'remat' ? a.remat!.source : undefined, defs, uses, partialDefs: [], copy: false, earlyClobber: false,
     clobbers: undefined, slot: a.slot, bytes: a.bytes, spilled: v,
@@ -677,7 +674,12 @@ function rewrite<Ref>(blocks: WorkInstr<Ref>[][], vregs: WorkVreg[], actions: Ma
     }
     if (!touched) continue;
     const out: WorkInstr<Ref>[] = [];
-    for (const ins of instrs) {
+    // spilled value → temporary that holds it (reloaded or just defined) and the instruction that made it so
+    const avail = new Map<number, { t: number; at: number }>();
+    for (let pos = 0; pos < instrs.length; pos++) {
+      const ins = instrs[pos]!;
+      // nothing stays in a temporary across an instruction that clobbers registers (calls)
+      if (ins.clobbers?.length) avail.clear();
       let temps: Map<number, number> | undefined;
       const temp = (v: number): number => {
         temps ??= new Map();
@@ -689,9 +691,17 @@ function rewrite<Ref>(blocks: WorkInstr<Ref>[][], vregs: WorkVreg[], actions: Ma
       const after: WorkInstr<Ref>[] = [];
       let dropped = false;
       const readSeen = new Set<number>();
+      const written = new Set<number>();
       const read = (v: number): number => {
         const a = actions.get(v);
         if (!a) return v;
+        const got = avail.get(v);
+        if (got && pos - got.at <= reuseWindow && !temps?.has(v)) {
+          // reuse the value a few instructions back instead of reloading it (the temporary stays short)
+          (temps ??= new Map()).set(v, got.t);
+          readSeen.add(v);
+          return got.t;
+        }
         const t = temp(v);
         if (!readSeen.has(v)) {
           readSeen.add(v);
@@ -707,6 +717,7 @@ function rewrite<Ref>(blocks: WorkInstr<Ref>[][], vregs: WorkVreg[], actions: Ma
           return v;
         }
         const t = temp(v);
+        written.add(v);
         after.push(a.home >= 0 ? mk('save', [a.home], [t], a, v) : mk('spill-store', [], [t], a, v));
         return t;
       };
@@ -716,6 +727,13 @@ function rewrite<Ref>(blocks: WorkInstr<Ref>[][], vregs: WorkVreg[], actions: Ma
         return write(v);
       });
       ins.defs = ins.defs.map(write);
+      if (temps) {
+        for (const [v, t] of temps) {
+          const prev = avail.get(v);
+          // a fresh reload or a definition restarts the window; a reuse keeps the original start
+          if (!prev || prev.t !== t || written.has(v)) avail.set(v, { t, at: pos });
+        }
+      }
       out.push(...before);
       if (!dropped) out.push(ins, ...after);
     }

@@ -134,6 +134,11 @@ export interface RaOptions {
    * `SPILL_HOMES` = { P: 'R', UP: 'UR', B: 'R' }; without a home such a class fails with RA_UNCOLORABLE.
    */
   readonly spillHome?: Readonly<Partial<Record<RegClass, RegClass>>>;
+  /**
+   * A spilled value reloaded (or defined) at most this many instructions earlier in the same block is read
+   * from that temporary instead of being reloaded again (default 4; 0 reloads before every use).
+   */
+  readonly reloadReuseWindow?: number;
   /** Rounds of spill-and-retry before giving up with RA_NO_PROGRESS (default 32). */
   readonly maxRounds?: number;
 }
