@@ -35,7 +35,8 @@ for (const arch of archs) {
     const un = unsupportedSections(c);
     if (un.length) {
       unsupported++;
-      for (const u of new Set(un.map((n) => n.replace(/\..*?$/, '').replace(/\d+$/, 'N')))) unsupportedBy.set(u, (unsupportedBy.get(u) ?? 0) + 1);
+      const key = (n) => n.replace(/^((?:\.rela?)?\.nv\.constant\d+)\..+$/, '$1.<fn>');
+      for (const u of new Set(un.map(key))) unsupportedBy.set(u, (unsupportedBy.get(u) ?? 0) + 1);
       continue;
     }
     let ours;

@@ -2,11 +2,13 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { corpusDir, makeHarness, runParse, runPtoxide, runZluda } from './harness.js';
-import { hasPtxas, runSassDifferential } from './sass.js';
+import { ourCompiler } from './ours.js';
+import { cubinRunner, hasPtxas, runCubinSuites, runSassDifferential } from './sass.js';
 
 /**
  * `pnpm -s conformance`: one line per suite (`zluda: N passed, M failed`, `ptoxide: ...`,
- * `parse: N accepted, M rejected, K crashed`), then the names of the failures. Exit code 1 when a suite
+ * `parse: N accepted, M rejected, K crashed`; `sass` adds the ptxas-cubin differential, `ours` the
+ * `zluda-ours sm_90: N passed, M failed` line of ptxforge's own cubins), then the names of the failures. Exit code 1 when a suite
  * misses its acceptance bar (>= 95% of ZLUDA io cases, every ptoxide case, 0 parse crashes).
  */
 export async function main(argv: readonly string[], out: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
@@ -50,6 +52,15 @@ export async function main(argv: readonly string[], out: (s: string) => void = (
         failures.push(...r.zluda.failures.map((f) => `${arch} ${f}`), ...r.ptoxide.failures.map((f) => `${arch} ${f}`));
       }
     }
+  }
+  if (want('ours')) {
+    // PTX -> ptxforge's own cubin -> lifted SASS in the interpreter -> expected bytes.
+    const h = { ...(await makeHarness(corpus)), caseFilter };
+    const r = runCubinSuites(h, cubinRunner('sm_90', ourCompiler(h)));
+    out(`zluda-ours sm_90: ${r.zluda.passed} passed, ${r.zluda.failed} failed\n`);
+    out(`ptoxide-ours sm_90: ${r.ptoxide.passed} passed, ${r.ptoxide.failed} failed\n`);
+    failures.push(...r.zluda.failures.map((f) => `ours sm_90 ${f}`), ...r.ptoxide.failures.map((f) => `ours sm_90 ${f}`));
+    if (r.zluda.passed < 0.95 * (r.zluda.passed + r.zluda.failed) || r.ptoxide.failed) ok = false;
   }
   if (want('parse')) {
     const p = runParse(corpus);

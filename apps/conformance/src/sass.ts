@@ -17,22 +17,43 @@ export function hasPtxas(): boolean {
 }
 
 /**
- * The SASS differential: the real ptxas compiles the case's PTX for `arch`, the cubin is lifted to Ori with
- * physical registers and run by the interpreter on the very launch the PTX path uses.
+ * Something that turns a case's PTX into cubin bytes for `arch`: the installed ptxas, or ptxforge's own code
+ * generator. Returns the bytes, or a string saying why there are none (the case then fails with that reason).
  */
-export function sassRunner(arch: string, outDir = path.join(tmpdir(), 'ptxforge-sass-differential')): CaseRunner {
-  return (h, file, launch, check) => {
+export type CubinCompiler = (ptxFile: string, ptxText: string, arch: string) => Uint8Array | string;
+
+/** The installed ptxas at -O3, writing into `outDir`. */
+export function ptxasCompiler(outDir = path.join(tmpdir(), 'ptxforge-sass-differential')): CubinCompiler {
+  return (file, _text, arch) => {
     const cubinPath = path.join(outDir, arch, file.replace(/[/\\]/g, '__').replace(/\.ptx$/, '.cubin'));
     mkdirSync(path.dirname(cubinPath), { recursive: true });
     try {
-      execFileSync('ptxas', [`-arch=${arch}`, '-O3', path.join(h.corpus, file), '-o', cubinPath], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 120000 });
+      execFileSync('ptxas', [`-arch=${arch}`, '-O3', file, '-o', cubinPath], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 120000 });
     } catch (e) {
       const msg = ((e as { stderr?: Buffer }).stderr?.toString() ?? (e as Error).message).split('\n').find((l) => l.trim()) ?? 'failed';
       return `ptxas -arch=${arch} rejects it: ${msg.trim()}`;
     }
+    return readFileSync(cubinPath);
+  };
+}
+
+/**
+ * The SASS path of a case: `compile` makes a cubin of the case's PTX for `arch`, the cubin is lifted to Ori
+ * with physical registers and run by the interpreter on the very launch the PTX path uses.
+ */
+export function cubinRunner(arch: string, compile: CubinCompiler): CaseRunner {
+  return (h, file, launch, check) => {
+    const full = path.join(h.corpus, file);
+    let bytes: Uint8Array | string;
     try {
-      const cubin = readCubin(readFileSync(cubinPath), { file: cubinPath });
-      // ZLUDA's warp harness passes the output pointer twice: give the kernel as many as it has
+      bytes = compile(full, readFileSync(full, 'utf8'), arch);
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      return `compile: ${code ?? 'error'}: ${describeError(e).split('\n')[0]}`;
+    }
+    if (typeof bytes === 'string') return bytes;
+    try {
+      const cubin = readCubin(bytes, { file });
       const r = runCubin(cubin, launch as LaunchLike);
       if (!r.result.ok) return `interpreter: ${r.result.errors.map((x) => x.message.split('\n')[0]).join('; ')}`;
       const out: Record<string, Uint8Array> = {};
@@ -45,9 +66,19 @@ export function sassRunner(arch: string, outDir = path.join(tmpdir(), 'ptxforge-
   };
 }
 
-/** `zluda-sass <arch>` and `ptoxide-sass <arch>` suites. */
-export function runSassDifferential(h: Harness, arch: string): { zluda: SuiteResult; ptoxide: SuiteResult } {
-  const hs: Harness = { ...h, runner: sassRunner(arch) };
+/** The ptxas SASS differential (kept for callers of the earlier name). */
+export function sassRunner(arch: string, outDir?: string): CaseRunner {
+  return cubinRunner(arch, ptxasCompiler(outDir));
+}
+
+/** ZLUDA io cases and ptoxide cases through `runner`. */
+export function runCubinSuites(h: Harness, runner: CaseRunner): { zluda: SuiteResult; ptoxide: SuiteResult } {
+  const hs: Harness = { ...h, runner };
   const { io } = runZluda(hs, { ioOnly: true });
   return { zluda: io, ptoxide: runPtoxide(hs) };
+}
+
+/** `zluda-sass <arch>` and `ptoxide-sass <arch>` suites. */
+export function runSassDifferential(h: Harness, arch: string): { zluda: SuiteResult; ptoxide: SuiteResult } {
+  return runCubinSuites(h, sassRunner(arch));
 }

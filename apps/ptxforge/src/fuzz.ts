@@ -4,9 +4,15 @@
  * installed plugin, as the CLI composes it) at -O3 for sm_90 with --verify-each. Ends with
  * `N passed, M failed` and the failing seeds (replay one with `--seed S --count 1`). `--knob NAME=VALUE`
  * (repeatable) sets a knob in every compilation, e.g. `--knob PerformLoopFusion=1` for phase 59.
+ * `--through-sass` also compiles each program to a cubin with ptxforge's code generator (@ptxforge/codegen's
+ * compileToCubin) and runs the lifted SASS (@ptxforge/sass-lift) on the same launch: its buffers must equal the
+ * Ori path's.
  */
 import { Command, CommanderError } from 'commander';
+import { createToolchain } from '@ptxforge/kernel';
 import { fuzzSummaryLines, runFuzz } from '@ptxforge/interp';
+import { runCubin } from '@ptxforge/sass-lift';
+import { compileToCubin } from '@ptxforge/codegen';
 import { loadDefaultPlugins } from './plugins.js';
 
 const program = new Command('fuzz')
@@ -17,6 +23,7 @@ const program = new Command('fuzz')
   .option('--out-dir <dir>', 'write the IR before/after a failing phase here')
   .option('--knob <NAME=VALUE...>', 'set a knob in every compilation (repeatable), e.g. PerformLoopFusion=1')
   .option('-v, --verbose', 'print one line per program')
+  .option('--through-sass', 'also run each program from the cubin ptxforge generates for it (lifted SASS)')
   .exitOverride();
 try {
   program.parse(process.argv.slice(2), { from: 'user' });
@@ -24,7 +31,7 @@ try {
   if (e instanceof CommanderError) process.exit(e.exitCode);
   throw e;
 }
-const o = program.opts<{ count: string; seed: string; arch: string; optLevel: string; outDir?: string; verbose?: boolean; knob?: string[] }>();
+const o = program.opts<{ count: string; seed: string; arch: string; optLevel: string; outDir?: string; verbose?: boolean; knob?: string[]; throughSass?: boolean }>();
 const knobs: Array<{ name: string; value: string }> = [];
 for (const kv of o.knob ?? []) {
   const eq = kv.indexOf('=');
@@ -35,6 +42,30 @@ for (const kv of o.knob ?? []) {
   knobs.push({ name: kv.slice(0, eq), value: kv.slice(eq + 1) });
 }
 const plugins = await loadDefaultPlugins();
+
+let throughSass: ((text: string, file: string, launch: Parameters<typeof runCubin>[1]) => Record<string, Uint8Array> | string) | undefined;
+if (o.throughSass) {
+  const tc = createToolchain({ plugins });
+  throughSass = (text, file, launch) => {
+    let cubin: Uint8Array;
+    try {
+      cubin = compileToCubin(tc, text, { arch: o.arch, optLevel: Number(o.optLevel), file }).cubin;
+    } catch (e) {
+      const err = e as Error & { code?: string };
+      return `compile: ${err.code ? `${err.code}: ` : ''}${err.message.split('\n')[0]}`;
+    }
+    try {
+      const r = runCubin(cubin, launch);
+      if (!r.result.ok) return `interpreter: ${r.result.errors.map((x) => x.message.split('\n')[0]).join('; ')}`;
+      const out: Record<string, Uint8Array> = {};
+      for (const [k, v] of Object.entries(r.result.buffers)) out[k] = v.bytes;
+      return out;
+    } catch (e) {
+      const err = e as Error & { code?: string };
+      return `run: ${err.code ? `${err.code}: ` : ''}${err.message.split('\n')[0]}`;
+    }
+  };
+}
 const summary = runFuzz({
   count: Number(o.count),
   seed: Number(o.seed),
@@ -43,6 +74,7 @@ const summary = runFuzz({
   optLevel: Number(o.optLevel),
   ...(o.outDir ? { outDir: o.outDir } : {}),
   ...(knobs.length ? { knobs } : {}),
+  ...(throughSass ? { throughSass } : {}),
   onCase: (r) => {
     if (!r.ok) process.stdout.write(`seed ${r.seed}: FAIL ${r.message}\n`);
     else if (o.verbose) process.stdout.write(`seed ${r.seed}: ok (${r.phasesChecked} phases checked)\n`);

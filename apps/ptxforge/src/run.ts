@@ -11,7 +11,7 @@ import { normalizeArch, normalizeArgs as normalizePtxasArgs, PTXAS_OPTIONS, ptxa
 import { CompileCache, cacheKeyOf, defaultCacheDir } from './cache.js';
 import { versionText } from './version.js';
 import { cubinOfModule, type KernelStats } from '@ptxforge/codegen';
-import { ptxasVerboseLines, PTXAS_INFO } from '@ptxforge/cubin';
+import { gmemLine, ptxasVerboseLines, PTXAS_INFO, readCubin, verboseStatsOfCubin } from '@ptxforge/cubin';
 
 export interface CliIO {
   stdout: (s: string) => void;
@@ -425,7 +425,7 @@ export function compileOne(tc: Toolchain, s: CliSettings, input: InputSpec, io: 
       const maxrregcount = (o as { maxrregcount?: string }).maxrregcount;
       const gen = cubinOfModule(tc, result.module, s.arch, maxrregcount === undefined ? {} : { maxrregcount: Number(maxrregcount) });
       output = gen.cubin;
-      verboseLines = cubinVerboseLines(result, s.arch, gen.kernels);
+      verboseLines = cubinVerboseLines(result, s.arch, gen.cubin, gen.kernels);
     }
     if (cache && typeof output === 'string') cache.put(key, { output, verbose: verboseLines, warnings: compileWarnings });
   }
@@ -500,14 +500,19 @@ function checkOutputDir(file: string, shown: string): void {
 }
 
 /** -v lines of a compile that produced a cubin: ptxas's lines with the allocated register counts and spills. */
-function cubinVerboseLines(result: CompileResult, arch: string, kernels: readonly KernelStats[]): string[] {
+function cubinVerboseLines(result: CompileResult, arch: string, cubin: Uint8Array, kernels: readonly KernelStats[]): string[] {
+  // Registers, barriers, frame, cumulative stack, smem and cmem as the cubin records them, in ptxas's print order
+  // (its section order); spill counts from the code generator, which is the only one that knows them.
+  const stats = verboseStatsOfCubin(readCubin(cubin));
+  const byName = new Map(kernels.map((k) => [k.name, k]));
   let gmem = 0;
   for (const v of result.module.vars) if (v.space === 'global') gmem += v.size;
-  const lines = [`${gmem} bytes gmem`];
-  for (const k of kernels) {
-    for (const l of ptxasVerboseLines(arch, { name: k.name, kind: 'entry', registers: k.registers, stackFrame: k.frameBytes, spillStores: k.spillStores, spillLoads: k.spillLoads, sharedBytes: k.sharedBytes })) {
-      lines.push(l.startsWith(PTXAS_INFO) ? l.slice(PTXAS_INFO.length) : l);
-    }
+  const strip = (l: string) => (l.startsWith(PTXAS_INFO) ? l.slice(PTXAS_INFO.length) : l);
+  const lines = [strip(gmemLine(arch, Math.max(gmem, stats.gmem), stats.cmem))];
+  for (const f of stats.functions) {
+    const k = byName.get(f.name);
+    const fn = k ? { ...f, registers: k.registers, spillStores: k.spillStores, spillLoads: k.spillLoads } : f;
+    for (const l of ptxasVerboseLines(arch, fn)) lines.push(strip(l));
   }
   lines.push(...result.info);
   return lines;

@@ -37,6 +37,13 @@ export interface BuildSubroutine {
   /** STB_WEAK (ptxas's internal helpers such as `$__internal_0_$__cuda_sm3x_div_rn_ftz_f32_slowpath`). */
   weak?: boolean;
   frameSize?: number;
+  /**
+   * The register (R number) holding the return address under the subroutine's calling convention. With it the
+   * subroutine gets its own CIE (return-address rule) and FDE in .debug_frame, as ptxas writes them.
+   */
+  returnAddressRegister?: number;
+  /** DWARF call-frame instructions of the subroutine's FDE (default none). */
+  frameInstructions?: Uint8Array;
 }
 
 /** A relocation against the function's code (.rela.text.<fn>). `symbol` names a symbol of the module. */
@@ -260,6 +267,20 @@ const CIE_BODY_NO_STACK = Uint8Array.from([
   0x80, 0x28,
 ]);
 
+/** The CIE ptxas writes for a subroutine whose return address is in R`reg`; `addrAt` is its DW_OP_addr operand. */
+function subroutineCie(reg: number): { body: Uint8Array; addrAt: number } {
+  const r = uleb(0x5000000 + reg);
+  const body = [
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x03, 0x00, 0x04, 0x7c, ...uleb(0x5000100), ...DEF_CFA,
+    0x08, 0xff, 0x81, 0x80, 0x28, 0x08, ...uleb(0x5000001), 0x08, ...r,
+    // DW_CFA_val_expression(return-address column, { DW_OP_addr <function>; DW_OP_bregx R, 0; DW_OP_plus })
+    0x16, ...uleb(0x5000100), 12 + r.length, 0x03,
+  ];
+  const addrAt = body.length;
+  body.push(0, 0, 0, 0, 0, 0, 0, 0, 0x92, ...r, 0x00, 0x22, 0x00);
+  return { body: Uint8Array.from(body), addrAt };
+}
+
 function frameEntry(body: Uint8Array): Uint8Array {
   // 64-bit DWARF: 0xffffffff, u64 length; entries padded to 8 bytes overall.
   const len = Math.ceil((12 + body.length) / 8) * 8 - 12;
@@ -271,11 +292,11 @@ function frameEntry(body: Uint8Array): Uint8Array {
   return out;
 }
 
-function fdeBody(cie: number, range: number, instructions: Uint8Array): Uint8Array {
+function fdeBody(cie: number, range: number, instructions: Uint8Array, location = 0): Uint8Array {
   const out = new Uint8Array(24 + instructions.length);
   const v = new DataView(out.buffer);
   v.setBigUint64(0, BigInt(cie), true); // CIE pointer: the function's own CIE
-  v.setBigUint64(8, 0n, true); // initial location: relocated to the function symbol
+  v.setBigUint64(8, BigInt(location), true); // initial location: relocated to the function symbol (+ the addend)
   v.setBigUint64(16, BigInt(range), true);
   out.set(instructions, 24);
   return out;
@@ -605,13 +626,29 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile): Uint8
       f.frameInstructions ??
       (stack ? defaultFrameInstructions(cfa, lastExit, P.frameRowAfterFirstInstruction) : Uint8Array.from(lastExit ? advance(lastExit) : []));
     const cie = frameEntry(stack ? CIE_BODY : CIE_BODY_NO_STACK);
-    // The function's FDE covers its code up to the first subroutine placed after it. (ptxas also writes a CIE and
-    // an FDE per subroutine, with the return-address rules of its calling convention: not modelled yet.)
+    // The function's FDE covers its code up to the first subroutine placed after it; each subroutine with a known
+    // return-address register gets its own CIE and FDE after it.
     const range = Math.min(f.code.length, ...(f.subroutines ?? []).map((s) => s.offset).filter((o) => o > 0));
     const fde = frameEntry(fdeBody(at, range, ins));
-    frameRel.push({ offset: at + cie.length + 20, symbol: symOf(f.name, f.name), type: 2, addend: 0 });
+    const fnSym = symOf(f.name, f.name);
+    // Relocations per function in ptxas's order once the whole list is reversed below: subroutine FDEs, the
+    // function's FDE, the subroutine CIEs' DW_OP_addr operands.
+    const cieRel: typeof frameRel = [];
+    const fdeRel: typeof frameRel = [];
+    fdeRel.push({ offset: at + cie.length + 20, symbol: fnSym, type: 2, addend: 0 });
     frame.push(cie, fde);
     at += cie.length + fde.length;
+    const subs = [...(f.subroutines ?? [])].filter((x) => x.returnAddressRegister !== undefined).sort((a, b) => a.offset - b.offset);
+    for (const sub of subs) {
+      const sc = subroutineCie(sub.returnAddressRegister!);
+      const subCie = frameEntry(sc.body);
+      const subFde = frameEntry(fdeBody(at, sub.size, sub.frameInstructions ?? new Uint8Array(0), sub.offset));
+      cieRel.push({ offset: at + 12 + sc.addrAt, symbol: fnSym, type: 2, addend: 0 });
+      fdeRel.unshift({ offset: at + subCie.length + 20, symbol: fnSym, type: 2, addend: sub.offset });
+      frame.push(subCie, subFde);
+      at += subCie.length + subFde.length;
+    }
+    frameRel.push(...[...cieRel].reverse(), ...[...fdeRel].reverse());
   }
   secs[secOf('.debug_frame')]!.data = concat(frame);
   // ptxas lists the .debug_frame relocations last function first.

@@ -90,7 +90,18 @@ function functionFacts(c: Cubin, f: CubinFunction, keepFrame: boolean): BuildFun
   const rq = dims(a, 'REQNTID');
   if (rq) out.reqntid = rq;
   if (f.subroutines.length) {
-    out.subroutines = f.subroutines.map((s) => ({ name: s.name, offset: s.value, size: s.size, global: s.bind !== STB.LOCAL, ...(s.bind === STB.WEAK ? { weak: true } : {}), ...(subFrame(s.index) ? { frameSize: subFrame(s.index) } : {}) }));
+    out.subroutines = f.subroutines.map((s) => {
+      const fr = subroutineFrameOf(c, f, s.value);
+      return {
+        name: s.name,
+        offset: s.value,
+        size: s.size,
+        global: s.bind !== STB.LOCAL,
+        ...(s.bind === STB.WEAK ? { weak: true } : {}),
+        ...(subFrame(s.index) ? { frameSize: subFrame(s.index) } : {}),
+        ...(fr ? { returnAddressRegister: fr.register, ...(keepFrame && fr.instructions.length ? { frameInstructions: fr.instructions } : {}) } : {}),
+      };
+    });
   }
   if (relocations) out.relocations = relocations;
   const extra: NonNullable<BuildFunction['extra']> = {};
@@ -140,6 +151,39 @@ export function frameInstructionsOf(c: Cubin, f: CubinFunction): Uint8Array | un
   // a trailing DW_CFA_nop (0) would be lost here; padding is re-added by the builder
   body = body.subarray(0, end);
   return body;
+}
+
+/**
+ * The return-address register of a subroutine's CIE (the register of its `DW_CFA_same_value` rule before the
+ * val_expression, ptxas's DWARF numbering 0x5000000 + R) and its FDE's instructions, when ptxas wrote them.
+ */
+function subroutineFrameOf(c: Cubin, f: CubinFunction, offset: number): { register: number; instructions: Uint8Array } | undefined {
+  const df = c.sections.find((s) => s.name === '.debug_frame');
+  if (!df || !f.symbol) return undefined;
+  const v = new DataView(df.data.buffer, df.data.byteOffset, df.data.byteLength);
+  // The FDE's initial location holds the subroutine's offset in the data (REL) and in the addend (RELA).
+  const locAt = (r: { offset: number }) => (r.offset + 8 <= df.data.length ? Number(v.getBigUint64(r.offset, true)) : -1);
+  const rel = c.relocations.find(
+    (r) => r.target === df.index && r.symbol === f.symbol!.index && offset > 0 && ((r.addend ?? 0) === offset || locAt(r) === offset) && r.offset >= 20,
+  );
+  if (!rel) return undefined;
+  const fde = rel.offset - 20;
+  if (fde < 0 || fde + 36 > df.data.length) return undefined;
+  const cie = Number(v.getBigUint64(fde + 12, true));
+  const cieLen = Number(v.getBigUint64(cie + 4, true));
+  const body = df.data.subarray(cie + 12, cie + 12 + cieLen);
+  let register: number | undefined;
+  for (let i = 0; i + 5 < body.length; i++) {
+    // 08 <R|0x80> 80 80 28 16: DW_CFA_same_value R, then DW_CFA_val_expression
+    if (body[i] === 0x08 && body[i + 2] === 0x80 && body[i + 3] === 0x80 && body[i + 4] === 0x28 && body[i + 5] === 0x16) register = body[i + 1]! & 0x7f;
+  }
+  if (register === undefined) return undefined;
+  const len = Number(v.getBigUint64(fde + 4, true));
+  let ins = df.data.subarray(fde + 12 + 24, fde + 12 + len);
+  let end = ins.length;
+  while (end > 0 && ins[end - 1] === 0) end--;
+  ins = ins.subarray(0, end);
+  return { register, instructions: ins };
 }
 
 /** The BuildCubinInput that describes a cubin's functions (PTX order: the reverse of ptxas's section order). */

@@ -6,5 +6,5 @@ export * from './launch.js';
 export * from './verify/verify-each.js';
 export { generateLaunch, rng, GENERATED_BUFFER_BYTES } from './verify/inputs.js';
 export { generateProgram, type GeneratedProgram, type GenerateOptions } from './fuzz/generate.js';
-export { runFuzz, fuzzOne, fuzzSummaryLines, type FuzzOptions, type FuzzCaseResult, type FuzzSummary } from './fuzz/fuzz.js';
+export { runFuzz, fuzzOne, fuzzSummaryLines, firstBufferDifference, type FuzzOptions, type FuzzCaseResult, type FuzzSummary } from './fuzz/fuzz.js';
 export * from './corpus.js';

@@ -77,3 +77,36 @@ describe('fuzz detects a wrong phase', () => {
     expect(fuzzSummaryLines(s)[1]).toMatch(/^failing seeds: \d+/);
   });
 });
+
+describe('fuzz --through-sass plumbing', () => {
+  const plugins = [corePlugin, targetSm90Plugin];
+  // The hook the CLI gives is "compile to a cubin, run the lifted SASS"; here it runs the program text again,
+  // which must agree, and a corrupted copy, which must be caught.
+  const rerun = (text: string, file: string, launch: Parameters<typeof runKernel>[1]) => {
+    const r = runKernel(parseOri(text, { file }), launch);
+    const out: Record<string, Uint8Array> = {};
+    for (const [k, v] of Object.entries(r.buffers)) out[k] = v.bytes;
+    return out;
+  };
+  it('passes when the cubin path gives the same buffers', () => {
+    const s = runFuzz({ count: 5, seed: 40, plugins, throughSass: rerun });
+    expect(fuzzSummaryLines(s)).toEqual(['5 passed, 0 failed']);
+  });
+  it('fails a seed whose cubin path differs or cannot compile, saying why', () => {
+    const flipped = runFuzz({
+      count: 3,
+      seed: 40,
+      plugins,
+      throughSass: (t, f, l) => {
+        const out = rerun(t, f, l);
+        const name = (l.outputs ?? Object.keys(out))[0]!;
+        out[name] = Uint8Array.from(out[name]!, (b, i) => (i === 0 ? b ^ 1 : b));
+        return out;
+      },
+    });
+    expect(flipped.failed.length).toBe(3);
+    expect(flipped.failed[0]!.message).toMatch(/^through SASS: buffer \S+ differs at byte 0: expected 0x[0-9a-f]+, got 0x[0-9a-f]+$/);
+    const refused = runFuzz({ count: 1, seed: 40, plugins, throughSass: () => 'CODEGEN_NOT_IMPLEMENTED: op X' });
+    expect(refused.failed[0]!.message).toBe('through SASS: CODEGEN_NOT_IMPLEMENTED: op X');
+  });
+});

@@ -3,7 +3,7 @@
  * seeds that fail (a mismatch after some phase, an interpreter error, or a crash).
  */
 import { createToolchain, parseOri, type CompileOptions, type PluginEntry } from '@ptxforge/kernel';
-import { runKernel } from '../launch.js';
+import { runKernel, type Launch } from '../launch.js';
 import { createVerifyEachInstrumentation } from '../verify/verify-each.js';
 import { generateProgram, type GenerateOptions } from './generate.js';
 
@@ -21,6 +21,12 @@ export interface FuzzOptions extends GenerateOptions {
   readonly outDir?: string;
   /** Called after each program. */
   readonly onCase?: (r: FuzzCaseResult) => void;
+  /**
+   * `--through-sass`: compile the program to a cubin and run that (lifted SASS) on the same launch; its output
+   * buffers must equal the Ori path's. Returns the buffers, or a string saying why there are none. The
+   * compiler and the cubin runner live above this package (code generation and @ptxforge/sass-lift).
+   */
+  readonly throughSass?: (text: string, file: string, launch: Launch) => Record<string, Uint8Array> | string;
 }
 
 export interface FuzzCaseResult {
@@ -50,11 +56,37 @@ export function fuzzOne(seed: number, opts: Omit<FuzzOptions, 'count' | 'seed'>)
       ...(opts.outDir ? { outDir: `${opts.outDir}/seed-${seed}` } : {}),
     });
     tc.compile(module, { arch: opts.arch ?? 'sm_90', optLevel: opts.optLevel ?? 3, instrumentation: [verify], ...(opts.knobs ? { knobs: opts.knobs } : {}) });
+    if (opts.throughSass) {
+      const got = opts.throughSass(gen.text, `fuzz-${seed}.ori`, gen.launch);
+      if (typeof got === 'string') return { seed, ok: false, message: `through SASS: ${got}` };
+      const diff = firstBufferDifference(ref.buffers, got, gen.launch.outputs);
+      if (diff) return { seed, ok: false, message: `through SASS: ${diff}` };
+    }
     return { seed, ok: true, phasesChecked: verify.report.phasesChecked };
   } catch (e) {
     const err = e as Error & { code?: string };
     return { seed, ok: false, message: err.code ? `${err.code}: ${err.message}` : `crash: ${err.stack ?? String(e)}` };
   }
+}
+
+/** The first buffer (of `outputs`, default all of the reference's) whose bytes differ, described; undefined if none. */
+export function firstBufferDifference(
+  ref: Readonly<Record<string, { bytes: Uint8Array }>>,
+  got: Readonly<Record<string, Uint8Array>>,
+  outputs?: readonly string[],
+): string | undefined {
+  for (const name of outputs ?? Object.keys(ref)) {
+    const a = ref[name]?.bytes;
+    const b = got[name];
+    if (!a) continue;
+    if (!b) return `buffer ${name} missing from the cubin run`;
+    const n = Math.min(a.length, b.length);
+    for (let i = 0; i < n; i++) {
+      if (a[i] !== b[i]) return `buffer ${name} differs at byte ${i}: expected 0x${a[i]!.toString(16)}, got 0x${b[i]!.toString(16)}`;
+    }
+    if (a.length !== b.length) return `buffer ${name} is ${b.length} bytes, expected ${a.length}`;
+  }
+  return undefined;
 }
 
 export function runFuzz(opts: FuzzOptions): FuzzSummary {
