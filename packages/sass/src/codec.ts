@@ -93,6 +93,8 @@ interface CAtom {
   fromAdd: number;
   /** Unsigned, unscaled, at most 31 bits: values 0..max-1 store as themselves. */
   plainU: boolean;
+  /** Signed, unscaled, at most 31 bits: two's complement of -max/2..max/2-1. */
+  plainS: boolean;
   max: number;
   /** Operand index and part ('' n/v, b, o, u, d, r) the value comes from when encoding. */
   op: number;
@@ -229,8 +231,8 @@ function partsWidth(parts: [number, number][]): number {
 /** Encoder and decoder of one arch over a family table. */
 export class TableCodec {
   private readonly byOp = new Map<number, CRow[]>();
-  /** Mnemonic + one character per operand shape → rows, in lookup order. */
-  private readonly byForm = new Map<string, CRow[]>();
+  /** Mnemonic → operand shapes (formKey) → rows, in lookup order. */
+  private readonly byForm = new Map<string, Map<number | string, CRow[]>>();
   private readonly tokIds = new Map<string, number>();
   private readonly tokNames: string[] = [];
   private stamp: Uint32Array = new Uint32Array(0);
@@ -265,11 +267,12 @@ export class TableCodec {
       const l = this.byOp.get(row.spec.op) ?? [];
       l.push(row);
       this.byOp.set(row.spec.op, l);
-      let key = row.spec.name;
-      for (const c of row.shapes) key += SHAPE_CHARS[c]!;
-      const k = this.byForm.get(key) ?? [];
+      const forms = this.byForm.get(row.spec.name) ?? new Map<number | string, CRow[]>();
+      this.byForm.set(row.spec.name, forms);
+      const key = formKey(row.shapes);
+      const k = forms.get(key) ?? [];
       k.push(row);
-      this.byForm.set(key, k);
+      forms.set(key, k);
     }
     this.stamp = new Uint32Array(this.tokNames.length + 1);
     let maxAtoms = 0;
@@ -299,6 +302,7 @@ export class TableCodec {
     const value = wordFromHex(spec.value, wb);
     let specificity = 0;
     for (const x of mask) specificity += popcount32(x);
+    setBits(value, this.layout.opcode[0], this.layout.opcode[1], spec.op); // encodings start from value + opcode
     const check = new Uint32Array(mask.length);
     for (let i = 0; i < mask.length; i++) check[i] = (mask[i]! & value[i]!) >>> 0;
     const slots = spec.slots.map((s): CSlot => {
@@ -335,6 +339,7 @@ export class TableCodec {
         wide: f.width > 52,
         signedWide: a.enc === 's' || a.enc === 'rel',
         plainU: a.enc === 'u' && (a.scale ?? 1) === 1 && a.eq === undefined && !a.from && f.width > 0 && f.width <= 31,
+        plainS: a.enc === 's' && (a.scale ?? 1) === 1 && a.eq === undefined && !a.from && f.width > 1 && f.width <= 31,
         max: 2 ** f.width,
         from: a.from ? (keyIdx.get(a.from.key) ?? -1) : -1,
         fromAdd: a.from?.add ?? 0,
@@ -502,57 +507,56 @@ export class TableCodec {
     if (gN !== 7 || gNot) ins.guard = { file: row.spec.guard, n: gN, not: gNot };
     const tpl = row.tpl;
     const ops: SassOperand[] = new Array(tpl.length);
-    const val = (i: number, d: number): number => (i >= 0 ? vals[i]! : d);
     for (let i = 0; i < tpl.length; i++) {
       const t = tpl[i]!;
       let o: SassOperand;
       switch (t.shape) {
         case Shape.R:
-          o = { k: 'reg', file: 'R', n: val(t.a, 0) };
+          o = { k: 'reg', file: 'R', n: (t.a >= 0 ? vals[t.a]! : 0) };
           break;
         case Shape.UR:
-          o = { k: 'reg', file: 'UR', n: val(t.a, 0) };
+          o = { k: 'reg', file: 'UR', n: (t.a >= 0 ? vals[t.a]! : 0) };
           break;
         case Shape.P:
-          o = { k: 'reg', file: 'P', n: val(t.a, 0) };
+          o = { k: 'reg', file: 'P', n: (t.a >= 0 ? vals[t.a]! : 0) };
           break;
         case Shape.UP:
-          o = { k: 'reg', file: 'UP', n: val(t.a, 0) };
+          o = { k: 'reg', file: 'UP', n: (t.a >= 0 ? vals[t.a]! : 0) };
           break;
         case Shape.B:
-          o = { k: 'reg', file: 'B', n: val(t.a, 0) };
+          o = { k: 'reg', file: 'B', n: (t.a >= 0 ? vals[t.a]! : 0) };
           break;
         case Shape.I:
-          o = { k: 'int', v: val(t.a, 0) };
+          o = { k: 'int', v: (t.a >= 0 ? vals[t.a]! : 0) };
           break;
         case Shape.F: {
-          const v = val(t.a, 0);
+          const v = (t.a >= 0 ? vals[t.a]! : 0);
           o = Number.isNaN(v) ? { k: 'float', v, nan: '+QNAN' } : { k: 'float', v };
           break;
         }
         case Shape.C:
-          o = { k: 'cbank', bank: val(t.b, 0), off: val(t.o, 0) };
+          o = { k: 'cbank', bank: (t.b >= 0 ? vals[t.b]! : 0), off: (t.o >= 0 ? vals[t.o]! : 0) };
           break;
         case Shape.Cr:
-          o = { k: 'cbank', bank: val(t.b, 0), off: val(t.o, 0), reg: { file: 'R', n: val(t.r, 0) } };
+          o = { k: 'cbank', bank: (t.b >= 0 ? vals[t.b]! : 0), off: (t.o >= 0 ? vals[t.o]! : 0), reg: { file: 'R', n: (t.r >= 0 ? vals[t.r]! : 0) } };
           break;
         case Shape.Cu:
-          o = { k: 'cbank', bank: val(t.b, 0), off: val(t.o, 0), reg: { file: 'UR', n: val(t.r, 0) } };
+          o = { k: 'cbank', bank: (t.b >= 0 ? vals[t.b]! : 0), off: (t.o >= 0 ? vals[t.o]! : 0), reg: { file: 'UR', n: (t.r >= 0 ? vals[t.r]! : 0) } };
           break;
         case Shape.N:
           o = { k: 'name', name: '' };
           break;
         case Shape.Mg:
-          o = { k: 'mem', base: 255, off: 0, gdesc: true, ur: val(t.u, 63) };
+          o = { k: 'mem', base: 255, off: 0, gdesc: true, ur: (t.u >= 0 ? vals[t.u]! : 63) };
           break;
         case Shape.Mx:
-          o = { k: 'mem', base: 255, off: 0, descOnly: true, desc: val(t.d, 63) };
+          o = { k: 'mem', base: 255, off: 0, descOnly: true, desc: (t.d >= 0 ? vals[t.d]! : 63) };
           break;
         default: {
-          const m: MemOperand = { k: 'mem', base: val(t.b, 255), off: 0 };
-          if (t.shape === Shape.Md || t.shape === Shape.Mdu) m.desc = val(t.d, 63);
-          if (t.shape === Shape.Mu || t.shape === Shape.Mdu) m.ur = val(t.u, 63);
-          m.off = val(t.o, 0);
+          const m: MemOperand = { k: 'mem', base: (t.b >= 0 ? vals[t.b]! : 255), off: 0 };
+          if (t.shape === Shape.Md || t.shape === Shape.Mdu) m.desc = (t.d >= 0 ? vals[t.d]! : 63);
+          if (t.shape === Shape.Mu || t.shape === Shape.Mdu) m.ur = (t.u >= 0 ? vals[t.u]! : 63);
+          m.off = (t.o >= 0 ? vals[t.o]! : 0);
           o = m;
         }
       }
@@ -642,9 +646,19 @@ export class TableCodec {
   encode(ins: SassInstruction, addr = 0): Word {
     const ops = ins.operands;
     const nOps = ops.length;
-    let key = ins.opcode;
-    for (let i = 0; i < nOps; i++) key += SHAPE_CHARS[shapeCode(ops[i]!)]!;
-    const rows = this.byForm.get(key);
+    const forms = this.byForm.get(ins.opcode);
+    let rows: CRow[] | undefined;
+    if (forms) {
+      if (nOps <= 8) {
+        let key = 0;
+        for (let i = 0; i < nOps; i++) key = key * 128 + shapeCode(ops[i]!);
+        rows = forms.get(key * 16 + nOps);
+      } else {
+        let key = '';
+        for (let i = 0; i < nOps; i++) key += SHAPE_CHARS[shapeCode(ops[i]!)]!;
+        rows = forms.get(key);
+      }
+    }
     if (!rows) throw new SassEncodeError('SASS_NO_ROW', `no ${this.archs[0]} table row for '${ins.opcode}' with operands (${flatten(ins).sig})`);
 
     // Wanted tokens (the same set `flatten` gives, as interned ids).
@@ -782,6 +796,7 @@ export class TableCodec {
         }
         let st: number | undefined;
         if (a.plainU) st = v >= 0 && v < a.max && (v | 0) === v ? v : storeAtom(a.spec, v, addr, L.branchBase);
+        else if (a.plainS) st = (v | 0) === v && v >= -a.max / 2 && v < a.max / 2 ? (v < 0 ? v + a.max : v) : storeAtom(a.spec, v, addr, L.branchBase);
         else st = storeAtom(a.spec, v, addr, L.branchBase);
         if (st === undefined) {
           whyKind = 6;
@@ -790,7 +805,8 @@ export class TableCodec {
         }
         stores[k] = st;
       }
-      const w = new Uint32Array(row.value);
+      const w = new Uint32Array(row.value.length);
+      for (let i = 0; i < w.length; i++) w[i] = row.value[i]!;
       for (let si = 0; si < slots.length; si++) writeField(w, slots[si]!.f, slotVals[si]!);
       for (let k = 0; k < atoms.length; k++) {
         const a = atoms[k]!;
@@ -804,7 +820,6 @@ export class TableCodec {
           if (v !== undefined) setBits(w, p, nb, v);
         }
       }
-      setBits(w, L.opcode[0], L.opcode[1], row.spec.op);
       setBits(w, L.guardPred[0], L.guardPred[1], gN);
       setBits(w, L.guardNot, 1, gNot ? 1 : 0);
       const c = ins.control;
@@ -828,6 +843,18 @@ export class TableCodec {
 }
 
 const NO_CONTROL_RW: ControlInfo = { stall: 0, yieldBit: 0, writeBarrier: 0, readBarrier: 0, waitMask: 0, reuse: 0 };
+
+/** Operand shape codes as one key: a number for up to 8 operands (7 bits each, then the count). */
+function formKey(codes: number[]): number | string {
+  if (codes.length <= 8) {
+    let key = 0;
+    for (const c of codes) key = key * 128 + c;
+    return key * 16 + codes.length;
+  }
+  let key = '';
+  for (const c of codes) key += SHAPE_CHARS[c]!;
+  return key;
+}
 
 /** Insertion sort of the first n entries (slot token sets are tiny). */
 function sortSmall(a: Int32Array, n: number): void {
