@@ -1,32 +1,15 @@
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
-import { KNOWN_ARCHS, PtxforgeError, type PluginDefinition, type PluginEntry } from '@ptxforge/kernel';
+import { PtxforgeError, type PluginDefinition, type PluginEntry } from '@ptxforge/kernel';
+import { PRESET_DEFAULT_PACKAGES } from '@ptxforge/preset-default/packages';
 import { corePlugin } from '@ptxforge/plugin-core';
 
 /**
- * Plugin packages the CLI composes when they are installed. Targets are discovered from the known arch
- * table, so a user who installs only @ptxforge/target-sm90 gets exactly that backend, and asking for
- * another arch names the package to install. Phase-family plugins join this list as they are written.
+ * Plugin packages the CLI composes when they are installed: the list of @ptxforge/preset-default (less the
+ * core plugin, which the CLI always has). A user who installs only @ptxforge/target-sm90 gets exactly that
+ * backend, and asking for another arch names the package to install (the kernel's KNOWN_ARCHS).
  */
-export const OPTIONAL_PLUGIN_PACKAGES: readonly string[] = [
-  '@ptxforge/ptx',
-  ...new Set(KNOWN_ARCHS.values()),
-  // Scalar optimization families (issue #5).
-  '@ptxforge/plugin-live-dead',
-  '@ptxforge/plugin-general-optimize',
-  '@ptxforge/plugin-copy-prop',
-  '@ptxforge/plugin-movphi',
-  '@ptxforge/plugin-strength-reduce',
-  '@ptxforge/plugin-predication',
-  '@ptxforge/plugin-gvn-cse',
-  // Branch & switch family (issue #13).
-  '@ptxforge/plugin-branch',
-  // cicc BranchFolding / TailMerge (issue #15).
-  '@ptxforge/plugin-branch-folding',
-  // Loop family (issue #14).
-  '@ptxforge/plugin-loop',
-  '@ptxforge/plugin-licm',
-];
+export const OPTIONAL_PLUGIN_PACKAGES: readonly string[] = PRESET_DEFAULT_PACKAGES.filter((p) => p !== '@ptxforge/plugin-core');
 
 /**
  * Literal loaders for the first-party packages, so the bundler (apps/ptxforge/bundle.mjs) can see them:
