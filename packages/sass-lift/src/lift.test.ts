@@ -73,4 +73,36 @@ describe.skipIf(!ok)('lifted ptxas cubins run in the interpreter (needs ../share
     expect((err as LiftError).code).toBe('LIFT_UNDECODED');
     expect((err as Error).message).toMatch(/^\S+ 0x0010: /);
   });
+
+  // one ZLUDA io case per lifting feature: device calls, data sections and bank 4, shared memory on sm_90,
+  // packed halves with swizzles, BMSK, IDP, carries of negated operands, IMAD.HI's pair addend, MUFU.SIN
+  const CASES = ['call', 'global_array', 'const', 'shared_variable', 'atom_add', 'min_f16', 'fma_f16x2', 'set_gt_f16x2', 'bfi', 'dp4a',
+    'stateful_ld_st_ntid_sub', 'rem', 'sin', 'atom_add_float', 'rcp_f64'];
+  for (const name of CASES) {
+    it(`zluda ${name} on sm_90 gives ZLUDA's expected bytes`, () => {
+      const cases = JSON.parse(readFileSync(path.join(corpus, 'zluda/cases.json'), 'utf8')) as {
+        cases: Array<{ name: string; ptx_file: string; entry: string; inputs: { bytes_hex_le: string } | null; expected: { bytes_hex_le: string } }>;
+      };
+      const c = cases.cases.find((x) => x.name === name)!;
+      const bytes = compile(path.join(corpus, 'zluda', c.ptx_file), 'sm_90');
+      const r = runCubin(bytes, {
+        kernel: c.entry, grid: 1, block: 1, sharedBytes: 256,
+        buffers: { input: { hex: c.inputs?.bytes_hex_le ?? '' }, output: { hex: '00'.repeat(c.expected.bytes_hex_le.length / 2) } },
+        params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+      });
+      expect(r.result.errors).toEqual([]);
+      expect(Buffer.from(r.result.buffers.output!.bytes).toString('hex')).toBe(c.expected.bytes_hex_le);
+    }, 60000);
+  }
+
+  it('switch jump tables: LDC from .nv.constant2 and BRX through EIATTR_INDIRECT_BRANCH_TARGETS (sm_80)', () => {
+    const dir = fileURLToPath(new URL('../test/fixtures/brx/dense10/', import.meta.url));
+    const bytes = compile(path.join(dir, 'kernel.ptx'), 'sm_80');
+    const launch = JSON.parse(readFileSync(path.join(dir, 'launch.json'), 'utf8'));
+    const expected = JSON.parse(readFileSync(path.join(dir, 'expect.json'), 'utf8')) as { out: string };
+    const r = runCubin(bytes, launch);
+    expect(r.result.errors).toEqual([]);
+    expect(r.lifted.oriText).toMatch(/BRX %r\d+, \((L[0-9a-f]{4}|Lbadjump)(, (L[0-9a-f]{4}|Lbadjump))+\)/);
+    expect(Buffer.from(r.result.buffers.out!.bytes).toString('hex')).toBe(expected.out);
+  }, 60000);
 });

@@ -43,6 +43,8 @@ const SREG_NAMES: Record<string, string> = {
 };
 
 const hex = (n: number): string => `0x${n.toString(16)}`;
+/** An integer as SASS prints it (`0x1c`, `-0x180`, `12`). */
+const intText = (t: string): number => (t.startsWith('-') ? -Number(t.slice(1)) : Number(t));
 const label = (addr: number): string => `L${addr.toString(16).padStart(4, '0')}`;
 
 interface Ctx {
@@ -55,6 +57,8 @@ interface Ctx {
   returnSites: number[];
   /** Extra blocks appended after the body (the bad-return trap). */
   tail: string[];
+  /** BRX address → its possible targets (EIATTR_INDIRECT_BRANCH_TARGETS). */
+  indirectTargets: Map<number, number[]>;
   /** Setup lines of the instruction being lifted (temporaries for addresses and bank-4 words). */
   pre: string[];
   data: DataImage;
@@ -71,6 +75,8 @@ interface DataImage {
   /** Bank 4: byte offset of a relocated 64-bit word → the variable and offset it holds the address of. */
   bank4Relocs: Map<number, { v: string; offset: number }>;
   bank4Bytes: Uint8Array;
+  /** Offset in bank 3 of the function's `.nv.constant2` (jump tables), when it has one. */
+  bank2Base?: number;
 }
 
 function unsupported(ctx: Ctx, why: string): never {
@@ -148,15 +154,23 @@ function operand(ctx: Ctx, o: SassOperandView, width: number, fp: 'f32' | 'f64' 
       const bank = Number(m[1]);
       const inner = m[2]!;
       const idx = /^(U?R)(\d+|Z)(?:\s*\+\s*(-?0x[0-9a-f]+))?$/i.exec(inner);
+      // bank 2 (the function's jump tables) rides in bank 3 after the user constants
+      const rebank = (b: number, o: number): [number, number] => (b === 2 && ctx.data.bank2Base !== undefined ? [3, o + ctx.data.bank2Base] : [b, o]);
       if (idx) {
-        if (idx[2] === 'Z') return `c[${hex(bank)}][${hex(Number(idx[3] ?? 0))}]`;
-        if (bank !== 0 && bank !== 3) unsupported(ctx, `indexed constant bank ${bank} (jump tables are not lifted yet)`);
-        return `c[${hex(bank)}][${regName(idx[1] === 'R' ? 'R' : 'UR', Number(idx[2]), 1)}+${hex(Number(idx[3] ?? 0))}]`;
+        if (idx[2] === 'Z') {
+          const [b, o] = rebank(bank, Number(idx[3] ?? 0));
+          return `c[${hex(b)}][${hex(o)}]`;
+        }
+        const [b, o] = rebank(bank, Number(idx[3] ?? 0));
+        if (b !== 0 && b !== 3) unsupported(ctx, `indexed constant bank ${bank}`);
+        return `c[${hex(b)}][${regName(idx[1] === 'R' ? 'R' : 'UR', Number(idx[2]), 1)}+${hex(o)}]`;
       }
-      const off = Number(inner);
-      if (!Number.isFinite(off)) unsupported(ctx, `constant operand ${raw}`);
-      if (bank === 0 && off === 0x28) return wrap(`${ctx.stackTop}`);
-      if (bank === 4) return wrap(bank4Word(ctx, off, width));
+      const off0 = Number(inner);
+      if (!Number.isFinite(off0)) unsupported(ctx, `constant operand ${raw}`);
+      if (bank === 0 && off0 === 0x28) return wrap(`${ctx.stackTop}`);
+      if (bank === 4) return wrap(bank4Word(ctx, off0, width));
+      const [rb, off] = rebank(bank, off0);
+      if (rb !== bank) return wrap(`c[${hex(rb)}][${hex(off)}]`);
       if (bank !== 0 && bank !== 3) unsupported(ctx, `constant bank ${bank} is not loaded by the lifter`);
       return wrap(`c[${hex(bank)}][${hex(off)}]`);
     }
@@ -319,36 +333,20 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
       const reg = ops.find((o) => o.kind === 'reg' && o.reg);
       const off = ops.find((o) => o.kind === 'imm');
       if (!mods.includes('NODEC') || !reg) unsupported(ctx, 'returns through the hardware return stack are not lifted yet');
-      const sites = ctx.returnSites;
-      if (sites.length === 0) unsupported(ctx, 'RET without a CALL in the function');
-      const lo = sites[0]!;
-      const hi = sites[sites.length - 1]!;
-      const siteSet = new Set(sites);
-      const table: string[] = [];
-      for (let a = lo; a <= hi; a += 16) table.push(siteSet.has(a) ? label(a) : 'Lbadret');
-      const t = `%r${ctx.tmp}`;
-      ctx.tmp += 4;
-      const bias = (off ? Number(off.text) : 0) - lo;
-      const body = [
-        `  ${t} = IADD3 ${regName('R', reg!.reg!.index, 1)}, ${bias}, RZ`,
-        `  ${t} = SHR.U32 ${t}, 4`,
-        `  BRX ${t}, (${table.join(', ')})`,
-      ];
-      if (ctx.tail.length === 0) {
-        // a return address that is no return site: BRX reports the bad index
-        const bad = `%r${ctx.tmp}`;
-        ctx.tmp += 4;
-        ctx.tail.push('Lbadret:', `  ${bad} = MOV 0xffffffff`, `  BRX ${bad}, (Lbadret)`);
-      }
-      if (uncond) return { lines: body, ends: true };
-      // BRX cannot be guarded: branch around it
-      const skip = `Lret${ctx.addr.toString(16)}`;
-      const inv = `@${g!.negated ? '' : '!'}%${g!.file === 'P' ? 'p' : 'up'}${g!.index}`;
-      return { lines: [`  ${inv} BRA ${skip}`, ...body, `${skip}:`], ends: false };
+      if (ctx.returnSites.length === 0) unsupported(ctx, 'RET without a CALL in the function');
+      return jumpThroughTable(ctx, regName('R', reg!.reg!.index, 1), off ? intText(off.text) : 0, ctx.returnSites, g, guard);
     }
-    case 'BRX':
+    case 'BRX': {
+      // BRX Rx, off: jump to the function-relative address Rx + off + (this address + 16), one of the targets
+      // EIATTR_INDIRECT_BRANCH_TARGETS lists for this branch
+      const reg = ops.find((o) => o.kind === 'reg' && o.reg);
+      const off = ops.find((o) => o.kind === 'imm');
+      const targets = ctx.indirectTargets.get(ctx.addr);
+      if (!reg || !targets?.length) unsupported(ctx, 'BRX without its EIATTR_INDIRECT_BRANCH_TARGETS list');
+      return jumpThroughTable(ctx, regName('R', reg!.reg!.index, 1), (off ? intText(off.text) : 0) + ctx.addr + 16, targets!, g, guard);
+    }
     case 'JMX':
-      return unsupported(ctx, 'indirect branches through jump tables are not lifted yet');
+      return unsupported(ctx, 'JMX is not lifted yet');
     case 'CS2R': {
       const d = operand(ctx, ops[0]!, def.get(0) ?? 2, undefined);
       if (ops[1]?.text === 'SRZ') return line(`${d} = MOV RZ`);
@@ -363,6 +361,9 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
       }
       return line(`${operand(ctx, ops[0]!, 1, undefined)} = HFMA2${halfMods(mods)} ${ops.slice(1, 4).map((o) => operand(ctx, o, 1, undefined)).join(', ')}`);
     }
+    case 'LDGSTS':
+      // cp.async: the copy size, source size (ZFILL) and alignment rules are not modelled yet
+      return unsupported(ctx, 'LDGSTS (cp.async) is not lifted yet');
     case 'HADD2':
     case 'HMUL2': {
       if (mods.includes('F32')) {
@@ -508,6 +509,33 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
   }
   void ins;
   return line(`${defTexts.length ? `${defTexts.join(', ')} = ` : ''}${op}${mods.map((m) => `.${m}`).join('')}${useTexts.length ? ' ' + useTexts.join(', ') : ''}`);
+}
+
+/**
+ * A jump to the function-relative address `reg + bias`, which must be one of `targets`: a BRX over a table of the
+ * targets' labels indexed by (address - lowest target) / 16; other addresses land on a block whose BRX reports the
+ * bad index.
+ */
+function jumpThroughTable(ctx: Ctx, reg: string, bias: number, targetsIn: readonly number[], g: HazardInstr['guard'], guard: string): Lifted {
+  const targets = [...new Set(targetsIn)].sort((a, b) => a - b);
+  const lo = targets[0]!;
+  const hi = targets[targets.length - 1]!;
+  const set = new Set(targets);
+  const table: string[] = [];
+  for (let a = lo; a <= hi; a += 16) table.push(set.has(a) ? label(a) : 'Lbadjump');
+  const t = `%r${ctx.tmp}`;
+  ctx.tmp += 2;
+  const body = [`  ${t} = IADD3 ${reg}, ${bias - lo}, RZ`, `  ${t} = SHR.U32 ${t}, 4`, `  BRX ${t}, (${table.join(', ')})`];
+  if (ctx.tail.length === 0) {
+    const bad = `%r${ctx.tmp}`;
+    ctx.tmp += 2;
+    ctx.tail.push('Lbadjump:', `  ${bad} = MOV 0xffffffff`, `  BRX ${bad}, (Lbadjump)`);
+  }
+  if (guard === '') return { lines: body, ends: true };
+  // BRX cannot be guarded: branch around it
+  const skip = `Lskip${ctx.addr.toString(16)}`;
+  const inv = `@${g!.negated ? '' : '!'}%${g!.file === 'P' ? 'p' : 'up'}${g!.index}`;
+  return { lines: [`  ${inv} BRA ${skip}`, ...body, `${skip}:`], ends: false };
 }
 
 type LineFn = (s: string) => Lifted;
@@ -690,7 +718,16 @@ function dataImage(cubin: Cubin, fnName: string): DataImage {
     if (rs?.length) s += ` relocs(${rs.map((r) => `${hex(r.offset)} .b${r.size * 8} ${r.generic ? `generic(@${r.v})` : `@${r.v}`}${r.at ? `+${hex(r.at)}` : ''}`).join(', ')})`;
     decls.push(s);
   }
-  return { decls, bank4Relocs, bank4Bytes: bank4?.bytes ?? new Uint8Array(0) };
+  // the function's jump tables (`.nv.constant2.<fn>`: function-relative addresses, BRX adds its own address)
+  let bank2Base: number | undefined;
+  const c2 = cubin.sections.find((sec) => sec.name === `.nv.constant2.${fnName}`);
+  if (c2 && c2.size > 0) {
+    if (cubin.relocations.some((r) => r.target === c2.index)) throw new LiftError('LIFT_UNSUPPORTED', `${fnName}: relocated jump tables are not lifted`);
+    const c3 = cubin.sections.find((sec) => sec.name === '.nv.constant3');
+    bank2Base = Math.ceil((c3?.size ?? 0) / 16) * 16;
+    decls.push(`.const .align 16 .b8 @__nv_constant2[${c2.size}] = hex"${Buffer.from(c2.data).toString('hex')}"`);
+  }
+  return { decls, bank4Relocs, bank4Bytes: bank4?.bytes ?? new Uint8Array(0), bank2Base };
 }
 
 function attrValue(fn: CubinFunction, code: number): number {
@@ -717,7 +754,12 @@ export function liftCubin(cubin: Cubin, kernelName?: string): LiftedKernel {
   const localBytes = Math.ceil((frame + minStack + 256) / 16) * 16;
   const sharedBytes = fn.shared?.size ?? 0;
   const data = dataImage(cubin, fn.name);
-  const ctx: Ctx = { fn: fn.name, addr: 0, stackTop: localBytes, tmp: 1000, text: '', returnSites: [], tail: [], pre: [], data };
+  const indirectTargets = new Map<number, number[]>();
+  for (const r of fn.attributes) {
+    const v = decodeAttribute(r);
+    if (v.kind === 'branchTargets') for (const b of v.branches) indirectTargets.set(b.offset, [...(indirectTargets.get(b.offset) ?? []), ...b.targets]);
+  }
+  const ctx: Ctx = { fn: fn.name, addr: 0, stackTop: localBytes, tmp: 1000, text: '', returnSites: [], tail: [], pre: [], data, indirectTargets };
   // decode everything first: block leaders are branch targets and the words after control transfers
   const words: Array<{ addr: number; ins: SassInstruction; view: HazardInstr; target?: number }> = [];
   for (let a = 0; a + 16 <= fn.code.length; a += 16) {
@@ -735,6 +777,7 @@ export function liftCubin(cubin: Cubin, kernelName?: string): LiftedKernel {
     words.push({ addr: a, ins: d, view, target });
   }
   const leaders = new Set<number>([0]);
+  for (const ts of indirectTargets.values()) for (const t of ts) leaders.add(t);
   for (const w of words) {
     if (w.target !== undefined) leaders.add(w.target);
     if (['BRA', 'JMP', 'EXIT', 'RET', 'BRX', 'JMX', 'BPT', 'CALL'].includes(w.view.opcode)) leaders.add(w.addr + 16);
