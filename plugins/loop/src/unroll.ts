@@ -399,6 +399,10 @@ export function unrollFunction(ctx: PhaseContext, fn: OriFunction, k: UnrollKnob
       reject({ code: 12, reason: 'multi-block loop with an unknown trip count and LoopUnrollUnknownMultiBlock is off' });
       continue;
     }
+    // Blocks the transformation touches are done, except headers of loops still to decide (the preheader it
+    // reuses may be an enclosing loop's header).
+    const pending = new Set<Block>();
+    for (const l of loops.all) if (!done.has(l.header)) pending.add(l.header);
     const d = chooseFactor(cl, body, k, ov === 'force', loop.children.length === 0);
     if ('code' in d) {
       reject(d);
@@ -406,7 +410,7 @@ export function unrollFunction(ctx: PhaseContext, fn: OriFunction, k: UnrollKnob
     }
     if (d.kind === 'full') {
       const made = fullUnroll(fn, loop, cl, d.trip);
-      for (const b of made) done.add(b);
+      for (const b of made) if (!pending.has(b)) done.add(b);
       stats.full++;
       ctx.remark({
         kind: 'passed', name: 'LoopUnrolled', fn: fn.name, block: header.label, ...(line !== undefined ? { line } : {}),
@@ -415,7 +419,7 @@ export function unrollFunction(ctx: PhaseContext, fn: OriFunction, k: UnrollKnob
       });
     } else {
       const made = partialUnroll(fn, loop, cl, d.factor);
-      for (const b of made) done.add(b);
+      for (const b of made) if (!pending.has(b)) done.add(b);
       stats.partial++;
       const levels = 31 - Math.clz32(d.factor - 1);
       ctx.remark({
