@@ -3,7 +3,7 @@
 // -ptx -Xcicc -O1 of loops.cu), the interpreter's dynamic thread-instruction count at -O3 without the loop
 // phases (18, 22, 24, 35/66/79/88 disabled) and with them, the loops left in our Ori, and beside them ptxas -O3's
 // static instruction count and loops (back edges: BRA with a target at or before itself; targets decoded by
-// @ptxforge/mercury-volta through scripts/lib/cubin-branches.mjs). Prints a markdown table. Usage: node scripts/bench-loops.mjs [n]
+// @ptxforge/mercury-volta through scripts/lib/cubin-branches.mjs). Prints a markdown table. Usage: node scripts/bench-loops.mjs [n] [file.ptx]
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const PTX = path.join(ROOT, 'plugins/loop/test/fixtures/cuda/loops.ptx');
+const PTX = process.argv[3] ? path.resolve(process.argv[3]) : path.join(ROOT, 'plugins/loop/test/fixtures/cuda/loops.ptx');
 const CLI = path.join(ROOT, 'apps/ptxforge/dist/cli.js');
 const N = Number(process.argv[2] ?? 100);
 const { parseOri, computeLoops } = await import(path.join(ROOT, 'packages/kernel/dist/index.js'));
@@ -51,7 +51,7 @@ for (const k of kernels) {
   const px = hasPtxas ? ptxasStats(k) : undefined;
   rows.push(`| ${k} | ${before.dyn} | ${after.dyn} | ${(after.dyn / before.dyn).toFixed(3)} | ${before.loops} | ${after.loops} | ${px ? px.instructions : 'n/a'} | ${px ? px.loops : 'n/a'} |`);
 }
-console.log(`Loop kernels (plugins/loop/test/fixtures/cuda/loops.ptx), n = ${N}, grid 2x64; ${new Date().toISOString().slice(0, 10)}, ${cpus()[0]?.model ?? '?'}`);
+console.log(`Loop kernels (${path.relative(ROOT, PTX)}), n = ${N}, grid 2x64; ${new Date().toISOString().slice(0, 10)}, ${cpus()[0]?.model ?? '?'}`);
 console.log('');
 console.log('| kernel | dyn. thread instrs, loop phases off | with loop phases (-O3) | after/before | our loops before | our loops after | ptxas -O3 static instrs | ptxas -O3 loops |');
 console.log('|---|---:|---:|---:|---:|---:|---:|---:|');

@@ -67,6 +67,8 @@ export interface BodyInfo {
   readonly convergent: number;
   readonly branches: number;
   readonly innerNounroll: number;
+  /** Loop-control defs full unrolling kills: the back branch, its compare, a pure counter's increment. */
+  readonly killedDefs: number;
   /** Spec's adjusted cost: call_weight + size - foldable_ldc - killed_defs - nounroll_penalty. */
   readonly remaining: number;
 }
@@ -76,7 +78,24 @@ const NOUNROLL_PENALTY_SCALE = 0.5;
 /** Weight of an inlinable call in the body cost (spec: call_weight 9 per single-block call). */
 const CALL_WEIGHT = 9;
 
-export function scanBody(loop: Loop): BodyInfo {
+/**
+ * The spec's killed_def_count, read as the loop-control instructions that unrolling makes dead: the back
+ * branch, the compare feeding only it, and the IV increment when the IV is read only by itself and that compare
+ * (a pure trip counter). The spec names the field, not its rule; this is our reading.
+ */
+export function killedLoopControl(cl: CountedLoop | undefined): number {
+  if (!cl) return 0;
+  let n = 1;
+  const p = cl.backBranch.guard!.reg;
+  const pOnlyBranch = p.useCount === 1;
+  if (pOnlyBranch) n++;
+  let ivOther = false;
+  for (const u of cl.iv.uses.keys()) if (u !== cl.inc && u !== cl.cmpInstr) ivOther = true;
+  if (pOnlyBranch && !ivOther && cl.iv.defs.size <= 2) n++;
+  return n;
+}
+
+export function scanBody(loop: Loop, cl?: CountedLoop): BodyInfo {
   let size = 0, foldableLdc = 0, tex = 0, calls = 0, mem = 0, convergent = 0, branches = 0, innerNounroll = 0;
   for (const b of loop.blocks) {
     if (b !== loop.header && b.attrs.has('nounroll')) innerNounroll++;
@@ -91,8 +110,9 @@ export function scanBody(loop: Loop): BodyInfo {
       if (i.isBranch) branches++;
     }
   }
-  const remaining = calls * CALL_WEIGHT + size - foldableLdc - Math.trunc(NOUNROLL_PENALTY_SCALE * innerNounroll);
-  return { size, foldableLdc, tex, calls, mem, convergent, branches, innerNounroll, remaining };
+  const killedDefs = killedLoopControl(cl);
+  const remaining = calls * CALL_WEIGHT + size - foldableLdc - killedDefs - Math.trunc(NOUNROLL_PENALTY_SCALE * innerNounroll);
+  return { size, foldableLdc, tex, calls, mem, convergent, branches, innerNounroll, killedDefs, remaining };
 }
 
 export type UnrollDecision =
@@ -146,7 +166,8 @@ export function chooseFactor(cl: CountedLoop, body: BodyInfo, k: UnrollKnobs, fo
   }
   if (trip !== undefined) {
     const limit = cost <= k.smallLoopLimit ? k.fullInstLimit * (1 + k.flexableFullLimit) : k.fullInstLimit;
-    if (trip === 1 || Math.floor(limit / trip) > cost) return { kind: 'full', trip };
+    // Spec: "200 / trip_count > body_cost" (a real-valued ratio here).
+    if (trip === 1 || limit / trip > cost) return { kind: 'full', trip };
   } else if (!k.variableBounds) {
     return { code: 16, reason: 'trip count unknown and UnrollVariableBounds is off' };
   }
@@ -363,7 +384,7 @@ export function unrollFunction(ctx: PhaseContext, fn: OriFunction, k: UnrollKnob
       reject(cl);
       continue;
     }
-    const body = scanBody(loop);
+    const body = scanBody(loop, cl);
     // Step J, the non-innermost filter, comes before the shape checks (spec: sub_1390B30).
     if (loop.children.length > 0 && !k.nonInnermost && ov !== 'force' && 10 * body.tex < body.remaining) {
       reject({ code: 7, reason: `non-innermost loop (LoopUnrollNonInnermost off) and 10*tex ${10 * body.tex} < cost ${body.remaining}` });
@@ -378,6 +399,10 @@ export function unrollFunction(ctx: PhaseContext, fn: OriFunction, k: UnrollKnob
       reject({ code: 12, reason: 'multi-block loop with an unknown trip count and LoopUnrollUnknownMultiBlock is off' });
       continue;
     }
+    // Blocks the transformation touches are done, except headers of loops still to decide (the preheader it
+    // reuses may be an enclosing loop's header).
+    const pending = new Set<Block>();
+    for (const l of loops.all) if (!done.has(l.header)) pending.add(l.header);
     const d = chooseFactor(cl, body, k, ov === 'force', loop.children.length === 0);
     if ('code' in d) {
       reject(d);
@@ -385,7 +410,7 @@ export function unrollFunction(ctx: PhaseContext, fn: OriFunction, k: UnrollKnob
     }
     if (d.kind === 'full') {
       const made = fullUnroll(fn, loop, cl, d.trip);
-      for (const b of made) done.add(b);
+      for (const b of made) if (!pending.has(b)) done.add(b);
       stats.full++;
       ctx.remark({
         kind: 'passed', name: 'LoopUnrolled', fn: fn.name, block: header.label, ...(line !== undefined ? { line } : {}),
@@ -394,7 +419,7 @@ export function unrollFunction(ctx: PhaseContext, fn: OriFunction, k: UnrollKnob
       });
     } else {
       const made = partialUnroll(fn, loop, cl, d.factor);
-      for (const b of made) done.add(b);
+      for (const b of made) if (!pending.has(b)) done.add(b);
       stats.partial++;
       const levels = 31 - Math.clz32(d.factor - 1);
       ctx.remark({
