@@ -26,6 +26,8 @@ export interface Harness {
   /** The CLI's default plugin set (front end, core, targets and every installed optimization plugin). */
   tc: Toolchain;
   arch: string;
+  /** Run only cases whose name contains this text (`--case=`). */
+  caseFilter?: string;
 }
 
 export async function makeHarness(corpus: string, arch = 'sm_90'): Promise<Harness> {
@@ -112,6 +114,7 @@ export function runZluda(h: Harness, opts: { ioOnly?: boolean } = {}): { io: Sui
   for (const c of j.cases) {
     if (c.disabled || (c.kind !== 'io' && c.kind !== 'warp') || !c.expected) continue;
     if (opts.ioOnly && c.kind !== 'io') continue;
+    if (h.caseFilter && !c.name.includes(h.caseFilter)) continue;
     const suite = c.kind === 'io' ? io : warp;
     const file = path.join('zluda', c.ptx_file);
     const expected = c.expected.bytes_hex_le;
@@ -220,6 +223,7 @@ export function runPtoxide(h: Harness): SuiteResult {
   const j = JSON.parse(readFileSync(path.join(h.corpus, 'ptoxide/cases.json'), 'utf8')) as { cases: PtoxCase[] };
   const r: SuiteResult = { passed: 0, failed: 0, failures: [] };
   for (const c of j.cases) {
+    if (h.caseFilter && !c.name.includes(h.caseFilter)) continue;
     const instances = c.instances ?? [{ grid: c.launch!.grid, block: c.launch!.block }];
     let why: string | undefined;
     for (const inst of instances) {

@@ -16,12 +16,16 @@ export async function main(argv: readonly string[], out: (s: string) => void = (
     out(`conformance: skipped, ${path.resolve(repoRoot, '../shared/corpus')} is absent\n`);
     return 0;
   }
+  // `--arch=sm_90` limits the SASS differential to one arch, `--case=TEXT` every suite to cases whose name contains TEXT
+  const option = (name: string): string | undefined => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const archs = option('arch')?.split(',') ?? ['sm_90', 'sm_80'];
+  const caseFilter = option('case');
   const only = new Set(argv.filter((a) => !a.startsWith('-')));
   const want = (s: string): boolean => only.size === 0 || only.has(s);
   const failures: string[] = [];
   let ok = true;
   if (want('zluda') || want('ptoxide')) {
-    const h = await makeHarness(corpus);
+    const h = { ...(await makeHarness(corpus)), caseFilter };
     if (want('zluda')) {
       const { io, warp } = runZluda(h);
       out(`zluda: ${io.passed + warp.passed} passed, ${io.failed + warp.failed} failed (io ${io.passed}/${io.passed + io.failed}, warp ${warp.passed}/${warp.passed + warp.failed})\n`);
@@ -36,10 +40,10 @@ export async function main(argv: readonly string[], out: (s: string) => void = (
     }
   }
   if (want('sass')) {
-    const h = await makeHarness(corpus);
+    const h = { ...(await makeHarness(corpus)), caseFilter };
     if (!hasPtxas()) out('zluda-sass: skipped, no ptxas on PATH\n');
     else {
-      for (const arch of ['sm_90', 'sm_80']) {
+      for (const arch of archs) {
         const r = runSassDifferential(h, arch);
         out(`zluda-sass ${arch}: ${r.zluda.passed} passed, ${r.zluda.failed} failed\n`);
         out(`ptoxide-sass ${arch}: ${r.ptoxide.passed} passed, ${r.ptoxide.failed} failed\n`);

@@ -63,10 +63,10 @@ describe('ptxforge CLI', () => {
   });
 
   it('-v prints an instruction count line per function', async () => {
-    const r = await cli(['-arch', 'sm_90', '-O3', '-v', example]);
+    const r = await cli(['-arch', 'sm_90', '-O3', '-v', '--emit', 'ori', example]);
     // The scalar optimization plugins (issue #5) take the example from 19 to 13 instructions at -O3.
     expect(r.stderr).toMatch(/Function vector_add: 13 instructions, 2 blocks/);
-    const r0 = await cli(['-arch', 'sm_90', '-O0', '-v', example]);
+    const r0 = await cli(['-arch', 'sm_90', '-O0', '-v', '--emit', 'ori', example]);
     expect(r0.stderr).toMatch(/Function vector_add: 19 instructions, 2 blocks/);
     expect(r.stderr).toMatch(/Compile time = [\d.]+ ms/);
   });
@@ -114,7 +114,7 @@ describe('ptxforge CLI', () => {
   });
 
   it('loads a third-party plugin with --plugin', async () => {
-    const r = await cli(['-arch', 'sm_90', '-v', '--plugin', './examples/instr-count-plugin/src/index.ts', example]);
+    const r = await cli(['-arch', 'sm_90', '-v', '--emit', 'ori', '--plugin', './examples/instr-count-plugin/src/index.ts', example]);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('instr-count: vector_add has 13 instructions before scheduling');
   });

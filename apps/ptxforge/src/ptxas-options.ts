@@ -50,7 +50,7 @@ export const PTXAS_OPTIONS: readonly PtxasOption[] = [
   { long: 'machine', short: ['m'], value: true },
   { long: 'make-errors-visible-at-exit', short: ['make-errors-visible-at-exit'], value: false, notHonoured: 'error-reporting exits are not emitted' },
   { long: 'maxntid', short: ['maxntid'], value: true, notHonoured: `launch-bound overrides ${NOT_YET_CODEGEN}` },
-  { long: 'maxrregcount', short: ['maxrregcount'], value: true, notHonoured: `register limits ${NOT_YET_CODEGEN}` },
+  { long: 'maxrregcount', short: ['maxrregcount'], value: true },
   { long: 'minnctapersm', short: ['minnctapersm'], value: true, notHonoured: `occupancy targets ${NOT_YET_CODEGEN}` },
   { long: 'opt-level', short: ['O'], value: true },
   { long: 'optimize-float-atomics', short: ['opt-fp-atomics'], value: false, notHonoured: 'float atomics are not rewritten' },

@@ -10,6 +10,8 @@ import { interpOptionsOf, runAfterCompile, runCubinFile, verifyEachFor, type Int
 import { normalizeArch, normalizeArgs as normalizePtxasArgs, PTXAS_OPTIONS, ptxasOption, splitOptionsFileText } from './ptxas-options.js';
 import { CompileCache, cacheKeyOf, defaultCacheDir } from './cache.js';
 import { versionText } from './version.js';
+import { cubinOfModule, type KernelStats } from '@ptxforge/codegen';
+import { ptxasVerboseLines, PTXAS_INFO } from '@ptxforge/cubin';
 
 export interface CliIO {
   stdout: (s: string) => void;
@@ -370,27 +372,24 @@ export function compileOne(tc: Toolchain, s: CliSettings, input: InputSpec, io: 
     if (!o.disableWarnings) io.stderr(`ptxforge warning : ${m}\n`);
   };
   for (const w of s.warnings) warn(w);
-  const outPath = outPathOverride ?? (o.outputFile ? path.resolve(io.cwd, o.outputFile) : undefined);
-  if (outPath !== undefined && outPathOverride === undefined) checkOutputDir(outPath, o.outputFile ?? outPath);
+  const diagnostic = !!(o.run || o.verifyEach || o.stat || o.dumpIr.length || o.remarks || o.verifyIr);
+  // As ptxas: without -o (and without --emit), the cubin goes to elf.o; analysis runs write nothing by default.
+  const defaultOut = outPathOverride === undefined && !o.outputFile && (!o.emit || o.emit === 'cubin') && !diagnostic && !(input.file && /\.cubin$/i.test(input.file));
+  const outPath = outPathOverride ?? (o.outputFile ? path.resolve(io.cwd, o.outputFile) : defaultOut ? path.resolve(io.cwd, 'elf.o') : undefined);
+  if (outPath !== undefined && outPathOverride === undefined) checkOutputDir(outPath, o.outputFile ?? 'elf.o');
   const emit = outputOf(o, outPath);
-  if (emit === 'cubin') {
-    // No Mercury encoder and code generation yet: say so instead of writing Ori into a .cubin.
-    throw new PtxforgeError(
-      'NO_ENCODER',
-      `no SASS encoder is installed for ${s.arch}: cubin output needs the code-generation backend (register allocation, scheduling, Mercury encoding), which is not implemented yet; write Ori text with --emit ori or an -o file ending in .ori`,
-    );
-  }
   if (input.file && /\.cubin$/i.test(input.file)) return runCubinInput(s, input.file, io);
   const text = inputText(input);
   const interp = interpOptionsOf(o, io.cwd);
   const verify = verifyEachFor(interp);
   const diagnosticRun = !!(o.run || o.verifyEach || o.stat || o.dumpIr.length || o.remarks || o.verifyIr);
-  const useCache = o.cache && !diagnosticRun && emit !== 'none';
+  // cubins are not cached (the cache holds text)
+  const useCache = o.cache && !diagnosticRun && emit === 'ori';
   const cache = useCache ? new CompileCache(o.cacheDir ? path.resolve(io.cwd, o.cacheDir) : defaultCacheDir(io.env)) : undefined;
   const key = cache ? cacheKeyOf({ text, file: input.shown, options: s.compileOptions, entries: s.entries, emit, plugins: tc.registry.plugins }) : '';
   const t0 = performance.now();
   const hit = cache?.get(key);
-  let output: string | undefined;
+  let output: string | Uint8Array | undefined;
   let verboseLines: string[];
   let warnCount = s.warnings.length;
   if (hit) {
@@ -422,7 +421,13 @@ export function compileOne(tc: Toolchain, s: CliSettings, input: InputSpec, io: 
       if (code !== 0) return code;
     }
     if (emit === 'ori') output = printModule(result.module);
-    if (cache && output !== undefined) cache.put(key, { output, verbose: verboseLines, warnings: compileWarnings });
+    if (emit === 'cubin') {
+      const maxrregcount = (o as { maxrregcount?: string }).maxrregcount;
+      const gen = cubinOfModule(tc, result.module, s.arch, maxrregcount === undefined ? {} : { maxrregcount: Number(maxrregcount) });
+      output = gen.cubin;
+      verboseLines = cubinVerboseLines(result, s.arch, gen.kernels);
+    }
+    if (cache && typeof output === 'string') cache.put(key, { output, verbose: verboseLines, warnings: compileWarnings });
   }
   const ms = performance.now() - t0;
   if (o.verbose) {
@@ -432,7 +437,7 @@ export function compileOne(tc: Toolchain, s: CliSettings, input: InputSpec, io: 
   }
   if (output !== undefined) {
     if (outPath) writeOutput(outPath, o.outputFile ?? outPath, output);
-    else io.stdout(output);
+    else if (typeof output === 'string') io.stdout(output);
   }
   if (o.warningAsError && warnCount > 0) {
     io.stderr(`ptxforge: error WARNINGS_AS_ERRORS: ${warnCount} warning(s) treated as errors (-Werror)\n`);
@@ -494,7 +499,21 @@ function checkOutputDir(file: string, shown: string): void {
   if (!ok) throw new PtxforgeError('OUTPUT_NOT_WRITABLE', `cannot write ${shown}: the folder ${path.dirname(shown) || dir} does not exist`);
 }
 
-function writeOutput(file: string, shown: string, text: string): void {
+/** -v lines of a compile that produced a cubin: ptxas's lines with the allocated register counts and spills. */
+function cubinVerboseLines(result: CompileResult, arch: string, kernels: readonly KernelStats[]): string[] {
+  let gmem = 0;
+  for (const v of result.module.vars) if (v.space === 'global') gmem += v.size;
+  const lines = [`${gmem} bytes gmem`];
+  for (const k of kernels) {
+    for (const l of ptxasVerboseLines(arch, { name: k.name, kind: 'entry', registers: k.registers, stackFrame: k.frameBytes, spillStores: k.spillStores, spillLoads: k.spillLoads, sharedBytes: k.sharedBytes })) {
+      lines.push(l.startsWith(PTXAS_INFO) ? l.slice(PTXAS_INFO.length) : l);
+    }
+  }
+  lines.push(...result.info);
+  return lines;
+}
+
+function writeOutput(file: string, shown: string, text: string | Uint8Array): void {
   try {
     writeFileSync(file, text);
   } catch (e) {

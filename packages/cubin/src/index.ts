@@ -6,3 +6,7 @@ export * from './notes.js';
 export * from './relocs.js';
 export * from './read.js';
 export * from './write.js';
+export * from './profile.js';
+export * from './build.js';
+export * from './facts.js';
+export * from './verbose.js';

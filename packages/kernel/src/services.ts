@@ -118,8 +118,57 @@ export type PipeName = (typeof PIPE_NAMES)[number];
 /** Variable-latency classes: their results are waited for through a scoreboard, not a stall count. */
 export type VariableLatencyClass = 'memory' | 'texture' | 'shared' | 'transcendental' | 'double' | 'barrier' | 'misc';
 
+/**
+ * Machine-level (Volta+ SASS) latency classes. Fixed-latency ("coupled") results are ready a fixed number of
+ * cycles after issue and are covered by stall counts; variable-latency ("decoupled") results by a write
+ * scoreboard the consumer waits on; "redirected" units (fp64/fp16/MMA on some parts, R2UR) are either.
+ */
+export type MachineWriterClass =
+  | 'alu' | 'fma' | 'disp64' | 'wideLo' | 'wideHi' | 'fp16' | 'fp64' | 'mma1' | 'mma2' | 'dmma' | 'uniform' | 'r2ur';
+export type MachineReaderClass = 'alu' | 'fma' | 'wideAB' | 'wideCL' | 'wideCH' | 'fp16' | 'fp64' | 'mma' | 'var' | 'agu' | 'uniform';
+/** Variable-latency queues; results of one queue come back in issue order. */
+export type MachineQueue =
+  | 'global' | 'local' | 'shared' | 'const' | 'tex' | 'mufu' | 'conv' | 'xu' | 's2r' | 'shfl' | 'bar' | 'fp64' | 'r2ur' | 'misc';
+/** How one machine instruction's results become available. */
+export type MachineOpTiming =
+  | { kind: 'fixed'; writer: MachineWriterClass; reader: MachineReaderClass }
+  | { kind: 'variable'; queue: MachineQueue; lateRead: boolean; reader: MachineReaderClass }
+  /** fixed latency when the instruction sets no write scoreboard, else scoreboard-covered */
+  | { kind: 'redirected'; writer: MachineWriterClass; queue: MachineQueue; reader: MachineReaderClass }
+  | { kind: 'none'; reader: MachineReaderClass };
+
+/** The SASS latency table of a family of archs: plain data, served by the targets' LatencyModel. */
+export interface MachineLatencyTable {
+  readonly name: string;
+  readonly archs: readonly string[];
+  /** cycles from a writer's issue until a reader of the class may issue (missing reader: `default`) */
+  readonly raw: Readonly<Record<MachineWriterClass, Readonly<Partial<Record<MachineReaderClass, number>>> & { readonly default: number }>>;
+  /** Cycles after issue within which a variable-latency instruction without a read scoreboard may still read its vector sources. */
+  readonly lateReadCycles?: Readonly<Partial<Record<MachineQueue, number>>>;
+  /** Opcodes whose class differs on these archs. */
+  readonly overrides?: Readonly<Record<string, MachineOpTiming>>;
+}
+
+/** A machine instruction as the latency questions need it: opcode and modifiers (`IMAD`, ['WIDE', 'U32']). */
+export interface MachineOp {
+  readonly opcode: string;
+  readonly mods?: readonly string[];
+}
+
 /** Latencies and pipes of the target (consumed by schedulers, the pipeliner, scoreboards, the hazard checker). */
 export interface LatencyModel {
+  /**
+   * Volta+ targets: the SASS latency table of the arch, the one source the hazard checker, the scoreboard
+   * generator and the schedulers share. Absent where no table is known (pre-Volta, sm_70/72).
+   */
+  readonly machine?: MachineLatencyTable;
+  /** Timing class of a machine instruction under `machine` (present with it). */
+  machineTiming?(op: MachineOp): MachineOpTiming;
+  /**
+   * Cycles from the issue of `writer` until `reader` may issue and read its result, when `writer`'s result has a
+   * fixed latency (stall counts cover it); undefined when a scoreboard covers it (present with `machine`).
+   */
+  operandLatency?(writer: MachineOp, reader: MachineOp): number | undefined;
   readonly pipeWidths: PipeWidths;
   /** The pipe an opcode issues to; undefined when it has no column in the 7-entry table (MUFU's XU, pseudo-ops). */
   pipe(opcode: string): PipeName | undefined;

@@ -3,7 +3,7 @@ export { decodeControl, encodeControl, formatControl, parseControl } from './con
 export { parseSassText, parseOperand, instrFromText, SassTextError, type ParsedSassText } from './listing.js';
 export { instrRoles, type InstrRoles, type RegAccess } from './roles.js';
 export {
-  TURING, AMPERE, HOPPER, LATENCY_TABLES, latencyTableFor, rawLatency, opTiming, isKnownOpcode, UnknownArchError,
+  TURING, AMPERE, ADA, HOPPER, LATENCY_TABLES, latencyTableFor, rawLatency, opTiming, isKnownOpcode, UnknownArchError,
   type LatencyTable, type WriterClass, type ReaderClass, type VariableQueue, type OpTiming,
 } from './latency.js';
 export { checkHazards, type Hazard, type HazardKind, type CheckOptions, type CheckResult } from './check.js';

@@ -47,16 +47,30 @@ describe.skipIf(!ok)('lifted ptxas cubins run in the interpreter (needs ../share
     expect(r.lifted.oriText).toMatch(/%rd\d+ = LDC\.64 c\[0x0\]\[0x210\]/);
   });
 
-  it('a word the tables cannot lift is a coded error naming the address', () => {
+  it('device calls: CALL.REL.NOINC with the return site in a register, RET.REL.NODEC through it', () => {
     const bytes = compile(path.join(corpus, 'zluda/spirv_run/call.ptx'), 'sm_90');
+    const r = runCubin(bytes, {
+      grid: 1, block: 1,
+      buffers: { input: { type: 'u64', values: ['41'] }, output: { type: 'u64', count: 1 } },
+      params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    });
+    expect(r.result.errors).toEqual([]);
+    expect(new BigUint64Array(r.result.buffers.output!.bytes.buffer.slice(0))[0]).toBe(42n);
+    expect(r.lifted.oriText).toMatch(/BRX %r\d+, \(L[0-9a-f]{4}\)/);
+  });
+
+  it('a word the tables cannot lift is a coded error naming the address', () => {
+    const cubin = readCubin(compile(path.join(corpus, 'ptoxide/kernels/add_simple.ptx'), 'sm_90'));
+    const fn = cubin.functions.find((f) => f.isEntry)!;
+    fn.code.fill(0xff, 0x10, 0x20);
     let err: unknown;
     try {
-      liftCubin(readCubin(bytes));
+      liftCubin(cubin);
     } catch (e) {
       err = e;
     }
     expect(err).toBeInstanceOf(LiftError);
-    expect((err as LiftError).code).toMatch(/^LIFT_(UNDECODED|UNSUPPORTED)$/);
-    expect((err as Error).message).toMatch(/^call 0x[0-9a-f]{4}: /);
+    expect((err as LiftError).code).toBe('LIFT_UNDECODED');
+    expect((err as Error).message).toMatch(/^\S+ 0x0010: /);
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { getBits, wordToHex } from './bits.js';
+import { getBits, newWord, wordToHex } from './bits.js';
 import { readVoltaControl, writeVoltaControl } from './control.js';
-import { TableCodec, type FamilyLayout, type RowSpec } from './engine.js';
+import { TableCodec } from './codec.js';
+import { readWideField, writeWideField, type FamilyLayout, type RowSpec } from './engine.js';
 import { isUnknown } from './model.js';
 import { formatInstruction, parseInstruction } from './text.js';
 
@@ -50,6 +51,21 @@ const rows: RowSpec[] = [
     mask: '0x000000000000000000000000ffff0000',
     value: '0x00000000000000000000000000000000',
   },
+  {
+    // sm_90 layout: word offset D, D[7:0] in 16..23 and D>>8 in 34..81 (56 bits, wider than a safe integer)
+    archs: ['toy'],
+    op: 0x948,
+    name: 'JMPS',
+    sig: 'I',
+    guard: 'P',
+    atoms: [{ key: '0', parts: [[16, 8], [34, 48]], enc: 'rel', scale: 4 }],
+    slots: [],
+    fixed: [],
+    derived: [],
+    order: [],
+    mask: '0x00000000000000000000000300000000',
+    value: '0x00000000000000000000000000000000',
+  },
 ];
 
 describe('TableCodec', () => {
@@ -76,6 +92,46 @@ describe('TableCodec', () => {
     const w = codec.encode(parseInstruction('BRA 0x100 ;'), 0x40);
     expect(getBits(w, 32, 32)).toBe(0x100 - 0x50);
     expect(formatInstruction(codec.decode(w, 0x40) as never)).toBe('BRA 0x100 ;');
+  });
+
+  it('backward branches: negative offsets fill the whole wide field and decode exactly', () => {
+    for (const [addr, target] of [
+      [0x1000, 0x0],
+      [0x40, 0x30],
+      [0x40, 0x50],
+      [0x123450, 0x20],
+      [0x20, 0x7ffff0],
+    ] as const) {
+      const w = codec.encode(parseInstruction(`BRA 0x${target.toString(16)} ;`), addr);
+      const raw = target - addr - 16;
+      expect(getBits(w, 32, 32)).toBe(raw >>> 0);
+      expect(getBits(w, 64, 18)).toBe(raw < 0 ? 0x3ffff : 0); // sign-extended up to bit 81
+      expect(formatInstruction(codec.decode(w, addr) as never)).toBe(`BRA 0x${target.toString(16)} ;`);
+      const s = codec.encode(parseInstruction(`JMPS 0x${target.toString(16)} ;`), addr);
+      expect(getBits(s, 16, 8)).toBe((raw / 4) & 0xff);
+      expect(getBits(s, 34, 30)).toBe(((raw / 4) >> 8) & 0x3fffffff);
+      expect(getBits(s, 64, 18)).toBe(raw < 0 ? 0x3ffff : 0);
+      expect(formatInstruction(codec.decode(s, addr) as never)).toBe(`JMPS 0x${target.toString(16)} ;`);
+    }
+  });
+
+  it('wide fields read and write through two 32-bit halves', () => {
+    const parts: [number, number][] = [
+      [16, 8],
+      [34, 48],
+    ];
+    for (const v of [0, 1, -1, -256, 255, 2 ** 40 + 3, -(2 ** 40) - 5, 2 ** 52 - 1, -(2 ** 52)]) {
+      const w = newWord(128);
+      writeWideField(w, parts, v);
+      expect(readWideField(w, parts, true)).toBe(v);
+    }
+    const w = newWord(128);
+    writeWideField(w, [[32, 50]], -2);
+    expect(readWideField(w, [[32, 50]], false)).toBe(2 ** 50 - 2);
+    // a 56-bit value outside the safe integers does not decode
+    const big = newWord(128);
+    big[2] = 0x00020000; // only the sign bit (81) set: -2^55
+    expect(readWideField(big, parts, true)).toBeNaN();
   });
 
   it('words the table does not claim decode as unknown, never throw', () => {

@@ -1,7 +1,8 @@
 import { createToolchain, definePlugin, LatencyModel, parseOri, RegisterFile, Slot17Handler, type TargetCapabilities } from '@ptxforge/kernel';
 import { describe, expect, it } from 'vitest';
 import {
-  createLatencyModel, defineTarget, PIPE_WIDTHS_FAST_FP64, PIPE_WIDTHS_SM80, registerFileFor, slot17HandlerA, slot17HandlerB, slot17NoOp,
+  AMPERE_LATENCIES, createLatencyModel, defineTarget, HOPPER_LATENCIES, machineLatencyTableFor, PIPE_WIDTHS_FAST_FP64, PIPE_WIDTHS_SM80,
+  registerFileFor, slot17HandlerA, slot17HandlerB, slot17NoOp, TURING_LATENCIES,
 } from './index.js';
 
 const caps = (uniform: boolean, barriers: boolean): TargetCapabilities => ({
@@ -55,5 +56,42 @@ describe('shared SM backend pieces', () => {
     const tc = createToolchain({ plugins: [t.plugin, probe] });
     for (const arch of ['sm_70', 'sm_75']) tc.compile(parseOri('.entry @k()\n{\nbb0:\n  EXIT\n}\n'), { arch });
     expect(seen).toEqual(['sm_70 3 4411211 implemented', 'sm_75 5 4411211 implemented']);
+  });
+});
+
+describe('SASS latency tables served by the LatencyModel', () => {
+  it('a target serves its arch\'s machine table, and no table for archs it has none for', () => {
+    const t = defineTarget({
+      package: { name: '@test/target-y', version: '1.0.0' }, description: 'test', id: 'y', family: 'Y', archs: ['sm_70', 'sm_75'],
+      capabilities: caps(true, true), pipeWidths: PIPE_WIDTHS_SM80,
+      latencies: { alu: 6, fma: 6, dfma: 'variable', mma: 'variable' }, slot17: slot17HandlerA, machineLatencies: [TURING_LATENCIES],
+    });
+    const seen: Array<[string, string | undefined, number | undefined]> = [];
+    const probe = definePlugin({ name: 'probe', version: '1.0.0', api: '^1.0.0' }, {
+      phases: {
+        FinalInspectionPass: () => ({
+          execute: (ctx) => {
+            const m = ctx.service(LatencyModel);
+            seen.push([ctx.target.arch, m.machine?.name, m.fixedLatency('IADD3')]);
+          },
+        }),
+      },
+    });
+    const tc = createToolchain({ plugins: [t.plugin, probe] });
+    for (const arch of ['sm_70', 'sm_75']) tc.compile(parseOri('.entry @k()\n{\nbb0:\n  EXIT\n}\n'), { arch });
+    // sm_75 reads the table (ALU latency 4 from it, not the coarse 6 of `latencies`); sm_70 has no table
+    expect(seen).toEqual([['sm_70', undefined, 6], ['sm_75', 'turing', 4]]);
+  });
+  it('operand latencies come from the table by writer and reader class', () => {
+    const m = createLatencyModel(PIPE_WIDTHS_SM80, { alu: 4, fma: 4, dfma: 'variable', mma: 'variable' }, AMPERE_LATENCIES);
+    expect(m.operandLatency!({ opcode: 'IADD3' }, { opcode: 'IADD3' })).toBe(4);
+    expect(m.operandLatency!({ opcode: 'IADD3' }, { opcode: 'FFMA' })).toBe(5);
+    expect(m.operandLatency!({ opcode: 'IMAD', mods: ['WIDE'] }, { opcode: 'IMAD', mods: ['WIDE'] })).toBe(6);
+    expect(m.operandLatency!({ opcode: 'DFMA' }, { opcode: 'DADD' })).toBe(6);
+    expect(m.operandLatency!({ opcode: 'LDG', mods: ['E'] }, { opcode: 'IADD3' })).toBeUndefined();
+    expect(m.machineTiming!({ opcode: 'MUFU', mods: ['RCP'] })).toMatchObject({ kind: 'variable', queue: 'xu' });
+    expect(machineLatencyTableFor('sm_86')).toBe(AMPERE_LATENCIES);
+    expect(machineLatencyTableFor('90')).toBe(HOPPER_LATENCIES);
+    expect(machineLatencyTableFor('sm_70')).toBeUndefined();
   });
 });

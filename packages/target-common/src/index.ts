@@ -2,8 +2,11 @@ import {
   definePlugin, opcodeInfo, provide, LatencyModel, RegisterFile, Slot17Handler,
   type LatencyModel as LatencyModelT, type PipeName, type PipeWidths, type PluginDefinition, type RegisterClassInfo,
   type RegisterFile as RegisterFileT, type Slot17Handler as Slot17HandlerT, type TargetCapabilities, type TargetDescriptor,
-  type VariableLatencyClass, type ServiceProvision,
+  type VariableLatencyClass, type ServiceProvision, type MachineLatencyTable, type MachineOp,
 } from '@ptxforge/kernel';
+import { machineOpTiming, machineOperandLatency, machineRawLatency } from './machine-latency.js';
+
+export * from './machine-latency.js';
 
 /**
  * The one target factory: each targets/smNN package is a data table (`TargetTable`) handed to
@@ -69,8 +72,14 @@ const OPCODE_PIPES: Readonly<Record<string, PipeName | 'SFU'>> = {
   LDC: 'BRA/SMEM', ULDC: 'BRA/SMEM', S2R: 'BRA/SMEM', CS2R: 'ALU', S2UR: 'BRA/SMEM',
 };
 
-/** The LatencyModel of a target generation: data (pipe widths, fixed latencies) behind the kernel interface. */
-export function createLatencyModel(pipeWidths: PipeWidths, fixed: FixedLatencies): LatencyModelT {
+/**
+ * The LatencyModel of a target generation: data (pipe widths, fixed latencies, the SASS latency table of the arch)
+ * behind the kernel interface. With a machine table, the ALU and FMA latencies are the table's (one source).
+ */
+export function createLatencyModel(pipeWidths: PipeWidths, fixedIn: FixedLatencies, machine?: MachineLatencyTable): LatencyModelT {
+  const fixed: FixedLatencies = machine
+    ? { ...fixedIn, alu: machineRawLatency(machine, 'alu', 'alu'), fma: machineRawLatency(machine, 'fma', 'fma') }
+    : fixedIn;
   const cache = new Map<string, OpcodeTiming>();
   const timing = (opcode: string): OpcodeTiming => {
     let t = cache.get(opcode);
@@ -80,7 +89,15 @@ export function createLatencyModel(pipeWidths: PipeWidths, fixed: FixedLatencies
     }
     return t;
   };
+  const machineMembers = machine
+    ? {
+        machine,
+        machineTiming: (op: MachineOp) => machineOpTiming(machine, op),
+        operandLatency: (writer: MachineOp, reader: MachineOp) => machineOperandLatency(machine, writer, reader),
+      }
+    : {};
   return Object.freeze({
+    ...machineMembers,
     pipeWidths,
     pipe: (opcode: string) => timing(opcode).pipe,
     fixedLatency: (opcode: string) => {
@@ -159,6 +176,11 @@ export interface TargetTable {
   readonly pipeWidths: PipeWidths;
   readonly latencies: FixedLatencies;
   readonly slot17: Slot17HandlerT;
+  /**
+   * The SASS latency tables of the package's archs (each table names its archs; archs without one get a model
+   * without `machine`).
+   */
+  readonly machineLatencies?: readonly MachineLatencyTable[];
   /** More per-arch services of the package (the Mercury Encoder/Decoder of its encoding family). */
   readonly services?: readonly ServiceProvision<unknown>[];
 }
@@ -166,7 +188,9 @@ export interface TargetTable {
 export interface DefinedTarget {
   readonly descriptor: TargetDescriptor;
   readonly plugin: PluginDefinition<void>;
+  /** The LatencyModel of the first arch (the one of `latencyModelFor(arch)` for the others). */
   readonly latencyModel: LatencyModelT;
+  latencyModelFor(arch: string): LatencyModelT;
 }
 
 /** The plugin API range (PLUGIN_API) the first-party targets are written against. */
@@ -175,19 +199,26 @@ export const TARGET_API_RANGE = '^1.0.0';
 /** Make a target package's descriptor and plugin from its table. */
 export function defineTarget(t: TargetTable): DefinedTarget {
   const descriptor: TargetDescriptor = Object.freeze({ id: t.id, family: t.family, archs: t.archs, capabilities: t.capabilities });
-  const latencyModel = createLatencyModel(t.pipeWidths, t.latencies);
+  const models = new Map<string, LatencyModelT>();
+  const plain = createLatencyModel(t.pipeWidths, t.latencies);
+  for (const table of t.machineLatencies ?? []) {
+    const m = createLatencyModel(t.pipeWidths, t.latencies, table);
+    for (const a of table.archs) if (t.archs.includes(a)) models.set(a, m);
+  }
+  const latencyModelFor = (arch: string): LatencyModelT => models.get(arch) ?? plain;
+  const latencyModel = latencyModelFor(t.archs[0]!);
   const caps = (arch: string): TargetCapabilities => (typeof t.capabilities === 'function' ? t.capabilities(arch) : t.capabilities);
   const plugin = definePlugin(
     { name: t.package.name, version: t.package.version, api: TARGET_API_RANGE, description: t.description },
     {
       targets: [descriptor],
       services: [
-        provide(LatencyModel, { archs: t.archs, useValue: latencyModel }),
+        provide(LatencyModel, { archs: t.archs, useFactory: (env) => latencyModelFor(env.arch) }),
         provide(Slot17Handler, { archs: t.archs, useValue: t.slot17 }),
         provide(RegisterFile, { archs: t.archs, useFactory: (env) => registerFileFor(caps(env.arch)) }),
         ...(t.services ?? []),
       ],
     },
   );
-  return { descriptor, plugin, latencyModel };
+  return { descriptor, plugin, latencyModel, latencyModelFor };
 }

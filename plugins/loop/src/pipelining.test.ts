@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LatencyModel, parseOri } from '@ptxforge/kernel';
 import { makeTestContext } from '@ptxforge/opt-utils';
 import { LOOP_KNOBS } from './knobs.js';
-import { LATENCY_CLASSES, PipeliningPhase, computeMII, latencyClass } from './index.js';
+import { LATENCY_CLASSES, PipeliningPhase, computeMII, latencyClass, renameIterationLocalValues } from './index.js';
 
 const body = (lines: string) => parseOri(`.target sm_90
 .entry @k(
@@ -38,11 +38,41 @@ describe('OriPipelining analysis', () => {
     const m = body('  %r9 = FFMA %r9, %r9, %r9\n  %r8 = LDG.E.32 [%rd1]\n  %r7 = I2F.F32.S32 %r1\n');
     for (const i of m.functions[0]!.blocks.flatMap((b) => b.instrs)) expect(LATENCY_CLASSES).toContain(latencyClass(i));
   });
-  it('every loop gets a LoopNotPipelined remark with its II or the feasibility reason', () => {
+  it('every loop gets a remark; latencies and pipe widths come from the target LatencyModel service', () => {
+    // A LatencyModel double: FFMA takes 6 cycles here (4 in the spec tables), so RecMII follows the service.
+    const lm: LatencyModel = {
+      pipeWidths: [4, 4, 1, 1, 2, 1, 1],
+      pipe: (op) => (op === 'FFMA' ? 'FMA' : op.startsWith('LD') ? 'LSU' : 'ALU'),
+      fixedLatency: (op) => (op === 'FFMA' ? 6 : op.startsWith('LD') ? undefined : 4),
+      variableLatency: (op) => (op.startsWith('LD') ? 'memory' : undefined),
+    };
     const m = body('  %r9 = FFMA %r9, %r9, %r9\n');
-    // The target's LatencyModel serves the 7-entry pipe-width table (ALU FMA DFMA MMA LSU TEX BRA).
-    const ctx = makeTestContext(m, { knobs: LOOP_KNOBS, services: [[LatencyModel, { pipeWidths: [4, 4, 1, 1, 2, 1, 1] }]] });
+    const ctx = makeTestContext(m, { knobs: LOOP_KNOBS, services: [[LatencyModel, lm]] });
     new PipeliningPhase().execute(ctx);
-    expect(ctx.remarks).toEqual([expect.objectContaining({ name: 'LoopNotPipelined', block: 'bb1', args: expect.objectContaining({ ii: 5, recMII: 5 }) })]);
+    expect(ctx.remarks).toEqual([expect.objectContaining({ name: 'LoopNotPipelined', block: 'bb1', args: expect.objectContaining({ ii: 6, recMII: 6 }) })]);
+    // A load feeding an accumulation overlaps with the next iterations: pipelined, II below the load latency.
+    const m2 = body('  %rd2 = IMAD.WIDE.U32 %r1, 4, %rd1\n  %r5 = LDG.E.32 [%rd2]\n  %r9 = FFMA %r9, %r5, %r5\n');
+    const ctx2 = makeTestContext(m2, { knobs: LOOP_KNOBS, services: [[LatencyModel, lm]] });
+    new PipeliningPhase().execute(ctx2);
+    expect(ctx2.remarks).toEqual([expect.objectContaining({ name: 'LoopPipelined', args: expect.objectContaining({ recMII: 6 }) })]);
+    expect((ctx2.remarks[0]!.args as { ii: number }).ii).toBeLessThan(32);
+  });
+  it('renames values that die inside the iteration; loop-carried and live-out values keep their register', () => {
+    const m = body('  %r5 = LDG.E.32 [%rd1]\n  %r9 = IADD3 %r9, %r5, RZ\n  %r5 = LDG.E.32 [%rd1+0x4]\n  @%p0 %r5 = IADD3 %r5, 1, RZ\n  %r9 = IADD3 %r9, %r5, RZ\n');
+    const fn = m.functions[0]!;
+    const orig = fn.blocks[1]!.instrs.filter((i) => !i.isControlFlow);
+    const out = renameIterationLocalValues(fn, orig);
+    const r5 = fn.getReg('%r5')!;
+    const first = out[0]!.defRegs()[0]!;
+    expect(first).not.toBe(r5);
+    expect(out[1]!.useRegs()).toContain(first);
+    // The last unguarded def and the guarded def after it keep %r5; %r9 (several defs, loop-carried) is split
+    // only between its first and last def.
+    expect(out[2]!.defRegs()[0]).toBe(r5);
+    expect(out[3]!.defRegs()[0]).toBe(r5);
+    expect(out[4]!.useRegs()).toContain(r5);
+    expect(out[4]!.defRegs()[0]).toBe(fn.getReg('%r9'));
+    expect(out[1]!.defRegs()[0]).not.toBe(fn.getReg('%r9'));
+    expect(out[4]!.useRegs()).toContain(out[1]!.defRegs()[0]);
   });
 });

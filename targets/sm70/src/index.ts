@@ -1,5 +1,5 @@
 import type { TargetCapabilities } from '@ptxforge/kernel';
-import { defineTarget, PIPE_WIDTHS_SM80, slot17HandlerA } from '@ptxforge/target-common';
+import { defineTarget, PIPE_WIDTHS_SM80, slot17HandlerA, TURING_LATENCIES } from '@ptxforge/target-common';
 import { voltaCodec, voltaServices } from '@ptxforge/mercury-volta';
 import type { TableCodec } from '@ptxforge/sass';
 import { PACKAGE } from './package-meta.js';
@@ -27,6 +27,7 @@ export const sm70TargetDef = defineTarget({
   pipeWidths: PIPE_WIDTHS_SM80,
   latencies: { alu: 4, fma: 4, dfma: 'variable', mma: 'variable' }, // FP64 is fast on GV100 only, not on Turing: wait by scoreboard
   slot17: slot17HandlerA,
+  machineLatencies: [TURING_LATENCIES],
   services: voltaServices(['sm_70', 'sm_72', 'sm_75']),
 });
 

@@ -1,5 +1,5 @@
 import type { TargetCapabilities } from '@ptxforge/kernel';
-import { defineTarget, PIPE_WIDTHS_SM80, slot17HandlerB } from '@ptxforge/target-common';
+import { defineTarget, PIPE_WIDTHS_SM80, slot17HandlerB, AMPERE_LATENCIES } from '@ptxforge/target-common';
 import { voltaCodec, voltaServices } from '@ptxforge/mercury-volta';
 import type { TableCodec } from '@ptxforge/sass';
 import { PACKAGE } from './package-meta.js';
@@ -26,6 +26,7 @@ export const sm80TargetDef = defineTarget({
   pipeWidths: PIPE_WIDTHS_SM80,
   latencies: { alu: 4, fma: 4, dfma: 'variable', mma: 'variable' },
   slot17: slot17HandlerB,
+  machineLatencies: [AMPERE_LATENCIES],
   services: voltaServices(['sm_80', 'sm_86', 'sm_87']),
 });
 

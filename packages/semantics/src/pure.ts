@@ -162,7 +162,15 @@ function evalOp(instr: PureInstr, x: Inputs): PureValue[] | undefined {
     case 'IADD3': {
       const cins: boolean[] = [];
       for (let k = 3; k < x.length; k++) cins.push(x.pred(k));
+      // The hardware negates a source as ~x + 1 inside the adder, so `-x` of x = 0 adds 2^w (a carry out):
+      // ptxas's 64-bit subtraction `IADD3 lo, P0, a, -b, RZ; IADD3.X hi, ..., ~bhi, RZ, P0` relies on it.
+      let extra = 0;
+      for (let k = 0; k < 3; k++) if (instr.useMods?.[k]?.neg && u(x.data(k, w), w) === 0n) extra++;
       const r = iadd3(x.data(0, w), x.data(1, w), x.data(2, w), cins, w);
+      if (extra) {
+        const c = (r.carry[0] ? 1 : 0) + (r.carry[1] ? 2 : 0) + extra;
+        return withCarries(r.d, [(c & 1) === 1, (c & 2) === 2], instr);
+      }
       return withCarries(r.d, r.carry, instr);
     }
     case 'IMAD': {

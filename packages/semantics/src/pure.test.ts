@@ -21,6 +21,10 @@ describe('integer semantics', () => {
     expect(one('IADD3.X', [1n, 2n, 3n, true])).toBe(7n);
     // Negated operand: 10 + -3 + 0.
     expect(ev('IADD3', [32], [10n, 3n, 0n], { useMods: [undefined, { neg: true }, undefined] })).toEqual([7n]);
+    // -x is ~x + 1 in the adder (as on hardware): a - 0 carries out, a - b with b > a does not
+    expect(ev('IADD3', [32, 1], [10n, 0n, 0n], { useMods: [undefined, { neg: true }, undefined] })).toEqual([10n, true]);
+    expect(ev('IADD3', [32, 1], [3n, 10n, 0n], { useMods: [undefined, { neg: true }, undefined] })).toEqual([0xfffffff9n, false]);
+    expect(ev('IADD3', [32, 1], [10n, 3n, 0n], { useMods: [undefined, { neg: true }, undefined] })).toEqual([7n, true]);
   });
   it('IMAD low, high and wide products', () => {
     expect(one('IMAD', [0x10000n, 0x10000n, 5n])).toBe(5n);

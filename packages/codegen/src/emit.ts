@@ -1,0 +1,106 @@
+import type { Decoder, Encoder } from '@ptxforge/kernel';
+import type { SassInstruction } from '@ptxforge/sass';
+import { checkHazards, hazardInstrFromSass, type ControlInfo, type HazardFunction, type HazardInstr } from '@ptxforge/sass-hazards';
+import { generateScoreboards } from '@ptxforge/sass-scoreboard';
+import type { Assignment } from './regalloc.js';
+import { DESC_UR, toSass } from './lower.js';
+import { CodegenError, type MFunction, type VReg } from './mir.js';
+
+export interface EmittedFunction {
+  code: Uint8Array;
+  /** The instructions with their control words, in address order. */
+  instrs: SassInstruction[];
+  exitOffsets: number[];
+  /** Sum of the control words' stall counts (each instruction at least one cycle). */
+  stallCycles: number;
+  /** Hazards the checker still reports on the final code (0 on success). */
+  hazards: number;
+  /** Static instruction count (without the trailing self-branch and padding). */
+  instructions: number;
+}
+
+export interface EmitOptions {
+  arch: string;
+  encoder: Encoder;
+  decoder: Decoder;
+}
+
+function toHazardControl(c: SassInstruction['control']): ControlInfo {
+  return c
+    ? { stall: c.stall, yield: c.yieldBit === 0, wbar: c.writeBarrier === 7 ? null : c.writeBarrier, rbar: c.readBarrier === 7 ? null : c.readBarrier, waitMask: c.waitMask, reuse: c.reuse }
+    : { stall: 0, yield: false, wbar: null, rbar: null, waitMask: 0, reuse: 0 };
+}
+
+/**
+ * Lay out an allocated machine function, resolve branch targets, assign control words with the scoreboard
+ * generator (AdvancedScoreboardsAndOpexes) and encode every instruction with the target's Encoder (the
+ * MercEncodeAndDecode step: each word is decoded again and the checker reads the decoded form).
+ */
+export function emitFunction(fn: MFunction, asg: Assignment, opts: EmitOptions): EmittedFunction {
+  const reg = (v: VReg): number => {
+    const r = asg.reg[v.id]!;
+    if (r < 0) throw new CodegenError('CODEGEN_REGISTERS', `${fn.name}: virtual register ${v.name} has no register`);
+    return r;
+  };
+  const flat: Array<{ mi: import('./mir.js').MInstr }> = [];
+  const blockAddr: number[] = [];
+  const prologue: SassInstruction[] = [];
+  if (fn.usesGlobalDesc) prologue.push({ opcode: 'ULDC', mods: ['64'], operands: [{ k: 'reg', file: 'UR', n: DESC_UR }, { k: 'cbank', bank: 0, off: 0x208 }] });
+  if (fn.frameBytes > 0) {
+    // the stack pointer R1 from the local window's top (c[0x0][0x28]), lowered by the frame (spill slots)
+    prologue.push({ opcode: 'LDC', mods: [], operands: [{ k: 'reg', file: 'R', n: 1 }, { k: 'cbank', bank: 0, off: 0x28 }] });
+    prologue.push({ opcode: 'IADD3', mods: [], operands: [{ k: 'reg', file: 'R', n: 1 }, { k: 'reg', file: 'R', n: 1 }, { k: 'int', v: -fn.frameBytes }, { k: 'reg', file: 'R', n: 255 }] });
+  }
+  let n = prologue.length;
+  for (const b of fn.blocks) {
+    blockAddr.push(n * 16);
+    for (const mi of b.instrs) {
+      flat.push({ mi });
+      n++;
+    }
+  }
+  const instrs: SassInstruction[] = [...prologue];
+  for (const { mi } of flat) {
+    const s = toSass(mi, reg, (bi) => blockAddr[bi]!);
+    instrs.push(s);
+  }
+  const body = instrs.length;
+  // ptxas ends a function with a branch to itself (never reached) and pads to a 128-byte multiple with NOPs
+  instrs.push({ opcode: 'BRA', mods: [], operands: [{ k: 'int', v: body * 16 }] });
+  while ((instrs.length * 16) % 128) instrs.push({ opcode: 'NOP', mods: [], operands: [] });
+
+  // encode once to obtain the canonical decoded form the checker reads, then generate the control words
+  const decoded: HazardInstr[] = instrs.map((ins, i) => {
+    const bytes = encodeOne(opts.encoder, ins, i * 16, fn.name);
+    const d = opts.decoder.decode(bytes, 0) as SassInstruction & { unknown?: boolean };
+    if (d.unknown) throw new CodegenError('CODEGEN_NO_FORM', `${fn.name}: ${ins.opcode} at 0x${(i * 16).toString(16)} does not decode after encoding`);
+    return hazardInstrFromSass(i * 16, { ...d, operands: d.operands }, 0n);
+  });
+  // decoding at offset 0 makes branch targets relative to 0: restore the real ones
+  decoded.forEach((h, i) => {
+    const t = instrs[i]!.operands.find((o) => o.k === 'int');
+    if ((instrs[i]!.opcode === 'BRA') && t && t.k === 'int') h.branchTarget = t.v;
+  });
+  const hf: HazardFunction = { name: fn.name, instrs: decoded };
+  const sb = generateScoreboards(hf, { arch: opts.arch });
+  const code = new Uint8Array(instrs.length * 16);
+  instrs.forEach((ins, i) => {
+    const c = sb.control[i]!;
+    ins.control = { stall: c.stall, yieldBit: c.yield ? 0 : 1, writeBarrier: c.wbar ?? 7, readBarrier: c.rbar ?? 7, waitMask: c.waitMask, reuse: 0 };
+    code.set(encodeOne(opts.encoder, ins, i * 16, fn.name), i * 16);
+  });
+  const final = checkHazards({ name: fn.name, instrs: decoded.map((h, i) => ({ ...h, control: toHazardControl(instrs[i]!.control) })) }, { arch: opts.arch });
+  const exitOffsets: number[] = [];
+  instrs.forEach((ins, i) => {
+    if (ins.opcode === 'EXIT') exitOffsets.push(i * 16);
+  });
+  return { code, instrs, exitOffsets, stallCycles: sb.stallCycles, hazards: final.hazards.length, instructions: body };
+}
+
+function encodeOne(enc: Encoder, ins: SassInstruction, addr: number, fn: string): Uint8Array {
+  try {
+    return enc.encode(ins, addr);
+  } catch (e) {
+    throw new CodegenError('CODEGEN_NO_FORM', `${fn}: cannot encode ${ins.opcode}${ins.mods.map((m) => `.${m}`).join('')} at 0x${addr.toString(16)}: ${(e as Error).message}`);
+  }
+}

@@ -1,0 +1,89 @@
+import type { Decoder, Encoder, OriModule, RegisterFile } from '@ptxforge/kernel';
+import { ptxasReportedRegisters } from '@ptxforge/regalloc';
+import { allocateMachineFunction } from './regalloc.js';
+import { buildCubin, type BuildFunction } from '@ptxforge/cubin';
+import { emitFunction } from './emit.js';
+import { selectFunction } from './isel.js';
+import { legalize } from './lower.js';
+import { CodegenError, type MFunction, type VReg } from './mir.js';
+
+export interface CodegenOptions {
+  /** -arch (sm_90 ...). */
+  arch: string;
+  /** Numeric SM of the arch (cubin header flags). */
+  sm: number;
+  /** Constant-bank 0 offset of kernel parameters (the target's capabilities.paramBase). */
+  paramBase: number;
+  /** The target's Encoder and Decoder services. */
+  encoder: Encoder;
+  decoder: Decoder;
+  /** The target's RegisterFile service (classes, counts, pair/quad alignment). */
+  registerFile: RegisterFile;
+  /** --maxrregcount (default: the target's maximum, 255). */
+  maxRegisters?: number;
+}
+
+export interface KernelStats {
+  name: string;
+  registers: number;
+  instructions: number;
+  stallCycles: number;
+  hazards: number;
+  sharedBytes: number;
+  spillStores: number;
+  spillLoads: number;
+  frameBytes: number;
+}
+
+export interface CodegenResult {
+  cubin: Uint8Array;
+  kernels: KernelStats[];
+}
+
+/** Select, legalize, assign registers, generate control words, encode: one machine function. */
+export function compileFunction(m: OriModule, fnName: string, opts: CodegenOptions): { mf: MFunction; kernel: BuildFunction; stats: KernelStats } {
+  const fn = m.functions.find((f) => f.name === fnName);
+  if (!fn) throw new CodegenError('CODEGEN_BAD_INPUT', `no function ${fnName}`);
+  const mf = selectFunction(m, fn, { paramBase: opts.paramBase });
+  const temp = (): VReg => {
+    const v: VReg = { id: mf.vregs.length, file: 'R', width: 1, name: `%t${mf.vregs.length}` };
+    mf.vregs.push(v);
+    return v;
+  };
+  legalize(mf, opts.encoder, temp);
+  const asg = allocateMachineFunction(mf, { registerFile: opts.registerFile, ...(opts.maxRegisters !== undefined ? { maxrregcount: opts.maxRegisters } : {}) });
+  const e = emitFunction(mf, asg, { arch: opts.arch, encoder: opts.encoder, decoder: opts.decoder });
+  if (e.hazards > 0) throw new CodegenError('CODEGEN_HAZARDS', `${fn.name}: the scoreboard generator left ${e.hazards} hazard(s)`);
+  // ptxas reports the highest R register + 1 + 2 (docs/codegen-regalloc.md)
+  const registers = ptxasReportedRegisters(Math.max(asg.used.R, 2));
+  const maxntid = fn.directives.get('maxntid');
+  const reqntid = fn.directives.get('reqntid');
+  const dim3 = (v: number[]): [number, number, number] => [v[0] ?? 1, v[1] ?? 1, v[2] ?? 1];
+  const kernel: BuildFunction = {
+    name: fn.name, kind: 'entry', global: true, code: e.code, regCount: registers,
+    params: mf.params.map((p, i) => ({ ordinal: i, offset: p.offset, size: p.size })), paramBytes: mf.paramBytes,
+    ...(mf.sharedBytes ? { sharedBytes: mf.sharedBytes } : {}), frameSize: mf.frameBytes, exitOffsets: e.exitOffsets,
+    ...(maxntid ? { maxThreads: dim3(maxntid) } : {}), ...(reqntid ? { reqntid: dim3(reqntid) } : {}),
+    ...(opts.maxRegisters !== undefined ? { maxRegCount: opts.maxRegisters } : {}),
+  };
+  return {
+    mf, kernel,
+    stats: {
+      name: fn.name, registers, instructions: e.instructions, stallCycles: e.stallCycles, hazards: e.hazards, sharedBytes: mf.sharedBytes,
+      spillStores: asg.stats.spillStoreBytes, spillLoads: asg.stats.spillLoadBytes, frameBytes: mf.frameBytes,
+    },
+  };
+}
+
+/** Code generation for every kernel of an optimized module, into one cubin. */
+export function generateCubin(m: OriModule, opts: CodegenOptions): CodegenResult {
+  const kernels: BuildFunction[] = [];
+  const stats: KernelStats[] = [];
+  for (const fn of m.functions) {
+    if (fn.kind !== 'entry') continue;
+    const r = compileFunction(m, fn.name, opts);
+    kernels.push(r.kernel);
+    stats.push(r.stats);
+  }
+  return { cubin: buildCubin({ arch: opts.arch, functions: kernels }), kernels: stats };
+}

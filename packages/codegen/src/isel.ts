@@ -1,0 +1,653 @@
+import type { Block, Instr, OriFunction, OriModule, Operand, Register, VarDecl } from '@ptxforge/kernel';
+import type { SassOperand } from '@ptxforge/sass';
+import {
+  CodegenError, type MBlock, type MFunction, type MGuard, type MInstr, type MOperand, type MParam, type VFile, type VReg, type VRegOperand,
+} from './mir.js';
+
+/**
+ * Instruction selection: optimized Ori (already SASS-shaped: IADD3, LOP3, ISETP ... with virtual registers of
+ * width 1/2/4) to machine instructions in the forms the Volta+ encoder holds (spellings ptxas itself emits).
+ *
+ * What changes on the way:
+ * - 64-bit integer operations become 32-bit pairs (IADD3 + IADD3.X with a carry predicate, IMAD.WIDE.U32 +
+ *   IMAD for 64-bit products, funnel shifts for 64-bit shifts, ISETP + ISETP.EX for 64-bit compares);
+ * - PTX-semantics shifts (SHL/SHR) become funnel shifts (SHF), which clamp at the type width like PTX;
+ * - generic and global accesses get the memory descriptor `desc[UR4]` ptxas uses from sm_90's tables on;
+ * - copies of predicates are PLOP3s; 64-bit moves of constant-bank words are moves of both halves;
+ * - operand forms the encoder lacks (an immediate in the first source, a constant in the third) are fixed by
+ *   `legalize` (legalize.ts), which asks the target's Encoder what encodes.
+ * Opcodes without a selection rule raise CODEGEN_NOT_IMPLEMENTED naming the opcode and the source line.
+ */
+
+export interface SelectOptions {
+  /** Constant-bank 0 offset of the kernel parameters (the target's capabilities.paramBase). */
+  paramBase: number;
+}
+
+const u32 = (x: bigint): number => Number(BigInt.asUintN(32, x));
+
+function f32OfBits(bits: number): number {
+  const dv = new DataView(new ArrayBuffer(4));
+  dv.setUint32(0, bits >>> 0);
+  return dv.getFloat32(0);
+}
+
+const FLOAT_OPS = new Set(['FADD', 'FMUL', 'FFMA', 'FSETP', 'FSET', 'FMNMX', 'FSEL']);
+const INT_TYPES = new Set(['U8', 'S8', 'U16', 'S16', 'U32', 'S32', 'U64', 'S64']);
+
+class Selector {
+  readonly vregs: VReg[] = [];
+  private readonly map = new Map<Register, VReg>();
+  private blocks: MBlock[] = [];
+  private cur!: MInstr[];
+  private line: number | undefined;
+  private guard: MGuard | undefined;
+  private curOp = '';
+  usesGlobal = false;
+  private readonly blockIndex = new Map<Block, number>();
+
+  constructor(readonly fn: OriFunction, readonly shared: ReadonlyMap<string, number>, readonly opts: SelectOptions) {}
+
+  fail(why: string): never {
+    throw new CodegenError('CODEGEN_NOT_IMPLEMENTED', `${this.fn.name}${this.line ? ` line ${this.line}` : ''}: not implemented: ${this.curOp}${why ? ` (${why})` : ''}`);
+  }
+
+  newV(file: VFile, width: 1 | 2 | 4, name = `%t${this.vregs.length}`): VReg {
+    const v: VReg = { id: this.vregs.length, file, width, name };
+    this.vregs.push(v);
+    return v;
+  }
+
+  vOf(r: Register): VReg {
+    let v = this.map.get(r);
+    if (!v) {
+      // Uniform registers of the Ori level are kept in the general files for now (ConvertToUniformReg is not
+      // selected to the uniform datapath yet): same values, per-thread registers.
+      const file: VFile = r.cls === 'UR' ? 'R' : r.cls === 'UP' ? 'P' : r.cls;
+      v = this.newV(file, r.width, r.name);
+      this.map.set(r, v);
+    }
+    return v;
+  }
+
+  emit(opcode: string, mods: string[], ops: MOperand[], ndefs: number, guard: MGuard | undefined = this.guard): void {
+    this.cur.push({ opcode, mods, ops, ndefs, ...(guard ? { guard } : {}), ...(this.line ? { line: this.line } : {}) });
+  }
+
+  r(v: VReg, part = 0, span = 1, mods: Partial<VRegOperand> = {}): VRegOperand {
+    return { k: 'vreg', v, part, span, ...mods };
+  }
+
+  // ---- operands -------------------------------------------------------------------------------------------
+
+  /** Component `part` (32-bit) of a source operand read at integer width. */
+  part(o: Operand, part: number, opts: { float?: boolean } = {}): MOperand {
+    switch (o.kind) {
+      case 'reg': {
+        const v = this.vOf(o.reg);
+        if (part >= v.width) {
+          if (v.width === 1) this.fail(`32-bit register ${o.reg.name} read as a 64-bit value`);
+          this.fail(`component ${part} of ${o.reg.name}`);
+        }
+        const m: VRegOperand = this.r(v, part, 1);
+        if (o.neg) m.neg = true;
+        if (o.abs) m.abs = true;
+        if (o.not) m.not = true;
+        return m;
+      }
+      case 'rz':
+        return { k: 'reg', file: 'R', n: 255 };
+      case 'pt':
+        return { k: 'reg', file: 'P', n: 7, ...(o.not ? { not: true } : {}) };
+      case 'imm': {
+        const bits = u32(o.value >> BigInt(32 * part));
+        if (opts.float) return { k: 'float', v: f32OfBits(bits) };
+        return { k: 'int', v: bits };
+      }
+      case 'cbank':
+        if (o.index) this.fail('indexed constant-bank operand');
+        return { k: 'cbank', bank: o.bank, off: o.offset + 4 * part };
+      case 'sym': {
+        const off = this.shared.get(o.name);
+        if (off === undefined) this.fail(`address of ${o.name} (only .shared variables have addresses without relocations yet)`);
+        return { k: 'int', v: part === 0 ? off : 0 };
+      }
+      default:
+        return this.fail(`operand kind ${o.kind}`);
+    }
+  }
+
+  /** A whole register operand (span = its width: pairs print as their base register). */
+  whole(o: Operand, opts: { float?: boolean } = {}): MOperand {
+    if (o.kind === 'reg') {
+      const v = this.vOf(o.reg);
+      const m = this.r(v, 0, v.width);
+      if (o.neg) m.neg = true;
+      if (o.abs) m.abs = true;
+      if (o.not) m.not = true;
+      return m;
+    }
+    return this.part(o, 0, opts);
+  }
+
+  def(o: Operand | undefined, part = 0): MOperand {
+    if (!o) return { k: 'reg', file: 'R', n: 255 };
+    if (o.kind === 'rz') return { k: 'reg', file: 'R', n: 255 };
+    if (o.kind === 'pt') return { k: 'reg', file: 'P', n: 7 };
+    if (o.kind !== 'reg') this.fail(`result operand ${o.kind}`);
+    return this.r(this.vOf(o.reg), part, 1);
+  }
+
+  defWhole(o: Operand | undefined): MOperand {
+    if (!o || o.kind !== 'reg') return this.def(o);
+    const v = this.vOf(o.reg);
+    return this.r(v, 0, v.width);
+  }
+
+  widthOf(o: Operand | undefined): number {
+    return o && o.kind === 'reg' ? o.reg.width : 1;
+  }
+
+  /** Put a non-register operand into a fresh 32-bit register (for forms the encoder lacks). */
+  inReg(o: MOperand): MOperand {
+    if ((o as VRegOperand).k === 'vreg' || (o as SassOperand).k === 'reg') return o;
+    const t = this.newV('R', 1);
+    this.emit('MOV', [], [this.r(t), o], 1);
+    return this.r(t);
+  }
+
+  // ---- selection ----------------------------------------------------------------------------------------
+
+  run(): { blocks: MBlock[] } {
+    this.fn.blocks.forEach((b, i) => this.blockIndex.set(b, i));
+    this.blocks = this.fn.blocks.map((b) => ({ label: b.label, instrs: [] }));
+    this.fn.blocks.forEach((b, i) => {
+      this.cur = this.blocks[i]!.instrs;
+      for (const ins of b.instrs) this.select(ins);
+    });
+    return { blocks: this.blocks };
+  }
+
+  label(b: Block): MOperand {
+    const i = this.blockIndex.get(b);
+    if (i === undefined) this.fail(`branch to a block outside the function`);
+    return { k: 'label', block: i };
+  }
+
+  select(ins: Instr): void {
+    this.line = ins.loc?.line;
+    this.curOp = ins.fullOpcode;
+    const g = ins.guard;
+    this.guard = g ? { v: this.vOf(g.reg), not: g.not } : undefined;
+    const op = ins.opcode;
+    const d = ins.defs;
+    const u = ins.uses;
+    const mods = ins.mods;
+    switch (op) {
+      case 'UNDEF':
+        return; // any value: the register is simply not written
+      case 'NOP':
+        return; // hints (prefetch, nanosleep ...) carry no semantics the interpreter or results depend on
+      case 'MOV':
+      case 'COPY':
+      case 'MOVPHI':
+        return this.move(d[0]!, u[0]!);
+      case 'EXIT':
+        return this.emit('EXIT', [], [], 0);
+      case 'RET':
+        if (this.fn.kind !== 'entry') this.fail('device-function returns (calls are not selected yet)');
+        return this.emit('EXIT', [], [], 0);
+      case 'BRA': {
+        const t = ins.labelTargets()[0];
+        if (!t) this.fail('branch without a target');
+        return this.emit('BRA', [], [this.label(t)], 0);
+      }
+      case 'IADD3':
+        return this.iadd3(ins);
+      case 'IMAD':
+      case 'IMUL':
+        return this.imad(ins);
+      case 'LOP3':
+        return this.lop3(ins);
+      case 'SHL':
+      case 'SHR':
+        return this.shift(ins);
+      case 'SEL':
+      case 'FSEL': {
+        const w = this.widthOf(d[0]);
+        for (let p = 0; p < w; p++) this.emit(op, [], [this.def(d[0], p), this.part(u[0]!, p), this.part(u[1]!, p), this.part(u[2]!, 0)], 1);
+        return;
+      }
+      case 'ISETP':
+        return this.isetp(ins);
+      case 'FSETP':
+      case 'DSETP': {
+        const comb = mods.filter((m) => m !== 'F32' && m !== 'F64');
+        return this.emit(op, comb, [this.def(d[0]), d[1] ? this.def(d[1]) : { k: 'reg', file: 'P', n: 7 }, this.whole(u[0]!, { float: true }), this.whole(u[1]!, { float: true }), this.whole(u[2] ?? { kind: 'pt' })], 2);
+      }
+      case 'IMNMX': {
+        if (this.widthOf(d[0]) !== 1) this.fail('64-bit min/max');
+        const m = mods.filter((x) => x !== 'S32');
+        return this.emit('IMNMX', m, [this.def(d[0]), this.part(u[0]!, 0), this.part(u[1]!, 0), this.part(u[2]!, 0)], 1);
+      }
+      case 'FADD':
+      case 'FMUL':
+      case 'FFMA':
+      case 'FMNMX':
+      case 'DADD':
+      case 'DMUL':
+      case 'DFMA':
+      case 'DMNMX': {
+        const float = op.startsWith('F');
+        return this.emit(op, mods.filter((m) => m !== 'RN' && m !== 'F32' && m !== 'F64'), [this.defWhole(d[0]), ...u.map((x) => (float ? this.whole(x, { float: true }) : this.dsrc(x)))], 1);
+      }
+      case 'MUFU':
+      case 'POPC':
+      case 'BREV':
+      case 'IABS':
+      case 'FLO': {
+        if (this.widthOf(d[0]) !== 1 || this.widthOf(u[0]) !== 1) this.fail('64-bit operand');
+        return this.emit(op, mods.filter((m) => m !== 'F32'), [this.def(d[0]), this.part(u[0]!, 0)], 1);
+      }
+      case 'PRMT':
+        return this.emit('PRMT', mods, [this.def(d[0]), this.part(u[0]!, 0), this.part(u[1]!, 0), this.part(u[2]!, 0)], 1);
+      case 'LEA':
+        if (this.widthOf(d[0]) !== 1) this.fail('64-bit LEA');
+        return this.emit('LEA', mods, [this.def(d[0]), ...u.map((x) => this.part(x, 0))], 1);
+      case 'SHF':
+        return this.emit('SHF', mods, [this.def(d[0]), ...u.map((x) => this.part(x, 0))], 1);
+      case 'S2R':
+        return this.s2r(d[0]!, u[0]!);
+      case 'I2I':
+        return this.i2i(ins);
+      case 'F2F':
+      case 'I2F':
+      case 'F2I':
+        return this.convert(ins);
+      case 'LD':
+      case 'LDG':
+      case 'LDS':
+      case 'LDL':
+        return this.load(ins);
+      case 'ST':
+      case 'STG':
+      case 'STS':
+      case 'STL':
+        return this.store(ins);
+      case 'LDC': {
+        const c = u[0]!;
+        if (c.kind !== 'cbank' || c.index) this.fail('indexed constant load');
+        const w = this.widthOf(d[0]);
+        return this.emit('LDC', w === 2 ? ['64'] : [], [this.defWhole(d[0]), { k: 'cbank', bank: c.bank, off: c.offset }], 1);
+      }
+      case 'BAR': {
+        if (!mods.includes('SYNC') || d.length || u.length > 1) this.fail('barrier form');
+        const id = u[0] ? this.part(u[0], 0) : { k: 'int' as const, v: 0 };
+        return this.emit('BAR', ['SYNC', 'DEFER_BLOCKING'], [id], 0);
+      }
+      case 'MEMBAR': {
+        const scope = mods[0] ?? 'GPU';
+        return this.emit('MEMBAR', ['SC', scope === 'CTA' ? 'CTA' : scope === 'SYS' ? 'SYS' : 'GPU'], [], 0);
+      }
+      default:
+        return this.fail('');
+    }
+  }
+
+  /** A source of an f64 operation: a register pair, or an f64 immediate in a register pair. */
+  dsrc(o: Operand): MOperand {
+    if (o.kind === 'reg') return this.whole(o);
+    if (o.kind === 'imm' || o.kind === 'cbank') {
+      const t = this.newV('R', 2);
+      this.emit('MOV', [], [this.r(t, 0), this.part(o, 0)], 1);
+      this.emit('MOV', [], [this.r(t, 1), this.part(o, 1)], 1);
+      return this.r(t, 0, 2);
+    }
+    if (o.kind === 'rz') return { k: 'reg', file: 'R', n: 255 };
+    return this.fail(`f64 operand ${o.kind}`);
+  }
+
+  move(dst: Operand, src: Operand): void {
+    if (dst.kind !== 'reg') {
+      if (dst.kind === 'rz' || dst.kind === 'pt') return;
+      this.fail('move to a non-register');
+    }
+    const dv = this.vOf(dst.reg);
+    if (dv.file === 'P') {
+      // predicate copy: PLOP3 with the LUT selecting input a (0xf0) or its complement
+      if (src.kind === 'pt') return this.emit('PLOP3', ['LUT'], [this.r(dv), PT(), PT(), PT(), PT(), { k: 'int', v: src.not ? 0x00 : 0xff }, { k: 'int', v: 0 }], 2);
+      if (src.kind !== 'reg') this.fail(`predicate move from ${src.kind}`);
+      return this.emit('PLOP3', ['LUT'], [this.r(dv), PT(), this.r(this.vOf(src.reg)), PT(), PT(), { k: 'int', v: src.not ? 0x0f : 0xf0 }, { k: 'int', v: 0 }], 2);
+    }
+    if (src.kind === 'sreg') return this.s2r(dst, src);
+    for (let p = 0; p < dv.width; p++) {
+      let s: MOperand;
+      if (src.kind === 'reg' && src.reg.width <= p) s = { k: 'reg', file: 'R', n: 255 };
+      else s = this.part(src, p);
+      const m = s as VRegOperand;
+      if (m.k === 'vreg' && (m.neg || m.abs || m.not)) this.fail('move with an operand modifier');
+      this.emit('MOV', [], [this.r(dv, p), s], 1);
+    }
+  }
+
+  s2r(dst: Operand, src: Operand): void {
+    if (src.kind !== 'sreg') this.fail('S2R source');
+    const names: Record<string, string> = {
+      SR_LANEMASK_EQ: 'SR_EQMASK', SR_LANEMASK_LT: 'SR_LTMASK', SR_LANEMASK_LE: 'SR_LEMASK', SR_LANEMASK_GT: 'SR_GTMASK', SR_LANEMASK_GE: 'SR_GEMASK',
+    };
+    if (this.widthOf(dst) !== 1) this.fail(`64-bit special register ${src.name}`);
+    this.emit('S2R', [], [this.def(dst), { k: 'name', name: names[src.name] ?? src.name }], 1);
+  }
+
+  iadd3(ins: Instr): void {
+    const [d, ...couts] = ins.defs;
+    const u = ins.uses;
+    const w = this.widthOf(d);
+    const x = ins.hasMod('X');
+    const cins = x ? u.slice(3) : [];
+    if (w === 1) {
+      const ops: MOperand[] = [this.def(d)];
+      const nd = 1 + couts.length;
+      for (const c of couts) ops.push(this.def(c));
+      ops.push(this.part(u[0]!, 0), this.part(u[1]!, 0), this.part(u[2]!, 0));
+      if (x) {
+        ops.push(cins[0] ? this.part(cins[0], 0) : PT(true), cins[1] ? this.part(cins[1], 0) : PT(true));
+        if (couts.length) this.fail('IADD3.X with a carry out');
+        return this.emit('IADD3', ['X'], ops, nd);
+      }
+      notToNeg(ops, 1 + couts.length);
+      if (couts.length === 1) ops.splice(2, 0, PT());
+      if (couts.length) return this.emit('IADD3', [], [ops[0]!, ...ops.slice(1, 3), ...ops.slice(3)], 3);
+      return this.emit('IADD3', [], ops, 1);
+    }
+    if (w !== 2) this.fail('128-bit add');
+    if (x || couts.length) this.fail('64-bit add with carries');
+    // 64-bit: low halves produce up to two carries, the high halves add them (IADD3.X). A negated 64-bit
+    // operand is -lo in the low half and ~hi in the high half (two's complement across the pair).
+    const hiOf = (o: Operand): MOperand => {
+      if (o.kind === 'reg' && o.neg) {
+        const m = this.part({ ...o, neg: false }, 1) as VRegOperand;
+        m.not = true;
+        return m;
+      }
+      if (o.kind === 'reg' && o.reg.width === 1) return { k: 'reg', file: 'R', n: 255 };
+      return this.part(o, 1);
+    };
+    const nonZero = u.filter((o) => !(o.kind === 'rz' || (o.kind === 'imm' && o.value === 0n)));
+    const c0 = this.newV('P', 1);
+    // a + b + c carries at most 1 out of the low words when one of them is at most 1 (a - b is a + ~b + 1)
+    const small = u.some((o) => o.kind === 'rz' || (o.kind === 'imm' && BigInt.asUintN(32, o.value) <= 1n));
+    const twoCarries = nonZero.length > 2 && !small;
+    const c1 = twoCarries ? this.newV('P', 1) : undefined;
+    const lo: MOperand[] = [this.def(d, 0), this.r(c0), c1 ? this.r(c1) : PT(), this.part(u[0]!, 0), this.part(u[1]!, 0), this.part(u[2]!, 0)];
+    notToNeg(lo, 3);
+    this.emit('IADD3', [], lo, 3);
+    this.emit('IADD3', ['X'], [this.def(d, 1), hiOf(u[0]!), hiOf(u[1]!), hiOf(u[2]!), this.r(c0), c1 ? this.r(c1) : PT(true)], 1);
+  }
+
+  imad(ins: Instr): void {
+    const d = ins.defs[0];
+    const u = ins.uses;
+    const a = u[0]!;
+    const b = u[1]!;
+    const c: Operand = ins.opcode === 'IMUL' ? { kind: 'rz' } : (u[2] ?? { kind: 'rz' });
+    const mods = ins.mods;
+    const w = this.widthOf(d);
+    if (mods.includes('WIDE')) {
+      const m = mods.includes('U32') ? ['WIDE', 'U32'] : ['WIDE'];
+      return this.emit('IMAD', m, [this.defWhole(d), this.part(a, 0), this.part(b, 0), this.whole(c)], 1);
+    }
+    if (mods.includes('HI')) {
+      if (w !== 1) this.fail('64-bit high product');
+      const m = mods.includes('U32') ? ['HI', 'U32'] : ['HI'];
+      return this.emit('IMAD', m, [this.def(d), this.part(a, 0), this.part(b, 0), this.part(c, 0)], 1);
+    }
+    if (w === 1) return this.emit('IMAD', [], [this.def(d), this.part(a, 0), this.part(b, 0), this.part(c, 0)], 1);
+    if (w !== 2) this.fail('128-bit product');
+    // 64 x 64 -> low 64: lo*lo wide (plus c), then the cross products into the high half
+    const t = this.newV('R', 2);
+    const hi1 = this.newV('R', 1);
+    const ahi = a.kind === 'reg' && a.reg.width === 1 ? { k: 'reg', file: 'R', n: 255 } as MOperand : this.part(a, 1);
+    const bhi = b.kind === 'reg' && b.reg.width === 1 ? { k: 'reg', file: 'R', n: 255 } as MOperand : this.part(b, 1);
+    this.emit('IMAD', ['WIDE', 'U32'], [this.r(t, 0, 2), this.part(a, 0), this.part(b, 0), c.kind === 'rz' ? c2rz() : this.whole(c)], 1);
+    this.emit('IMAD', [], [this.r(hi1), this.part(a, 0), bhi, this.r(t, 1)], 1);
+    this.emit('IMAD', [], [this.def(d, 1), ahi, this.part(b, 0), this.r(hi1)], 1);
+    this.emit('MOV', [], [this.def(d, 0), this.r(t, 0)], 1);
+  }
+
+  lop3(ins: Instr): void {
+    const d = ins.defs;
+    const u = ins.uses;
+    const w = this.widthOf(d[0]);
+    const lut = u[3]!;
+    if (lut.kind !== 'imm') this.fail('LOP3 with a non-immediate LUT');
+    const withP = d.length > 1;
+    if (withP && w !== 1) this.fail('64-bit LOP3 with a predicate result');
+    for (let p = 0; p < w; p++) {
+      const ops: MOperand[] = [];
+      if (withP) ops.push(this.def(d[1]));
+      ops.push(this.def(d[0], p), this.part(u[0]!, p), this.part(u[1]!, p), this.part(u[2]!, p), { k: 'int', v: u32(lut.value) & 0xff }, PT(true));
+      this.emit('LOP3', ['LUT'], ops, withP ? 2 : 1);
+    }
+  }
+
+  shift(ins: Instr): void {
+    const d = ins.defs[0];
+    const [a, s] = ins.uses as [Operand, Operand];
+    const w = this.widthOf(d);
+    const left = ins.opcode === 'SHL';
+    const signed = ins.hasMod('S32') || ins.hasMod('S64');
+    const amt = s.kind === 'imm' ? Number(BigInt.asUintN(32, s.value)) : undefined;
+    const sOp = this.part(s, 0);
+    const RZ = (): MOperand => ({ k: 'reg', file: 'R', n: 255 });
+    if (w === 1) {
+      if (amt !== undefined && amt >= 32) {
+        if (left || !signed) return this.emit('MOV', [], [this.def(d), RZ()], 1);
+        return this.emit('SHF', ['R', 'S32', 'HI'], [this.def(d), RZ(), { k: 'int', v: 31 }, this.part(a, 0)], 1);
+      }
+      if (left) return this.emit('SHF', ['L', 'U32'], [this.def(d), this.part(a, 0), sOp, RZ()], 1);
+      return this.emit('SHF', ['R', signed ? 'S32' : 'U32', 'HI'], [this.def(d), RZ(), sOp, this.part(a, 0)], 1);
+    }
+    if (w !== 2) this.fail('128-bit shift');
+    const alo = this.part(a, 0);
+    const ahi = a.kind === 'reg' && a.reg.width === 1 ? RZ() : this.part(a, 1);
+    // Funnel shifts on the pair; the amount clamps at 64 like PTX (shifts >= 64 give 0 or the sign).
+    if (left) {
+      this.emit('SHF', ['L', 'U64', 'HI'], [this.def(d, 1), alo, sOp, ahi], 1);
+      if (amt !== undefined && amt < 32) return this.emit('SHF', ['L', 'U32'], [this.def(d, 0), alo, sOp, RZ()], 1);
+      return this.emit('SHF', ['L', 'U64'], [this.def(d, 0), alo, sOp, ahi], 1);
+    }
+    // right: the low word needs the original high word, the high word is written last
+    const lo = this.newV('R', 1);
+    this.emit('SHF', ['R', signed ? 'S64' : 'U64'], [this.r(lo), alo, sOp, ahi], 1);
+    this.emit('SHF', ['R', signed ? 'S32' : 'U32', 'HI'], [this.def(d, 1), RZ(), sOp, ahi], 1);
+    this.emit('MOV', [], [this.def(d, 0), this.r(lo)], 1);
+  }
+
+  isetp(ins: Instr): void {
+    const d = ins.defs;
+    const u = ins.uses;
+    const mods = ins.mods;
+    const cmp = mods.find((m) => ['EQ', 'NE', 'LT', 'LE', 'GT', 'GE'].includes(m));
+    const comb = mods.find((m) => ['AND', 'OR', 'XOR'].includes(m)) ?? 'AND';
+    const type = mods.find((m) => INT_TYPES.has(m)) ?? 'S32';
+    if (!cmp) this.fail('compare without a condition');
+    const q = d[1] ? this.def(d[1]) : PT();
+    const c = u[2] ?? { kind: 'pt' as const };
+    if (type === 'U32' || type === 'S32') {
+      return this.emit('ISETP', [cmp, ...(type === 'U32' ? ['U32'] : []), comb], [this.def(d[0]), q, this.part(u[0]!, 0), this.part(u[1]!, 0), this.part(c, 0)], 2);
+    }
+    if (d[1] || comb !== 'AND' || c.kind !== 'pt' || c.not) this.fail('64-bit compare with a combine');
+    // 64-bit: unsigned compare of the low words, then the high words with .EX chaining the low result
+    const t = this.newV('P', 1);
+    this.emit('ISETP', [cmp, 'U32', 'AND'], [this.r(t), PT(), this.part(u[0]!, 0), this.part(u[1]!, 0), PT()], 2);
+    this.emit('ISETP', [cmp, ...(type === 'U64' ? ['U32'] : []), 'AND', 'EX'], [this.def(d[0]), PT(), this.part(u[0]!, 1), this.part(u[1]!, 1), PT(), this.r(t)], 2);
+  }
+
+  i2i(ins: Instr): void {
+    const d = ins.defs[0]!;
+    const a = ins.uses[0]!;
+    const [dt, st] = ins.mods.filter((m) => INT_TYPES.has(m));
+    if (ins.mods.includes('SAT')) this.fail('saturating integer conversion');
+    if (!dt || !st) this.fail('integer conversion without types');
+    const dw = this.widthOf(d);
+    const bitsOf = (t: string): number => Number(t.slice(1));
+    const db = bitsOf(dt);
+    const sb = bitsOf(st);
+    const signedSrc = st.startsWith('S');
+    const RZ = (): MOperand => ({ k: 'reg', file: 'R', n: 255 });
+    // the 32-bit result (low word)
+    let lo: MOperand;
+    const small = Math.min(db, sb);
+    if (small >= 32) lo = this.part(a, 0);
+    else {
+      // narrowing or widening through a sub-word type: extend from `small` bits by the source's (widening) or
+      // the destination's signedness (narrowing: the value is written extended by the destination type)
+      const signed = sb < db ? signedSrc : dt.startsWith('S');
+      const t = this.newV('R', 1);
+      if (signed) this.emit('PRMT', [], [this.r(t), this.part(a, 0), { k: 'int', v: small === 8 ? 0x8880 : 0x9910 }, RZ()], 1);
+      else this.emit('LOP3', ['LUT'], [this.r(t), this.part(a, 0), { k: 'int', v: small === 8 ? 0xff : 0xffff }, RZ(), { k: 'int', v: 0xc0 }, PT(true)], 1);
+      lo = this.r(t);
+    }
+    if (dw === 1) return this.emit('MOV', [], [this.def(d, 0), lo], 1);
+    if (dw !== 2) this.fail('128-bit conversion');
+    const signedExt = db > sb ? signedSrc : dt.startsWith('S');
+    if (db === 64 && sb === 64) {
+      this.emit('MOV', [], [this.def(d, 0), this.part(a, 0)], 1);
+      return this.emit('MOV', [], [this.def(d, 1), this.part(a, 1)], 1);
+    }
+    const loReg = this.inReg(lo);
+    if (signedExt) this.emit('SHF', ['R', 'S32', 'HI'], [this.def(d, 1), RZ(), { k: 'int', v: 31 }, loReg], 1);
+    else this.emit('MOV', [], [this.def(d, 1), RZ()], 1);
+    this.emit('MOV', [], [this.def(d, 0), loReg], 1);
+  }
+
+  convert(ins: Instr): void {
+    const d = ins.defs[0]!;
+    const a = ins.uses[0]!;
+    const op = ins.opcode;
+    const types = ins.mods.filter((m) => /^[FSU](8|16|32|64)$|^BF16$|^E4M3$|^E5M2$/.test(m));
+    const rest = ins.mods.filter((m) => !types.includes(m));
+    const [dt, st] = types;
+    if (!dt || !st) this.fail('conversion without types');
+    if (types.some((t) => t === 'E4M3' || t === 'E5M2' || t === 'BF16')) this.fail('fp8/bf16 conversion');
+    let mods: string[];
+    if (op === 'I2F') mods = [...(dt === 'F32' ? [] : [dt]), ...(st === 'S32' ? [] : [st]), ...rest.filter((m) => m !== 'RN')];
+    else if (op === 'F2I') mods = [...(dt === 'S32' ? [] : [dt]), ...(st === 'F32' ? [] : [st]), ...(rest.some((m) => ['TRUNC', 'FLOOR', 'CEIL', 'RN', 'RZ', 'RM', 'RP'].includes(m)) ? rest : ['TRUNC', ...rest]), 'NTZ'];
+    else mods = [dt, st, ...rest.filter((m) => m !== 'RN')];
+    if (op === 'F2I') mods = mods.filter((m, i) => mods.indexOf(m) === i);
+    this.emit(op, mods, [this.defWhole(d), this.whole(a)], 1);
+  }
+
+  address(o: Operand, wide: boolean): MOperand {
+    if (o.kind !== 'mem') this.fail('memory operand expected');
+    let off = o.offset;
+    if (o.sym) {
+      const s = this.shared.get(o.sym);
+      if (s === undefined) this.fail(`address of ${o.sym} (only .shared variables are laid out yet)`);
+      off += s;
+    }
+    if (o.base && wide && o.base.width !== 2) this.fail('32-bit base of a 64-bit address');
+    return { k: 'vmem', ...(o.base ? { base: this.vOf(o.base) } : {}), wide, off, ...(wide ? { desc: true } : {}) };
+  }
+
+  memMods(mods: readonly string[]): string[] {
+    return mods.filter((m) => m !== '32');
+  }
+
+  load(ins: Instr): void {
+    const op = ins.opcode;
+    const wide = op === 'LD' || op === 'LDG';
+    if (wide) this.usesGlobal = true;
+    if (op === 'LDL') this.fail('local memory');
+    const mods = this.memMods(ins.mods);
+    if (ins.mods.includes('128')) this.fail('128-bit access');
+    return this.emit(op, mods, [this.defWhole(ins.defs[0]), this.address(ins.uses[0]!, wide)], 1);
+  }
+
+  store(ins: Instr): void {
+    const op = ins.opcode;
+    const wide = op === 'ST' || op === 'STG';
+    if (wide) this.usesGlobal = true;
+    if (op === 'STL') this.fail('local memory');
+    if (ins.mods.includes('128')) this.fail('128-bit access');
+    const v = ins.uses[1]!;
+    const val = v.kind === 'reg' ? this.whole(v) : this.inReg(this.part(v, 0));
+    if (v.kind !== 'reg' && (ins.mods.includes('64'))) this.fail('64-bit store of a constant');
+    return this.emit(op, this.memMods(ins.mods), [this.address(ins.uses[0]!, wide), val], 0);
+  }
+}
+
+/**
+ * The adder of a plain IADD3 negates (-x = ~x + 1) but has no bitwise-not form: `a + ~b + k` is written
+ * `a + -b + (k - 1)` with an immediate k (the sum, and so the carry out, is the same).
+ */
+function notToNeg(ops: MOperand[], first: number): void {
+  const srcs = [first, first + 1, first + 2];
+  for (const i of srcs) {
+    const o = ops[i] as VRegOperand;
+    if (o.k !== 'vreg' || !o.not) continue;
+    const k = srcs.find((j) => (ops[j] as SassOperand).k === 'int') ?? srcs.find((j) => (ops[j] as SassOperand).k === 'reg' && (ops[j] as { n: number }).n === 255);
+    if (k === undefined) return;
+    const old = ops[k] as SassOperand;
+    const v = old.k === 'int' ? (old.v - 1) >>> 0 : 0xffffffff;
+    ops[k] = v === 0 ? { k: 'reg', file: 'R', n: 255 } : { k: 'int', v };
+    ops[i] = { ...o, not: false, neg: true };
+  }
+}
+
+function PT(not = false): MOperand {
+  return { k: 'reg', file: 'P', n: 7, ...(not ? { not: true } : {}) };
+}
+function c2rz(): MOperand {
+  return { k: 'reg', file: 'R', n: 255 };
+}
+
+/** Shared variables a function may reach, laid out in declaration order (module ones first) with their alignment. */
+export function sharedLayout(m: OriModule, fn: OriFunction): { offsets: Map<string, number>; bytes: number } {
+  const offsets = new Map<string, number>();
+  let at = 0;
+  const place = (v: VarDecl): void => {
+    if (v.space !== 'shared' || v.extern) return;
+    const a = Math.max(1, v.align);
+    at = Math.ceil(at / a) * a;
+    offsets.set(v.name, at);
+    at += v.size;
+  };
+  for (const v of m.vars) place(v);
+  for (const v of fn.vars) place(v);
+  return { offsets, bytes: at };
+}
+
+/** Select one function of an optimized module. */
+export function selectFunction(m: OriModule, fn: OriFunction, opts: SelectOptions): MFunction {
+  if (fn.vars.some((v) => v.space === 'local')) {
+    throw new CodegenError('CODEGEN_NOT_IMPLEMENTED', `${fn.name}: not implemented: local memory (.local variables need a stack frame)`);
+  }
+  if (m.vars.some((v) => v.space === 'global' || v.space === 'const')) {
+    throw new CodegenError('CODEGEN_NOT_IMPLEMENTED', `${fn.name}: not implemented: module .global/.const variables (relocations)`);
+  }
+  const { offsets, bytes } = sharedLayout(m, fn);
+  const s = new Selector(fn, offsets, opts);
+  const { blocks } = s.run();
+  const params: MParam[] = [];
+  let paramBytes = 0;
+  for (const p of fn.params) {
+    if (!p.cbank) continue;
+    const off = p.cbank.offset - opts.paramBase;
+    const size = paramSize(p.type) * Math.max(1, p.count);
+    params.push({ name: p.name, offset: off, size, align: p.align ?? paramSize(p.type) });
+    paramBytes = Math.max(paramBytes, off + size);
+  }
+  return {
+    name: fn.name, kind: fn.kind, blocks, vregs: s.vregs, params, paramBase: opts.paramBase, paramBytes,
+    sharedBytes: bytes, frameBytes: 0, usesGlobalDesc: s.usesGlobal, directives: fn.directives,
+  };
+}
+
+function paramSize(type: string): number {
+  const m = /(\d+)$/.exec(type);
+  if (!m) return 1;
+  const bits = Number(m[1]);
+  return type === '.pred' ? 1 : Math.max(1, bits / 8);
+}

@@ -1,0 +1,156 @@
+import type { SassInstruction, SassOperand } from '@ptxforge/sass';
+import type { Encoder } from '@ptxforge/kernel';
+import { CodegenError, type MFunction, type MInstr, type MOperand, type VReg, type VRegOperand, type VMemOperand, type LabelOperand } from './mir.js';
+
+/** Uniform register pair holding the global memory descriptor (`ULDC.64 UR4, c[0x0][0x208]`, as ptxas). */
+export const DESC_UR = 4;
+
+/**
+ * One machine instruction as @ptxforge/sass's structured instruction, given the physical register of every
+ * virtual register (`reg`) and the address of every block (`blockAddr`).
+ */
+export function toSass(mi: MInstr, reg: (v: VReg) => number, blockAddr: (b: number) => number): SassInstruction {
+  const operands = mi.ops.map((o): SassOperand => {
+    switch ((o as { k: string }).k) {
+      case 'vreg': {
+        const r = o as VRegOperand;
+        const file = r.v.file === 'P' || r.v.file === 'UP' || r.v.file === 'UR' || r.v.file === 'B' ? r.v.file : 'R';
+        return {
+          k: 'reg', file, n: reg(r.v) + r.part,
+          ...(r.neg ? { neg: true } : {}), ...(r.abs ? { abs: true } : {}), ...(r.not ? { not: true } : {}), ...(r.sfx ? { sfx: r.sfx } : {}),
+        };
+      }
+      case 'vmem': {
+        const m = o as VMemOperand;
+        return {
+          k: 'mem', base: m.base ? reg(m.base) : 255, off: m.off,
+          ...(m.desc ? { desc: DESC_UR } : {}), ...(m.wide && m.base ? { baseSfx: ['64'] } : {}),
+        };
+      }
+      case 'label':
+        return { k: 'int', v: blockAddr((o as LabelOperand).block) };
+      default:
+        return { ...(o as SassOperand) };
+    }
+  });
+  return {
+    opcode: mi.opcode,
+    mods: [...mi.mods],
+    operands,
+    ...(mi.guard ? { guard: { file: mi.guard.v.file === 'UP' ? 'UP' : 'P', n: reg(mi.guard.v), not: mi.guard.not } } : {}),
+  };
+}
+
+/** Does the encoder hold this instruction's form? (Registers stand in as R0/P0; branch targets as 0.) */
+export function encodes(enc: Encoder, mi: MInstr): boolean {
+  try {
+    enc.encode(toSass(mi, () => 0, () => 0x100), 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Sources of these opcodes may be exchanged (first two sources; IADD3 all three). */
+const COMMUTE: Record<string, number> = { IADD3: 3, IMAD: 2, FADD: 2, FMUL: 2, FFMA: 2, DADD: 2, DMUL: 2, DFMA: 2, IMNMX: 2, FMNMX: 2 };
+
+function isRegLike(o: MOperand): boolean {
+  const k = (o as { k: string }).k;
+  return k === 'vreg' || k === 'reg';
+}
+
+function signedVariant(o: MOperand): MOperand | undefined {
+  if ((o as SassOperand).k !== 'int') return undefined;
+  const v = (o as { v: number }).v;
+  if (v >= 0x80000000 && v <= 0xffffffff) return { k: 'int', v: v - 0x100000000 };
+  if (v < 0 && v >= -0x80000000) return { k: 'int', v: v + 0x100000000 };
+  return undefined;
+}
+
+/**
+ * Legalization against the target's encoder: an instruction whose operand form does not encode is rewritten
+ * (immediate spelled signed, commuted sources, then non-register sources moved into registers one at a time)
+ * until it does; what still does not encode is CODEGEN_NO_FORM naming the instruction.
+ */
+export function legalize(fn: MFunction, enc: Encoder, newTemp: () => VReg): void {
+  for (const b of fn.blocks) {
+    const out: MInstr[] = [];
+    for (const mi of b.instrs) {
+      if (encodes(enc, mi)) {
+        out.push(mi);
+        continue;
+      }
+      const fixed = fix(mi, enc, newTemp, out);
+      if (!fixed) {
+        throw new CodegenError('CODEGEN_NO_FORM', `${fn.name}${mi.line ? ` line ${mi.line}` : ''}: no encodable form for ${describe(mi)}`);
+      }
+      out.push(fixed);
+    }
+    b.instrs = out;
+  }
+}
+
+function describe(mi: MInstr): string {
+  const ops = mi.ops.map((o) => {
+    const k = (o as { k: string }).k;
+    if (k === 'vreg') return `${(o as VRegOperand).v.file}`;
+    if (k === 'vmem') return '[mem]';
+    if (k === 'int') return 'imm';
+    return k;
+  });
+  return `${[mi.opcode, ...mi.mods].join('.')} ${ops.join(', ')}`;
+}
+
+function fix(mi: MInstr, enc: Encoder, newTemp: () => VReg, pre: MInstr[]): MInstr | undefined {
+  // 1: immediates spelled signed / unsigned
+  const trySigned = (m: MInstr): MInstr | undefined => {
+    const ops = m.ops.map((o) => signedVariant(o) ?? o);
+    const c = { ...m, ops };
+    return encodes(enc, c) ? c : undefined;
+  };
+  let c = trySigned(mi);
+  if (c) return c;
+  // 2: commute a non-register source into another source slot
+  const n = COMMUTE[mi.opcode];
+  if (n && !mi.mods.includes('X') && !mi.mods.includes('WIDE') && !mi.mods.includes('HI')) {
+    const s0 = mi.ndefs;
+    for (let i = 0; i < n; i++) {
+      for (let j = i + 1; j < n; j++) {
+        const ops = [...mi.ops];
+        [ops[s0 + i], ops[s0 + j]] = [ops[s0 + j]!, ops[s0 + i]!];
+        const cand = { ...mi, ops };
+        if (encodes(enc, cand)) return cand;
+        c = trySigned(cand);
+        if (c) return c;
+      }
+    }
+  }
+  // 3: move non-register sources into registers, last source first
+  let cur: MInstr = mi;
+  const moves: MInstr[] = [];
+  for (let i = cur.ops.length - 1; i >= cur.ndefs; i--) {
+    const o = cur.ops[i]!;
+    const k = (o as { k: string }).k;
+    if (isRegLike(o) || k === 'vmem' || k === 'label' || k === 'name') continue;
+    if (k === 'int' && (mi.opcode === 'LOP3' || mi.opcode === 'PLOP3' || mi.opcode === 'PRMT' || mi.opcode === 'SHF') && i >= cur.ops.length - 2) continue;
+    const t = newTemp();
+    const src: MOperand = k === 'float' ? { k: 'int', v: f32Bits((o as { v: number }).v) } : o;
+    const mv: MInstr = { opcode: 'MOV', mods: [], ops: [{ k: 'vreg', v: t, part: 0, span: 1 }, src], ndefs: 1, ...(mi.guard ? { guard: mi.guard } : {}), ...(mi.line ? { line: mi.line } : {}) };
+    if (!encodes(enc, mv)) return undefined;
+    moves.push(mv);
+    const ops = [...cur.ops];
+    ops[i] = { k: 'vreg', v: t, part: 0, span: 1 };
+    cur = { ...cur, ops };
+    if (encodes(enc, cur)) {
+      pre.push(...moves);
+      return cur;
+    }
+  }
+  return undefined;
+}
+
+function f32Bits(x: number): number {
+  const dv = new DataView(new ArrayBuffer(4));
+  dv.setFloat32(0, x);
+  return dv.getUint32(0);
+}

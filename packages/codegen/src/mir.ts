@@ -1,0 +1,134 @@
+import type { SassOperand } from '@ptxforge/sass';
+import { PtxforgeError } from '@ptxforge/kernel';
+
+/**
+ * The machine function: SASS instructions (nvdisasm's structured form, @ptxforge/sass) whose register operands
+ * may still be virtual. Instruction selection builds it from optimized Ori; register assignment replaces the
+ * virtual registers; emission lays it out, resolves branch targets, adds control words and encodes it.
+ *
+ * A virtual register has a file and a width in 32-bit registers (1, 2 or 4). An operand names a component
+ * range of it: `part` (first 32-bit component) and `span` (how many it covers: 2 for a 64-bit pair operand such
+ * as `R2.64` in an address or the `.64` data of `STG.E.64`). Pairs and quads are allocated aligned, so a span-2
+ * operand at part 0 of a width-2 register prints as its even base register.
+ */
+export type VFile = 'R' | 'P' | 'UR' | 'UP' | 'B';
+
+export interface VReg {
+  readonly id: number;
+  readonly file: VFile;
+  readonly width: 1 | 2 | 4;
+  /** For messages: the Ori register it came from (`%rd3`) or a temporary's name. */
+  readonly name: string;
+}
+
+export interface VRegOperand {
+  k: 'vreg';
+  v: VReg;
+  part: number;
+  span: number;
+  neg?: boolean;
+  abs?: boolean;
+  not?: boolean;
+  sfx?: string[];
+}
+
+/** A memory address on a virtual base: `[vR.64+off]` (global/generic, 64-bit base) or `[vR+off]` (shared/local). */
+export interface VMemOperand {
+  k: 'vmem';
+  base?: VReg;
+  /** 64-bit base register (`.64` suffix, aligned pair). */
+  wide: boolean;
+  off: number;
+  /** Global-memory descriptor uniform register pair (`desc[UR4]`), set by emission. */
+  desc?: boolean;
+}
+
+/** A branch target: the index of a machine block, resolved to its address at emission. */
+export interface LabelOperand {
+  k: 'label';
+  block: number;
+}
+
+export type MOperand = SassOperand | VRegOperand | VMemOperand | LabelOperand;
+
+export interface MGuard {
+  v: VReg;
+  not: boolean;
+}
+
+export interface MInstr {
+  opcode: string;
+  mods: string[];
+  guard?: MGuard;
+  /** Operands in SASS order; the first `ndefs` are written. */
+  ops: MOperand[];
+  ndefs: number;
+  /** Source line of the Ori instruction it came from. */
+  line?: number;
+}
+
+export interface MBlock {
+  label: string;
+  instrs: MInstr[];
+}
+
+export interface MParam {
+  name: string;
+  /** Byte offset in the parameter block (relative to the target's parameter base). */
+  offset: number;
+  size: number;
+  /** Alignment of the parameter in bytes. */
+  align: number;
+}
+
+export interface MFunction {
+  name: string;
+  kind: 'entry' | 'func';
+  blocks: MBlock[];
+  vregs: VReg[];
+  params: MParam[];
+  /** Constant-bank 0 offset of the parameter block (the target's `paramBase`). */
+  paramBase: number;
+  /** Bytes of the parameter block. */
+  paramBytes: number;
+  /** Static shared memory of the function (module and function `.shared` variables it may reach). */
+  sharedBytes: number;
+  /** Per-thread local frame (bytes) and whether R1 holds the stack pointer. */
+  frameBytes: number;
+  /** Global/generic memory is accessed: the entry loads the descriptor pair UR4:UR5 from c[0x0][0x208]. */
+  usesGlobalDesc: boolean;
+  /** `.maxntid`/`.reqntid`-style directives carried to the cubin. */
+  directives: ReadonlyMap<string, number[]>;
+}
+
+export type CodegenErrorCode =
+  | 'CODEGEN_NOT_IMPLEMENTED'
+  | 'CODEGEN_NO_FORM'
+  | 'CODEGEN_REGISTERS'
+  | 'CODEGEN_HAZARDS'
+  | 'CODEGEN_BAD_INPUT'
+  | 'NO_ENCODER';
+
+/** A coded code-generation error (`not implemented: <opcode>` is CODEGEN_NOT_IMPLEMENTED). */
+export class CodegenError extends PtxforgeError {
+  constructor(code: CodegenErrorCode, message: string) {
+    super(code, message);
+  }
+}
+
+export function isVReg(o: MOperand): o is VRegOperand {
+  return (o as VRegOperand).k === 'vreg';
+}
+
+/** Virtual registers an operand reads or writes (address bases included). */
+export function operandVRegs(o: MOperand): Array<{ v: VReg; part: number; span: number }> {
+  if ((o as VRegOperand).k === 'vreg') {
+    const r = o as VRegOperand;
+    return [{ v: r.v, part: r.part, span: r.span }];
+  }
+  if ((o as VMemOperand).k === 'vmem') {
+    const m = o as VMemOperand;
+    return m.base ? [{ v: m.base, part: 0, span: m.wide ? 2 : 1 }] : [];
+  }
+  return [];
+}

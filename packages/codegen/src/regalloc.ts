@@ -1,0 +1,169 @@
+import type { RegisterFile } from '@ptxforge/kernel';
+import {
+  allocateRegisters, classesFromRegisterFile, gprBudgetFromMaxRRegCount, type RaFunction, type RaInstr, type RaResult, type RaStats,
+} from '@ptxforge/regalloc';
+import { machineSuccessors } from './liveness.js';
+import { CodegenError, type MFunction, type MInstr, type MOperand, type VMemOperand, type VReg, type VRegOperand, type VFile } from './mir.js';
+
+/**
+ * The adapter from the machine function to @ptxforge/regalloc (AdvancedPhaseAllocReg, phase 101): describes each
+ * instruction's virtual-register defs and uses, lets the allocator colour (with coalescing and spilling), and
+ * rebuilds the machine function from its answer — operands renamed to spill temporaries, STL/LDL spill code on
+ * the R1-based stack frame, rematerialized constants, identity copies dropped.
+ */
+export interface Assignment {
+  /** Physical register of each virtual register id (its first component); -1 when it no longer occurs. */
+  reg: Int32Array;
+  /** Registers used per file (highest index + 1). */
+  used: Record<VFile, number>;
+  stats: RaStats;
+}
+
+export interface AllocateOptions {
+  registerFile: RegisterFile;
+  /** --maxrregcount: caps the reported register count (the allocator's R budget is N - 2). */
+  maxrregcount?: number;
+}
+
+/** Where each RA def/use of an instruction sits among its operands. */
+type Slot = { op: number } | { guard: true };
+
+interface Described {
+  ra: RaInstr<MInstr>;
+  defSlots: Slot[];
+  partialSlots: Slot[];
+  useSlots: Slot[];
+}
+
+function describe(mi: MInstr, fullyWritten: Set<number>): Described {
+  const defs: number[] = [];
+  const partialDefs: number[] = [];
+  const uses: number[] = [];
+  const defSlots: Slot[] = [];
+  const partialSlots: Slot[] = [];
+  const useSlots: Slot[] = [];
+  if (mi.guard) {
+    uses.push(mi.guard.v.id);
+    useSlots.push({ guard: true });
+  }
+  mi.ops.forEach((o, i) => {
+    const k = (o as { k: string }).k;
+    if (k === 'vreg') {
+      const r = o as VRegOperand;
+      if (i < mi.ndefs) {
+        // The first unguarded write of a register in a block starts its value (pairs are written one half at a
+        // time by the expansions, each of which reads what it needs of the old value no later than that write);
+        // later or predicated writes of a part keep the rest live (read-modify-write).
+        const whole = r.part === 0 && r.span === r.v.width;
+        if (!mi.guard && (whole || !fullyWritten.has(r.v.id))) {
+          defs.push(r.v.id);
+          defSlots.push({ op: i });
+          fullyWritten.add(r.v.id);
+        } else {
+          partialDefs.push(r.v.id);
+          partialSlots.push({ op: i });
+        }
+      } else {
+        uses.push(r.v.id);
+        useSlots.push({ op: i });
+      }
+    } else if (k === 'vmem' && (o as VMemOperand).base) {
+      uses.push((o as VMemOperand).base!.id);
+      useSlots.push({ op: i });
+    }
+  });
+  const src = mi.ops[mi.ndefs];
+  const copy = mi.opcode === 'MOV' && !mi.guard && defs.length === 1 && uses.length === 1 && mi.ndefs === 1 && isWholeVreg(mi.ops[0]!) && isWholeVreg(src!) &&
+    (mi.ops[0] as VRegOperand).v.width === (src as VRegOperand).v.width && !(src as VRegOperand).neg && !(src as VRegOperand).abs;
+  const constant = (o: MOperand | undefined): boolean => !!o && ['int', 'float', 'cbank'].includes((o as { k: string }).k) && !(o as { reg?: unknown }).reg;
+  const remat = !mi.guard && defs.length === 1 && uses.length === 0 && partialDefs.length === 0 && mi.ndefs === 1 && isWholeVreg(mi.ops[0]!) &&
+    (mi.opcode === 'MOV' || mi.opcode === 'LDC') && mi.ops.length === 2 && constant(src);
+  return {
+    ra: { ref: mi, defs, uses, ...(partialDefs.length ? { partialDefs } : {}), ...(copy ? { copy: true } : {}), ...(remat ? { rematerializable: true } : {}) },
+    defSlots, partialSlots, useSlots,
+  };
+}
+
+function isWholeVreg(o: MOperand): boolean {
+  return (o as { k: string }).k === 'vreg' && (o as VRegOperand).part === 0 && (o as VRegOperand).span === (o as VRegOperand).v.width;
+}
+
+/** Allocate `fn`'s registers and rewrite it in place (renamed operands, spill code, no identity copies). */
+export function allocateMachineFunction(fn: MFunction, opts: AllocateOptions): Assignment {
+  const succs = machineSuccessors(fn);
+  const described = new Map<MInstr, Described>();
+  const blocks = fn.blocks.map((b, i) => {
+    const written = new Set<number>();
+    const instrs = b.instrs.map((mi) => {
+      const d = describe(mi, written);
+      described.set(mi, d);
+      return d.ra;
+    });
+    return { instrs, succs: succs[i]! };
+  });
+  const ra: RaFunction<MInstr> = { vregs: fn.vregs.map((v) => ({ cls: v.file, width: v.width })), blocks };
+  const res: RaResult<MInstr> = allocateRegisters(ra, {
+    classes: classesFromRegisterFile(opts.registerFile),
+    ...(opts.maxrregcount !== undefined ? { budget: { R: gprBudgetFromMaxRRegCount(opts.maxrregcount) } } : {}),
+    reserved: { R: [1], ...(fn.usesGlobalDesc ? { UR: [4, 5] } : {}) },
+  });
+  // spill temporaries become machine vregs too
+  const vregs: VReg[] = res.vregs.map((v, id) => fn.vregs[id] ?? { id, file: v.cls, width: v.width, name: `%spill${id}` });
+  const R1: VReg = { id: vregs.length, file: 'R', width: 1, name: 'R1' };
+  vregs.push(R1);
+  const reg = new Int32Array(vregs.length);
+  reg.set(res.assignment);
+  reg[R1.id] = 1;
+  const stack = (off: number): MOperand => ({ k: 'vmem', base: R1, wide: false, off });
+  const sizeMods = (bytes: number): string[] => (bytes === 8 ? ['64'] : bytes === 16 ? ['128'] : []);
+  fn.blocks.forEach((b, bi) => {
+    const out: MInstr[] = [];
+    for (const item of res.blocks[bi]!) {
+      if (item.kind === 'spill-store') {
+        const v = vregs[item.vreg]!;
+        out.push({ opcode: 'STL', mods: sizeMods(item.bytes), ops: [stack(item.slot), { k: 'vreg', v, part: 0, span: v.width }], ndefs: 0 });
+        continue;
+      }
+      if (item.kind === 'reload') {
+        const v = vregs[item.vreg]!;
+        out.push({ opcode: 'LDL', mods: sizeMods(item.bytes), ops: [{ k: 'vreg', v, part: 0, span: v.width }, stack(item.slot)], ndefs: 1 });
+        continue;
+      }
+      if (item.kind === 'save' || item.kind === 'restore') {
+        // only produced with the allocator's opt-in `spillHome`, which this adapter does not pass
+        throw new CodegenError('CODEGEN_NOT_IMPLEMENTED', 'predicate save/restore items from the register allocator');
+      }
+      const src = item.ref!;
+      const d = described.get(src)!;
+      if (item.kind === 'remat') {
+        const v = vregs[item.vreg]!;
+        out.push({ ...src, ops: [{ ...(src.ops[0] as VRegOperand), v }, ...src.ops.slice(1)] });
+        continue;
+      }
+      if (item.identityCopy) continue;
+      const ops = [...src.ops];
+      let guard = src.guard;
+      const put = (slot: Slot, id: number): void => {
+        const v = vregs[id]!;
+        if ('guard' in slot) {
+          guard = { ...guard!, v };
+          return;
+        }
+        const o = ops[slot.op]!;
+        if ((o as { k: string }).k === 'vmem') ops[slot.op] = { ...(o as VMemOperand), base: v };
+        else ops[slot.op] = { ...(o as VRegOperand), v };
+      };
+      d.defSlots.forEach((s, k) => put(s, item.defs[k]!));
+      d.partialSlots.forEach((s, k) => put(s, item.partialDefs[k]!));
+      d.useSlots.forEach((s, k) => put(s, item.uses[k]!));
+      out.push({ ...src, ops, ...(guard ? { guard } : {}) });
+    }
+    b.instrs = out;
+  });
+  fn.vregs = vregs;
+  fn.frameBytes = res.stats.frameBytes;
+  const used: Record<VFile, number> = { R: 0, P: 0, UR: 0, UP: 0, B: 0 };
+  for (const [cls, u] of Object.entries(res.usage)) used[cls as VFile] = u?.used ?? 0;
+  if (res.stats.frameBytes > 0) used.R = Math.max(used.R, 2);
+  return { reg, used, stats: res.stats };
+}
