@@ -93,6 +93,8 @@ interface ZludaCase {
   entry: string;
   inputs: { bytes_hex_le: string } | null;
   expected: { bytes_hex_le: string } | null;
+  /** ptxas 13.0.88's verdict for -arch=sm_90: 'ok' or its error message. */
+  ptxas_sm90?: string;
 }
 
 /**
@@ -101,6 +103,8 @@ interface ZludaCase {
  * the window exactly, so the harness gives that rounding explicitly.
  */
 const ZLUDA_SHARED_SLACK = 256;
+/** Bytes past a warp case's expected output (cudaMalloc rounds allocations up; see runZluda). */
+const ZLUDA_WARP_OUTPUT_SLACK = 2048;
 
 /** ZLUDA spirv_run cases; `harness_semantics` in cases.json says how io and warp cases launch. */
 export function runZluda(h: Harness, opts: { ioOnly?: boolean } = {}): { io: SuiteResult; warp: SuiteResult } {
@@ -122,14 +126,22 @@ export function runZluda(h: Harness, opts: { ioOnly?: boolean } = {}): { io: Sui
         params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'], sharedBytes: ZLUDA_SHARED_SLACK,
       }
       : {
-        kernel: c.entry, grid: [1, 1, 1], block: [64, 1, 1], sharedBytes: ZLUDA_SHARED_SLACK,
-        buffers: { output: { hex: zeros } }, params: [{ buffer: 'output' }, { buffer: 'output' }], outputs: ['output'],
+        // Warp kernels index the output by %tid.x over a 64-thread block while some expect only the first
+        // warp's bytes: on the GPU the second warp's stores land in the allocation's slack (allocations are
+        // rounded up), so the buffer gets that slack here and only the expected bytes are compared; module
+        // .global arrays and the shared window the second warp over-reads (ldmatrix.ptx) get the same slack.
+        kernel: c.entry, grid: [1, 1, 1], block: [64, 1, 1], sharedBytes: ZLUDA_WARP_OUTPUT_SLACK, globalSlack: ZLUDA_WARP_OUTPUT_SLACK,
+        buffers: { output: { hex: zeros + '00'.repeat(ZLUDA_WARP_OUTPUT_SLACK) } }, params: [{ buffer: 'output' }, { buffer: 'output' }], outputs: ['output'],
       };
     const why = (h.runner ?? runBothLevels)(h, file, launch, (out) => {
-      const got = hex(out.output ?? new Uint8Array());
+      const got = hex(out.output ?? new Uint8Array()).slice(0, expected.length);
       return got === expected ? undefined : `output differs at byte ${firstDiff(got, expected)}: ${got.slice(0, 48)}... expected ${expected.slice(0, 48)}...`;
     });
-    if (why) {
+    // A kernel ptxas rejects for sm_90 (vote without .sync under PTX 6.4+ / sm_70+) passes when we reject it
+    // too, with a located coded error: what ptxas rejects, we reject.
+    const rejectedLikePtxas = !!why && !!c.ptxas_sm90 && c.ptxas_sm90 !== 'ok' && !/crash/i.test(c.ptxas_sm90) &&
+      /^-O0: [^\s:]+:\d+:\d+: error [A-Z0-9_]+: /.test(why);
+    if (why && !rejectedLikePtxas) {
       suite.failed++;
       suite.failures.push(`zluda/${c.name}: ${why}`);
     } else suite.passed++;

@@ -45,6 +45,11 @@ export interface Launch {
   readonly block?: Dim3;
   /** Dynamic shared memory in bytes (the size of an `.extern .shared` array). */
   readonly sharedBytes?: number;
+  /**
+   * Bytes of zeroed slack after each module .global variable (default 0): what a GPU reads past the end of
+   * an array it over-indexes (the allocation is rounded up); 0 keeps every such access an error.
+   */
+  readonly globalSlack?: number;
   readonly buffers?: Readonly<Record<string, BufferSpec>>;
   /** Positional (kernel parameter order) or by parameter name. */
   readonly params?: ReadonlyArray<ParamSpec> | Readonly<Record<string, ParamSpec>>;
@@ -216,7 +221,7 @@ function prepare(module: OriModule, kernel: OriFunction, launch: Launch): Prepar
   const place = (table: Map<string, SymInfo>, v: VarDecl, lookup: PlacedInit['lookup']): void => {
     switch (v.space) {
       case 'global': {
-        const r = global.allocate(`@${v.name}`, v.size, v.init, v.align);
+        const r = global.allocate(`@${v.name}`, v.size + (launch.globalSlack ?? 0), v.init, v.align);
         table.set(v.name, { space: 'global', address: r.base });
         if (v.relocs?.length) relocated.push({ v, lookup, copies: [{ bytes: r.bytes, at: 0 }] });
         return;
@@ -390,7 +395,7 @@ export function parseLaunch(text: string, file = '<launch>'): Launch {
     throw new InterpError('bad-launch', `${file}: not valid JSON: ${(e as Error).message}`);
   }
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw new InterpError('bad-launch', `${file}: a launch must be a JSON object`);
-  const allowed = new Set(['kernel', 'grid', 'block', 'sharedBytes', 'buffers', 'params', 'outputs', 'maxSteps', 'paramBase', '$comment']);
+  const allowed = new Set(['kernel', 'grid', 'block', 'sharedBytes', 'globalSlack', 'buffers', 'params', 'outputs', 'maxSteps', 'paramBase', '$comment']);
   for (const k of Object.keys(v)) {
     if (!allowed.has(k)) throw new InterpError('bad-launch', `${file}: unknown key '${k}' (allowed: ${[...allowed].join(', ')})`);
   }

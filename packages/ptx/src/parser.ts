@@ -338,7 +338,10 @@ class Parser {
       const w = this.dotWord();
       if (w === 'align') {
         this.p++;
+        if (this.kind() !== Tk.Int) this.fail('an alignment in bytes');
+        const at = this.p;
         d.align = this.smallInt('an alignment in bytes');
+        if (d.align <= 0 || (d.align & (d.align - 1)) !== 0) this.failMsg(`Alignment must be a power of two (.align ${this.str(at)})`, at, 'PTX_SEMANTIC');
       } else if (w === 'v2' || w === 'v4' || w === 'v8') {
         d.vec = Number(w.slice(1));
         this.p++;
@@ -774,7 +777,8 @@ class Parser {
     let offset = 0n;
     if (this.kind() === Tk.Ident) {
       base = this.interned(this.p++);
-      if (this.kind() === Tk.Dot && this.t.start[this.p] === this.t.end[this.p - 1]) base += `.${this.dotWord(this.p++)}`;
+      // ptxas's grammar has no `name.x` inside [..] (a parse error even for a vector register's component).
+      if (this.kind() === Tk.Dot && this.t.start[this.p] === this.t.end[this.p - 1]) this.failMsg(`syntax error near '.${this.dotWord()}': no component or modifier inside an address`, this.p);
       if (this.isP(',')) {
         // texture / surface operand list
         const list: Operand[] = [{ kind: 'name', name: base }];

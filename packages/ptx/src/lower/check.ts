@@ -448,6 +448,13 @@ export function checkInstruction(c: FnLowerer): void {
   const types = mods.filter(isTypeMod).map((m) => ptxType(m)!);
   const allowed = TYPES[opcode];
   const t = types[types.length - 1];
+  if (opcode === 'cvt' && !mods.includes('pack') && types.some((x) => x.kind === 'b')) {
+    fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for 'cvt' (${types.map((x) => `.${x.name}`).join('')}: conversions name signed, unsigned or float types)`);
+  }
+  if ((opcode === 'mul24' || opcode === 'mad24') && !mods.includes('lo') && !mods.includes('hi')) {
+    fail(c, 'PTX_UNKNOWN_INSTRUCTION', `Not a name of any known instruction: '${opcode}' (${opcode}.lo or ${opcode}.hi)`);
+  }
+  if (opcode === 'cvta' && mods.includes('to') && mods[0] !== 'to') fail(c, 'PTX_ILLEGAL_MODIFIER', `Unknown modifier '.to' (write cvta.to.<space>)`);
   if ((opcode === 'neg' || opcode === 'abs') && t && t.kind === 'u' && types.length === 1) {
     fail(c, 'PTX_INSTRUCTION_TYPE', `Instruction '${opcode}' applies only to signed numeric types (.${t.name})`);
   }

@@ -115,7 +115,7 @@ export class FnLowerer {
 
   // ---- scopes ---------------------------------------------------------------------------------
   /** `.reg .t %r<N>` ranges of a scope, by prefix: their registers are made on first use. */
-  private readonly ranges = new WeakMap<Map<string, Sym>, Map<string, { count: number; type: PtxType }>>();
+  private readonly ranges = new WeakMap<Map<string, Sym>, Map<string, { count: number; type: PtxType; vec: number }>>();
   lookup(name: string): Sym | undefined {
     for (let k = this.scopes.length - 1; k >= 0; k--) {
       const scope = this.scopes[k]!;
@@ -126,7 +126,9 @@ export class FnLowerer {
         const split = splitRangeName(name);
         const r = split && rs.get(split.prefix);
         if (r && split.index < r.count) {
-          const sym: Sym = { kind: 'reg', type: r.type, vec: 0, regs: [this.newRegFor(r.type, name)] };
+          const sym: Sym = r.vec
+            ? { kind: 'reg', type: r.type, vec: r.vec, regs: Array.from({ length: r.vec }, () => this.newRegFor(r.type)) }
+            : { kind: 'reg', type: r.type, vec: 0, regs: [this.newRegFor(r.type, name)] };
           scope.set(name, sym);
           return sym;
         }
@@ -145,7 +147,7 @@ export class FnLowerer {
     top.set(name, sym);
   }
   /** Declare `prefix<count>`: names prefix0 .. prefix(count-1), registers made on first use. */
-  declareRange(prefix: string, count: number, type: PtxType, pos: Pos): void {
+  declareRange(prefix: string, count: number, type: PtxType, pos: Pos, vec = 0): void {
     const top = this.scopes[this.scopes.length - 1]!;
     let rs = this.ranges.get(top);
     if (!rs) this.ranges.set(top, (rs = new Map()));
@@ -154,7 +156,7 @@ export class FnLowerer {
       const split = splitRangeName(n);
       if (split && split.prefix === prefix && split.index < count) this.fail('PTX_SEMANTIC', `'${n}' is declared twice in the same scope`, pos);
     }
-    rs.set(prefix, { count, type });
+    rs.set(prefix, { count, type, vec });
   }
   newRegFor(t: PtxType, ptxName?: string): Register {
     const s = regShape(t);

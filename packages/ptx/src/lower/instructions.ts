@@ -2,6 +2,7 @@ import { PT, RZ, imm, reg, type Operand as OriOperand, type Register } from '@pt
 import type { Operand } from '../ast.js';
 import { B32, F32, FnLowerer, PRED, S32, S64, U32, U64, isSpecialRegister } from './context.js';
 import { byteSize, convMod, intMod, isTypeMod, ptxType, regShape, type PtxType } from './types.js';
+import { lowerLdmatrix, lowerMma } from './warp-matrix.js';
 
 /**
  * PTX instruction -> Ori, one handler per PTX opcode. Each handler reads `c.ins` (opcode, modifiers,
@@ -901,8 +902,9 @@ const mov: Handler = (c: FnLowerer) => {
   if (dst.kind === 'name' && dst.comp === undefined && c.lookup(dst.name)?.kind === 'reg') {
     const s = c.lookup(dst.name) as { kind: 'reg'; vec: number; regs: Register[] };
     if (s.vec !== 0) {
-      // mov.b64 of a vector register: pack its components
-      return pack(c, t, dst, [], s.regs);
+      // mov.b32 v, x into a vector register (`.reg .v2 .b16 v`): x split into its components.
+      const comps: Operand[] = s.regs.map((_, k) => ({ kind: 'name', name: dst.name, comp: 'xyzw'[k]! }));
+      return unpack(c, t, comps, c.src(src, t));
     }
   }
   if (src.kind === 'name' && src.comp === undefined && c.lookup(src.name)?.kind === 'reg') {
@@ -1413,6 +1415,7 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   bra, brx, exit, ret, trap, call,
   bar, barrier: bar, membar, fence, shfl, vote, activemask, match, redux,
   nanosleep: nop, prefetch: nop, prefetchu: nop, pmevent: nop, createpolicy,
+  mma: lowerMma, ldmatrix: lowerLdmatrix,
 };
 
 export { PRED };

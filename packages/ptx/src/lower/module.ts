@@ -404,8 +404,7 @@ function declareLocal(c: FnLowerer, v: VarDecl, fail: Fail): void {
       };
       if (v.paramCount !== undefined) {
         // `%r<N>`: the registers are made when a name of the range is first used (FnLowerer.lookup).
-        if (v.vec) fail('PTX_UNSUPPORTED', `vector register ranges ('${v.name}<${v.paramCount}>') are not supported`, v.pos);
-        c.declareRange(v.name, v.paramCount, t, v.pos);
+        c.declareRange(v.name, v.paramCount, t, v.pos, v.vec);
       } else one(v.name);
       return;
     }
