@@ -186,6 +186,119 @@ ${lines.join('\n')}
     expect(hazardsInCubin(r.cubin, 'sm_90')).toBe(0);
   });
 
+  it('bit fields: bfe/bfi with register and immediate positions (SHF + SGXT, shifted masks + LOP3)', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b) {
+  .reg .u32 %r<16>;
+  .reg .u64 %rd<3>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  ld.global.u32 %r1, [%rd1];
+  ld.global.u32 %r2, [%rd1+4];
+  ld.global.u32 %r3, [%rd1+8];
+  bfe.u32 %r4, %r1, %r2, %r3;
+  bfe.s32 %r5, %r1, %r2, %r3;
+  bfe.s32 %r6, %r1, 4, 12;
+  bfe.u32 %r7, %r1, 40, 3;
+  bfi.b32 %r8, %r2, %r1, %r3, %r2;
+  bfi.b32 %r9, %r3, %r1, 30, 8;
+  st.global.u32 [%rd2], %r4;
+  st.global.u32 [%rd2+4], %r5;
+  st.global.u32 [%rd2+8], %r6;
+  st.global.u32 [%rd2+12], %r7;
+  st.global.u32 [%rd2+16], %r8;
+  st.global.u32 [%rd2+20], %r9;
+  ret;
+}`;
+    // a = 0x8badf00d, pos = 0x105 (mod 256: 5), len = 0x0b
+    sameAsPtxPath(ptx, io('k', '0df0ad8b050100000b000000', 24));
+  });
+
+  it('carry chains (add.cc/addc.cc), saturating conversions and signed wide products', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b) {
+  .reg .u32 %r<16>;
+  .reg .s64 %rd<8>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  ld.global.u32 %r1, [%rd1];
+  ld.global.u32 %r2, [%rd1+4];
+  add.cc.u32 %r3, %r1, %r2;
+  addc.cc.u32 %r4, %r1, %r2;
+  addc.u32 %r5, %r1, 0;
+  cvt.sat.u8.s32 %r6, %r1;
+  cvt.sat.s32.u32 %r7, %r1;
+  cvt.sat.u32.s32 %r8, %r2;
+  mul.wide.s32 %rd3, %r1, %r2;
+  cvt.s64.s32 %rd4, %r1;
+  mul.lo.s64 %rd4, %rd4, 3;
+  cvt.sat.s32.s64 %r9, %rd4;
+  st.global.u32 [%rd2], %r3;
+  st.global.u32 [%rd2+4], %r4;
+  st.global.u32 [%rd2+8], %r5;
+  st.global.u32 [%rd2+12], %r6;
+  st.global.u32 [%rd2+16], %r7;
+  st.global.u32 [%rd2+20], %r8;
+  st.global.u64 [%rd2+24], %rd3;
+  st.global.u32 [%rd2+32], %r9;
+  ret;
+}`;
+    sameAsPtxPath(ptx, io('k', '00000090feffff7f', 36));
+    sameAsPtxPath(ptx, io('k', 'ffffff7f05000000', 36));
+  });
+
+  it('atomics (global add/inc/cas, shared add), ballot, FTZ compares and conversions', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b) {
+  .shared .align 4 .b32 s[1];
+  .reg .u32 %r<16>;
+  .reg .f32 %f<4>;
+  .reg .f64 %fd<2>;
+  .reg .u16 %h<2>;
+  .reg .u64 %rd<3>;
+  .reg .pred %p<3>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  ld.global.u32 %r1, [%rd1];
+  atom.global.add.u32 %r2, [%rd1+4], %r1;
+  atom.global.inc.u32 %r3, [%rd1+4], 100;
+  atom.global.cas.b32 %r4, [%rd1+4], %r3, 7;
+  st.shared.u32 [s], %r1;
+  atom.shared.add.u32 %r5, [s], 3;
+  ld.shared.u32 %r6, [s];
+  ld.global.u32 %r7, [%rd1+4];
+  setp.ne.u32 %p1, %r1, 0;
+  vote.sync.ballot.b32 %r8, %p1, -1;
+  ld.global.f32 %f1, [%rd1+8];
+  ld.global.f32 %f2, [%rd1+12];
+  setp.gt.ftz.f32 %p2, %f1, %f2;
+  selp.u32 %r9, 1, 2, %p2;
+  cvt.ftz.f64.f32 %fd1, %f1;
+  cvt.rni.u16.f32 %h1, %f2;
+  cvt.u32.u16 %r10, %h1;
+  st.global.u32 [%rd2], %r2;
+  st.global.u32 [%rd2+4], %r3;
+  st.global.u32 [%rd2+8], %r4;
+  st.global.u32 [%rd2+12], %r5;
+  st.global.u32 [%rd2+16], %r6;
+  st.global.u32 [%rd2+20], %r7;
+  st.global.u32 [%rd2+24], %r8;
+  st.global.u32 [%rd2+28], %r9;
+  st.global.f64 [%rd2+32], %fd1;
+  st.global.u32 [%rd2+40], %r10;
+  ret;
+}`;
+    // f1 = a subnormal (0x00000010), f2 = -0.0 ... then 70000.5 for the u16 saturation
+    sameAsPtxPath(ptx, { ...io('k', '0500000009000000100000000000008000000000', 44), sharedBytes: 4 });
+    sameAsPtxPath(ptx, { ...io('k', '050000000900000000000040803e8847', 44), sharedBytes: 4 });
+  });
+
   it('is deterministic: the same input gives the same bytes', () => {
     const ptx = `.version 7.8
 .target sm_90

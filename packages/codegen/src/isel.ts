@@ -1,7 +1,7 @@
 import type { Block, Instr, OriFunction, OriModule, Operand, Register, VarDecl } from '@ptxforge/kernel';
 import type { SassOperand } from '@ptxforge/sass';
 import {
-  CodegenError, type MBlock, type MFunction, type MGuard, type MInstr, type MOperand, type MParam, type VFile, type VReg, type VRegOperand,
+  CodegenError, type VMemOperand, type MBlock, type MFunction, type MGuard, type MInstr, type MOperand, type MParam, type VFile, type VReg, type VRegOperand,
 } from './mir.js';
 
 /**
@@ -274,6 +274,34 @@ class Selector {
       case 'STS':
       case 'STL':
         return this.store(ins);
+      case 'BFE':
+        return this.bfe(ins);
+      case 'BFI':
+        return this.bfi(ins);
+      case 'PLOP3': {
+        // Ori: d = PLOP3.LUT a, b, c, lut, 0 — SASS writes two predicates (the second unused: PT)
+        const srcs = u.slice(0, 3).map((x) => this.pred(x));
+        const lut = u[3];
+        if (!lut || lut.kind !== 'imm') this.fail('PLOP3 with a non-immediate LUT');
+        return this.emit('PLOP3', ['LUT'], [this.def(d[0]), d[1] ? this.def(d[1]) : PT(), ...srcs, { k: 'int', v: u32(lut.value) & 0xff }, { k: 'int', v: 0 }], 2);
+      }
+      case 'VOTE': {
+        // Ori: r = VOTE.ANY p (ballot) or p' = VOTE.ALL/ANY/EQ p; SASS: VOTE.m Rd, Pd, Psrc
+        const kind = mods.find((m) => m === 'ALL' || m === 'ANY' || m === 'EQ');
+        if (!kind) this.fail('vote mode');
+        const rd = d.find((x) => x.kind === 'reg' && x.reg.cls !== 'P' && x.reg.cls !== 'UP');
+        const pd = d.find((x) => x.kind === 'reg' && (x.reg.cls === 'P' || x.reg.cls === 'UP'));
+        return this.emit('VOTE', [kind], [rd ? this.def(rd) : c2rz(), pd ? this.def(pd) : PT(), this.pred(u[0] ?? { kind: 'pt' })], 2);
+      }
+      case 'HFMA2': {
+        if (mods.some((m) => m !== 'RN')) this.fail('HFMA2 modifiers');
+        const srcs = u.map((x) => this.inReg(this.part(x, 0)));
+        return this.emit('HFMA2', [], [this.def(d[0]), ...srcs], 1);
+      }
+      case 'ATOM':
+      case 'ATOMG':
+      case 'ATOMS':
+        return this.atomic(ins);
       case 'LDC': {
         const c = u[0]!;
         if (c.kind !== 'cbank' || c.index) this.fail('indexed constant load');
@@ -292,6 +320,98 @@ class Selector {
       default:
         return this.fail('');
     }
+  }
+
+  /** A predicate source (register, PT, their complements). */
+  pred(o: Operand): MOperand {
+    if (o.kind === 'pt') return PT(!!o.not);
+    if (o.kind === 'reg') return { ...this.r(this.vOf(o.reg)), ...(o.not ? { not: true } : {}) };
+    if (o.kind === 'imm') return PT(o.value === 0n);
+    return this.fail(`predicate operand ${o.kind}`);
+  }
+
+  /** The low 8 bits of a position/length operand (PTX bfe/bfi read them mod 256). */
+  byte(o: Operand): MOperand {
+    if (o.kind === 'imm') return { k: 'int', v: Number(BigInt.asUintN(8, o.value)) };
+    const t = this.newV('R', 1);
+    this.emit('LOP3', ['LUT'], [this.r(t), this.part(o, 0), { k: 'int', v: 0xff }, c2rz(), { k: 'int', v: 0xc0 }, PT(true)], 1);
+    return this.r(t);
+  }
+
+  /** BFE: shift the field down (SHF, clamping at 32 like PTX), then zero/sign-extend from `len` bits (SGXT), as ptxas. */
+  bfe(ins: Instr): void {
+    const d = ins.defs[0]!;
+    const [a, pos, len] = ins.uses as [Operand, Operand, Operand];
+    if (this.widthOf(d) !== 1 || ins.hasMod('U64') || ins.hasMod('S64')) this.fail('64-bit bit-field extract');
+    const signed = ins.hasMod('S32');
+    const p = this.byte(pos);
+    const l = this.byte(len);
+    let src: MOperand = this.part(a, 0);
+    if (!((p as SassOperand).k === 'int' && (p as { v: number }).v === 0)) {
+      const t = this.newV('R', 1);
+      this.emit('SHF', ['R', signed ? 'S32' : 'U32', 'HI'], [this.r(t), c2rz(), p, this.inReg(src)], 1);
+      src = this.r(t);
+    }
+    if ((l as SassOperand).k === 'int' && (l as { v: number }).v >= 32) return this.emit('MOV', [], [this.def(d), src], 1);
+    this.emit('SGXT', signed ? [] : ['U32'], [this.def(d), this.inReg(src), l], 1);
+  }
+
+  /** BFI: the mask ~(-1 << len) << pos, the inserted value shifted to pos, merged with LOP3 (m ? ins : base). */
+  bfi(ins: Instr): void {
+    const d = ins.defs[0]!;
+    const [a, b, pos, len] = ins.uses as [Operand, Operand, Operand, Operand];
+    if (this.widthOf(d) !== 1) this.fail('64-bit bit-field insert');
+    const p = this.byte(pos);
+    const l = this.byte(len);
+    const ones = this.newV('R', 1);
+    this.emit('MOV', [], [this.r(ones), { k: 'int', v: 0xffffffff }], 1);
+    const hi = this.newV('R', 1);
+    this.emit('SHF', ['L', 'U32'], [this.r(hi), this.r(ones), l, c2rz()], 1);
+    const low = this.newV('R', 1);
+    this.emit('LOP3', ['LUT'], [this.r(low), this.r(hi), c2rz(), c2rz(), { k: 'int', v: 0x0f }, PT(true)], 1);
+    const m = this.newV('R', 1);
+    this.emit('SHF', ['L', 'U32'], [this.r(m), this.r(low), p, c2rz()], 1);
+    const x = this.newV('R', 1);
+    this.emit('SHF', ['L', 'U32'], [this.r(x), this.inReg(this.part(a, 0)), p, c2rz()], 1);
+    this.emit('LOP3', ['LUT'], [this.def(d), this.r(x), this.r(m), this.part(b, 0), { k: 'int', v: 0xe2 }, PT(true)], 1);
+  }
+
+  /**
+   * Atomics as ptxas spells them: generic/global `ATOM(G).E.<op>.STRONG.GPU PT, Rd, desc[UR4][Ra.64], Rb` (CAS:
+   * compare and new value in a consecutive pair, address without the descriptor), shared `ATOMS.<op> Rd, [Ra], Rb`.
+   */
+  atomic(ins: Instr): void {
+    const op = ins.opcode;
+    const mods = ins.mods;
+    const d = ins.defs[0];
+    const u = ins.uses;
+    const kind = mods.find((m) => ['ADD', 'MIN', 'MAX', 'INC', 'DEC', 'AND', 'OR', 'XOR', 'EXCH', 'CAS'].includes(m));
+    if (!kind) this.fail('atomic operation');
+    const type = mods.find((m) => /^[USBF](32|64)$/.test(m)) ?? 'U32';
+    const w = this.widthOf(d);
+    if (w !== 1 || type.endsWith('64')) this.fail('64-bit atomic');
+    if (type === 'F32' && op === 'ATOMS') this.fail('f32 shared-memory atomic (a CAS loop)');
+    const scope = mods.includes('CTA') ? 'CTA' : mods.includes('SYS') ? 'SYS' : 'GPU';
+    const typeMods = type === 'F32' ? ['F32', 'FTZ', 'RN'] : type === 'S32' && (kind === 'MIN' || kind === 'MAX') ? ['S32'] : [];
+    const vals = kind === 'CAS' ? [u[1]!, u[2]!] : [u[1]!];
+    let srcs: MOperand[];
+    if (kind === 'CAS') {
+      const pair = this.newV('R', 2);
+      this.emit('MOV', [], [this.r(pair, 0), this.part(vals[0]!, 0)], 1);
+      this.emit('MOV', [], [this.r(pair, 1), this.part(vals[1]!, 0)], 1);
+      srcs = [this.r(pair, 0), this.r(pair, 1)];
+    } else srcs = [this.inReg(this.part(vals[0]!, 0))];
+    const dst = d ? this.def(d) : c2rz();
+    if (op === 'ATOMS') {
+      return this.emit('ATOMS', [kind, ...typeMods], [dst, this.address(u[0]!, false), ...srcs], 1);
+    }
+    this.usesGlobal = true;
+    const addr = this.address(u[0]!, true) as VMemOperand;
+    if (kind === 'CAS') {
+      addr.desc = false;
+      addr.plain = true;
+    }
+    return this.emit(op, ['E', kind, ...typeMods, 'STRONG', scope], [PT(), dst, addr, ...srcs], 2);
   }
 
   /** A source of an f64 operation: a register pair, or an f64 immediate in a register pair. */
@@ -352,7 +472,8 @@ class Selector {
       ops.push(this.part(u[0]!, 0), this.part(u[1]!, 0), this.part(u[2]!, 0));
       if (x) {
         ops.push(cins[0] ? this.part(cins[0], 0) : PT(true), cins[1] ? this.part(cins[1], 0) : PT(true));
-        if (couts.length) this.fail('IADD3.X with a carry out');
+        // carry chains (add.cc/addc.cc): IADD3.X with carry outs, as ptxas writes `IADD3.X R11, P0, R6, R11, RZ, P0, !PT`
+        if (couts.length > 1) this.fail('IADD3.X with two carry outs');
         return this.emit('IADD3', ['X'], ops, nd);
       }
       notToNeg(ops, 1 + couts.length);
@@ -488,7 +609,7 @@ class Selector {
     const d = ins.defs[0]!;
     const a = ins.uses[0]!;
     const [dt, st] = ins.mods.filter((m) => INT_TYPES.has(m));
-    if (ins.mods.includes('SAT')) this.fail('saturating integer conversion');
+    const sat = ins.mods.includes('SAT');
     if (!dt || !st) this.fail('integer conversion without types');
     const dw = this.widthOf(d);
     const bitsOf = (t: string): number => Number(t.slice(1));
@@ -496,10 +617,24 @@ class Selector {
     const sb = bitsOf(st);
     const signedSrc = st.startsWith('S');
     const RZ = (): MOperand => ({ k: 'reg', file: 'R', n: 255 });
+    if (sat && sb === 64) {
+      if (dw !== 1) this.fail('saturating 64-bit to 64-bit conversion');
+      return this.emit('MOV', [], [this.def(d, 0), this.clamp64(a, signedSrc, dt)], 1);
+    }
     // the 32-bit result (low word)
     let lo: MOperand;
     const small = Math.min(db, sb);
-    if (small >= 32) lo = this.part(a, 0);
+    if (sat) {
+      // the source read at its own width (extended from sb bits), then clamped to the destination's range
+      let src = this.part(a, 0);
+      if (sb < 32) {
+        const t = this.newV('R', 1);
+        if (signedSrc) this.emit('PRMT', [], [this.r(t), src, { k: 'int', v: sb === 8 ? 0x8880 : 0x9910 }, RZ()], 1);
+        else this.emit('LOP3', ['LUT'], [this.r(t), src, { k: 'int', v: sb === 8 ? 0xff : 0xffff }, RZ(), { k: 'int', v: 0xc0 }, PT(true)], 1);
+        src = this.r(t);
+      }
+      lo = this.clamp32(src, signedSrc, dt);
+    } else if (small >= 32) lo = this.part(a, 0);
     else {
       // narrowing or widening through a sub-word type: extend from `small` bits by the source's (widening) or
       // the destination's signedness (narrowing: the value is written extended by the destination type)
@@ -511,7 +646,7 @@ class Selector {
     }
     if (dw === 1) return this.emit('MOV', [], [this.def(d, 0), lo], 1);
     if (dw !== 2) this.fail('128-bit conversion');
-    const signedExt = db > sb ? signedSrc : dt.startsWith('S');
+    const signedExt = sat ? dt.startsWith('S') : db > sb ? signedSrc : dt.startsWith('S');
     if (db === 64 && sb === 64) {
       this.emit('MOV', [], [this.def(d, 0), this.part(a, 0)], 1);
       return this.emit('MOV', [], [this.def(d, 1), this.part(a, 1)], 1);
@@ -520,6 +655,65 @@ class Selector {
     if (signedExt) this.emit('SHF', ['R', 'S32', 'HI'], [this.def(d, 1), RZ(), { k: 'int', v: 31 }, loReg], 1);
     else this.emit('MOV', [], [this.def(d, 1), RZ()], 1);
     this.emit('MOV', [], [this.def(d, 0), loReg], 1);
+  }
+
+  /** Range of an integer type as [lo, hi]. */
+  static range(t: string): [bigint, bigint] {
+    const b = BigInt(Number(t.slice(1)));
+    return t.startsWith('S') ? [-(1n << (b - 1n)), (1n << (b - 1n)) - 1n] : [0n, (1n << b) - 1n];
+  }
+
+  /** Clamp a 32-bit value (signed or unsigned) to the range of `dt` with IMNMX (max then min), as a register. */
+  clamp32(src: MOperand, signed: boolean, dt: string): MOperand {
+    const [dlo, dhi] = Selector.range(dt);
+    const [slo, shi] = signed ? [-(1n << 31n), (1n << 31n) - 1n] : [0n, (1n << 32n) - 1n];
+    let cur = this.inReg(src);
+    if (signed) {
+      if (dlo > slo) {
+        const t = this.newV('R', 1);
+        this.emit('IMNMX', [], [this.r(t), cur, { k: 'int', v: u32(dlo) }, PT(true)], 1);
+        cur = this.r(t);
+      }
+      // an unsigned destination wider than the positive half keeps every non-negative value
+      if (dhi < shi) {
+        const t = this.newV('R', 1);
+        this.emit('IMNMX', [], [this.r(t), cur, { k: 'int', v: u32(dhi) }, PT()], 1);
+        cur = this.r(t);
+      }
+      return cur;
+    }
+    // unsigned source: only the upper bound can bind (a signed destination's hi is below 2^31)
+    if (dhi < shi) {
+      const t = this.newV('R', 1);
+      this.emit('IMNMX', ['U32'], [this.r(t), cur, { k: 'int', v: u32(dhi) }, PT()], 1);
+      cur = this.r(t);
+    }
+    return cur;
+  }
+
+  /** Clamp a 64-bit value to the (at most 32-bit) range of `dt`: 64-bit compares (ISETP + ISETP.EX) and SELs. */
+  clamp64(a: Operand, signed: boolean, dt: string): MOperand {
+    const [dlo, dhi] = Selector.range(dt);
+    const ahi = a.kind === 'reg' && a.reg.width === 1 ? c2rz() : this.part(a, 1);
+    const alo = this.part(a, 0);
+    const cmp = (c: string, k: bigint): VReg => {
+      const lt = this.newV('P', 1);
+      const p = this.newV('P', 1);
+      this.emit('ISETP', [c, 'U32', 'AND'], [this.r(lt), PT(), alo, { k: 'int', v: u32(k) }, PT()], 2);
+      this.emit('ISETP', [c, ...(signed ? [] : ['U32']), 'AND', 'EX'], [this.r(p), PT(), ahi, { k: 'int', v: u32(k >> 32n) }, PT(), this.r(lt)], 2);
+      return p;
+    };
+    let cur: MOperand = this.inReg(alo);
+    if (signed || dlo > 0n) {
+      const below = cmp('LT', dlo);
+      const t = this.newV('R', 1);
+      this.emit('SEL', [], [this.r(t), cur, { k: 'int', v: u32(dlo) }, { ...this.r(below), not: true }], 1);
+      cur = this.r(t);
+    }
+    const above = cmp('GT', dhi);
+    const t = this.newV('R', 1);
+    this.emit('SEL', [], [this.r(t), cur, { k: 'int', v: u32(dhi) }, { ...this.r(above), not: true }], 1);
+    return this.r(t);
   }
 
   convert(ins: Instr): void {
@@ -535,7 +729,21 @@ class Selector {
     if (op === 'I2F') mods = [...(dt === 'F32' ? [] : [dt]), ...(st === 'S32' ? [] : [st]), ...rest.filter((m) => m !== 'RN')];
     else if (op === 'F2I') mods = [...(dt === 'S32' ? [] : [dt]), ...(st === 'F32' ? [] : [st]), ...(rest.some((m) => ['TRUNC', 'FLOOR', 'CEIL', 'RN', 'RZ', 'RM', 'RP'].includes(m)) ? rest : ['TRUNC', ...rest]), 'NTZ'];
     else mods = [dt, st, ...rest.filter((m) => m !== 'RN')];
-    if (op === 'F2I') mods = mods.filter((m, i) => mods.indexOf(m) === i);
+    // RN is F2I's default rounding and not spelled (`F2I.U32.NTZ`)
+    if (op === 'F2I') mods = mods.filter((m, i) => mods.indexOf(m) === i && m !== 'RN');
+    if (op === 'F2I' && /^[SU](8|16)$/.test(dt)) {
+      // sub-word results: convert at 32 bits (saturating to that range), then clamp to the type's range
+      const wide = dt.startsWith('S') ? 'S32' : 'U32';
+      const t = this.newV('R', 1);
+      this.emit('F2I', mods.map((m) => (m === dt ? wide : m)).filter((m) => m !== 'S32'), [this.r(t), this.whole(a)], 1);
+      return this.emit('MOV', [], [this.def(d), this.clamp32(this.r(t), dt.startsWith('S'), dt)], 1);
+    }
+    if (op === 'F2F' && st === 'F32' && dt === 'F64' && mods.includes('FTZ')) {
+      // f32 -> f64 with FTZ: flush the source (x * 1 with FTZ keeps every value, -0 and NaNs included, but subnormals), then widen
+      const t = this.newV('R', 1);
+      this.emit('FMUL', ['FTZ'], [this.r(t), this.whole(a), { k: 'float', v: 1 }], 1);
+      return this.emit(op, mods.filter((m) => m !== 'FTZ'), [this.defWhole(d), this.r(t)], 1);
+    }
     this.emit(op, mods, [this.defWhole(d), this.whole(a)], 1);
   }
 

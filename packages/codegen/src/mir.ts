@@ -41,6 +41,8 @@ export interface VMemOperand {
   off: number;
   /** Global-memory descriptor uniform register pair (`desc[UR4]`), set by emission. */
   desc?: boolean;
+  /** A 64-bit base printed without `.64` (the `ATOM.E.CAS` form `[R6]`). */
+  plain?: boolean;
 }
 
 /** A branch target: the index of a machine block, resolved to its address at emission. */

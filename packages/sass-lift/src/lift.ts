@@ -315,6 +315,8 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
         const bits = (h(ops[3]!.text) << 16) | h(ops[4]!.text);
         return line(`${operand(ctx, ops[0]!, 1, undefined)} = MOV ${hex(bits >>> 0)}`);
       }
+      // the plain form (no half selects, no F32/BF16 inputs) is Ori's HFMA2
+      if (ops.length === 4 && ops.every((o) => !/\.(H[01]|F32|BF16)/.test(o.text)) && mods.every((m) => m === 'FTZ' || m === 'SAT')) break;
       return unsupported(ctx, 'HFMA2 with half selects');
     }
     case 'SGXT': {
