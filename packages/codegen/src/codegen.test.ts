@@ -299,6 +299,96 @@ ${lines.join('\n')}
     sameAsPtxPath(ptx, { ...io('k', '050000000900000000000040803e8847', 44), sharedBytes: 4 });
   });
 
+  it('device calls are inlined (two call sites, two results, a guarded call), .local variables live in the frame', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.func (.reg .u32 r, .reg .u32 q) twice(.reg .u32 x, .reg .u32 y)
+{
+  .reg .pred %p;
+  setp.gt.u32 %p, x, y;
+  @%p bra BIG;
+  add.u32 r, x, x;
+  mov.u32 q, 1;
+  ret;
+BIG:
+  sub.u32 r, x, y;
+  mov.u32 q, 2;
+  ret;
+}
+.visible .entry k(.param .u64 a, .param .u64 b) {
+  .local .align 4 .b8 buf[16];
+  .reg .u32 %r<12>;
+  .reg .u64 %rd<3>;
+  .reg .pred %p1;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  ld.global.u32 %r1, [%rd1];
+  ld.global.u32 %r2, [%rd1+4];
+  call (%r3, %r4), twice, (%r1, %r2);
+  call (%r5, %r6), twice, (%r2, %r1);
+  st.local.u32 [buf], %r3;
+  st.local.u32 [buf+4], %r5;
+  setp.eq.u32 %p1, %r4, 2;
+  mov.u32 %r7, 0;
+  mov.u32 %r8, 0;
+  @%p1 call (%r7, %r8), twice, (%r3, %r3);
+  ld.local.u32 %r9, [buf];
+  ld.local.u32 %r10, [buf+4];
+  st.global.u32 [%rd2], %r9;
+  st.global.u32 [%rd2+4], %r10;
+  st.global.u32 [%rd2+8], %r4;
+  st.global.u32 [%rd2+12], %r6;
+  st.global.u32 [%rd2+16], %r7;
+  st.global.u32 [%rd2+20], %r8;
+  ret;
+}`;
+    sameAsPtxPath(ptx, io('k', '0900000004000000', 24));
+    sameAsPtxPath(ptx, io('k', '0300000004000000', 24));
+  });
+
+  it('integer division and remainder (signed, unsigned, by zero), f32 rounding to integers, NUM compares, indexed constants', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b) {
+  .reg .u32 %r<16>;
+  .reg .f32 %f<8>;
+  .reg .u64 %rd<4>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  ld.global.u32 %r1, [%rd1];
+  ld.global.u32 %r2, [%rd1+4];
+  div.s32 %r3, %r1, %r2;
+  rem.s32 %r4, %r1, %r2;
+  div.u32 %r5, %r1, %r2;
+  rem.u32 %r6, %r1, %r2;
+  div.u32 %r7, %r1, 0;
+  ld.global.f32 %f1, [%rd1+8];
+  cvt.rni.f32.f32 %f2, %f1;
+  cvt.rzi.f32.f32 %f3, %f1;
+  cvt.rmi.f32.f32 %f4, %f1;
+  cvt.rpi.f32.f32 %f5, %f1;
+  setp.num.f32 %p1, %f1, %f2;
+  selp.u32 %r8, 1, 0, %p1;
+  st.global.u32 [%rd2], %r3;
+  st.global.u32 [%rd2+4], %r4;
+  st.global.u32 [%rd2+8], %r5;
+  st.global.u32 [%rd2+12], %r6;
+  st.global.u32 [%rd2+16], %r7;
+  st.global.f32 [%rd2+20], %f2;
+  st.global.f32 [%rd2+24], %f3;
+  st.global.f32 [%rd2+28], %f4;
+  st.global.f32 [%rd2+32], %f5;
+  st.global.u32 [%rd2+36], %r8;
+  ret;
+}`;
+    sameAsPtxPath(ptx, io('k', '85ffffff070000000000b0c0', 40)); // -123 / 7, -5.5
+    sameAsPtxPath(ptx, io('k', 'ffffff7ffdffffff00001841', 40)); // big / -3, 9.5
+    sameAsPtxPath(ptx, io('k', '2a00000000000000ffffffff', 40)); // by zero, NaN
+  });
+
   it('is deterministic: the same input gives the same bytes', () => {
     const ptx = `.version 7.8
 .target sm_90

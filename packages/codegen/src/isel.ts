@@ -32,6 +32,15 @@ function f32OfBits(bits: number): number {
   return dv.getFloat32(0);
 }
 
+/** Inlining limits: call nesting and total inlined Ori instructions per kernel. */
+const MAX_INLINE_DEPTH = 16;
+const MAX_INLINED_INSTRS = 200_000;
+
+interface LabelOperandLike {
+  k: string;
+  block: number;
+}
+
 const FLOAT_OPS = new Set(['FADD', 'FMUL', 'FFMA', 'FSETP', 'FSET', 'FMNMX', 'FSEL']);
 const INT_TYPES = new Set(['U8', 'S8', 'U16', 'S16', 'U32', 'S32', 'U64', 'S64']);
 
@@ -46,7 +55,10 @@ class Selector {
   usesGlobal = false;
   private readonly blockIndex = new Map<Block, number>();
 
-  constructor(readonly fn: OriFunction, readonly shared: ReadonlyMap<string, number>, readonly opts: SelectOptions) {}
+  constructor(
+    readonly module: OriModule, readonly fn: OriFunction, readonly shared: ReadonlyMap<string, number>, readonly opts: SelectOptions,
+    readonly locals: ReadonlyMap<string, number> = new Map(),
+  ) {}
 
   fail(why: string): never {
     throw new CodegenError('CODEGEN_NOT_IMPLEMENTED', `${this.fn.name}${this.line ? ` line ${this.line}` : ''}: not implemented: ${this.curOp}${why ? ` (${why})` : ''}`);
@@ -158,14 +170,104 @@ class Selector {
 
   // ---- selection ----------------------------------------------------------------------------------------
 
+  /** Machine blocks by id (creation order) and their layout order. */
+  private created: MBlock[] = [];
+  private layout: number[] = [];
+  /** Device functions being inlined (innermost last): their return continuation. */
+  private inlining: Array<{ fn: OriFunction; results: MOperand[][]; cont: number }> = [];
+  private inlinedInstrs = 0;
+
+  newBlock(label: string): number {
+    this.created.push({ label, instrs: [] });
+    return this.created.length - 1;
+  }
+
   run(): { blocks: MBlock[] } {
-    this.fn.blocks.forEach((b, i) => this.blockIndex.set(b, i));
-    this.blocks = this.fn.blocks.map((b) => ({ label: b.label, instrs: [] }));
-    this.fn.blocks.forEach((b, i) => {
-      this.cur = this.blocks[i]!.instrs;
+    this.selectBody(this.fn, '');
+    // blocks in layout order; label operands name layout positions
+    const pos = new Int32Array(this.created.length);
+    this.layout.forEach((id, i) => (pos[id] = i));
+    this.blocks = this.layout.map((id) => this.created[id]!);
+    for (const b of this.blocks) {
+      for (const mi of b.instrs) for (const o of mi.ops) if ((o as LabelOperandLike).k === 'label') (o as LabelOperandLike).block = pos[(o as LabelOperandLike).block]!;
+    }
+    return { blocks: this.blocks };
+  }
+
+  /** Select the blocks of `f` (the kernel, or a device function being inlined) into new machine blocks. */
+  selectBody(f: OriFunction, prefix: string): void {
+    const ids = f.blocks.map((b) => this.newBlock(prefix + b.label));
+    this.blockIndex.clear();
+    f.blocks.forEach((b, i) => this.blockIndex.set(b, ids[i]!));
+    f.blocks.forEach((b, i) => {
+      this.layout.push(ids[i]!);
+      this.cur = this.created[ids[i]!]!.instrs;
       for (const ins of b.instrs) this.select(ins);
     });
-    return { blocks: this.blocks };
+  }
+
+  /**
+   * A device-function call, inlined: arguments moved into a fresh copy of the callee's parameter registers,
+   * the callee's blocks selected after the call site, each RET moving the returned values into the call's
+   * results and branching to the continuation block that takes the rest of the caller's block. (The ABI call
+   * with CALL.REL/RET.REL is not selected yet; ptxas inlines small functions the same way.)
+   */
+  call(ins: Instr): void {
+    const t = ins.uses[0];
+    const callee = t?.kind === 'sym' ? this.module.getFunction(t.name) : undefined;
+    if (!callee || callee.blocks.length === 0) this.fail('call of a function without a body (extern or indirect)');
+    if (this.inlining.length >= MAX_INLINE_DEPTH || this.inlining.some((c) => c.fn === callee)) this.fail('recursive or deeply nested calls (the ABI call is not selected yet)');
+    this.inlinedInstrs += callee.instructionCount;
+    if (this.inlinedInstrs > MAX_INLINED_INSTRS) this.fail('too much code to inline (the ABI call is not selected yet)');
+    const args = ins.uses.slice(1);
+    if (args.length !== callee.params.length || callee.params.some((p) => !p.reg)) this.fail('call with parameters passed in memory');
+    // read the arguments and name the results under the caller's registers
+    const argParts = args.map((a, i) => {
+      const w = callee.params[i]!.reg!.width;
+      return Array.from({ length: w }, (_, p) => (a.kind === 'reg' && a.reg.width <= p ? c2rz() : this.part(a, p)));
+    });
+    const results = ins.defs.map((d) => {
+      if (d.kind !== 'reg') return [] as MOperand[];
+      const v = this.vOf(d.reg);
+      return Array.from({ length: v.width }, (_, p) => this.r(v, p) as MOperand);
+    });
+    const cont = this.newBlock(`${this.created[this.layout[this.layout.length - 1]!]!.label}.ret${this.created.length}`);
+    const guard = this.guard;
+    if (guard) this.emit('BRA', [], [{ k: 'label', block: cont }], 0, { v: guard.v, not: !guard.not });
+    const savedMap = new Map(this.map);
+    const savedIndex = new Map(this.blockIndex);
+    // a fresh copy of the callee's registers for this call site
+    for (const r of callee.registers) this.map.delete(r);
+    callee.params.forEach((p, i) => {
+      const v = this.vOf(p.reg!);
+      argParts[i]!.forEach((src, k) => {
+        if (k < v.width) this.emit('MOV', [], [this.r(v, k), src], 1, undefined);
+      });
+    });
+    this.inlining.push({ fn: callee, results, cont });
+    this.selectBody(callee, `${callee.name}.${this.created.length}.`);
+    this.inlining.pop();
+    this.map.clear();
+    for (const [k, v] of savedMap) this.map.set(k, v);
+    this.blockIndex.clear();
+    for (const [k, v] of savedIndex) this.blockIndex.set(k, v);
+    this.layout.push(cont);
+    this.cur = this.created[cont]!.instrs;
+  }
+
+  /** RET of an inlined function: the returned values into the call's results, then on to the continuation. */
+  ret(ins: Instr): void {
+    const site = this.inlining[this.inlining.length - 1];
+    if (!site) {
+      if (this.fn.kind !== 'entry') this.fail('device-function returns outside a call');
+      return this.emit('EXIT', [], [], 0);
+    }
+    ins.uses.forEach((u, i) => {
+      const dst = site.results[i];
+      if (!dst) return;
+      dst.forEach((d, p) => this.emit('MOV', [], [d, u.kind === 'reg' && u.reg.width <= p ? c2rz() : this.part(u, p)], 1));
+    });
+    this.emit('BRA', [], [{ k: 'label', block: site.cont }], 0);
   }
 
   label(b: Block): MOperand {
@@ -195,8 +297,9 @@ class Selector {
       case 'EXIT':
         return this.emit('EXIT', [], [], 0);
       case 'RET':
-        if (this.fn.kind !== 'entry') this.fail('device-function returns (calls are not selected yet)');
-        return this.emit('EXIT', [], [], 0);
+        return this.ret(ins);
+      case 'CALL':
+        return this.call(ins);
       case 'BRA': {
         const t = ins.labelTargets()[0];
         if (!t) this.fail('branch without a target');
@@ -274,6 +377,11 @@ class Selector {
       case 'STS':
       case 'STL':
         return this.store(ins);
+      case 'IDIV':
+      case 'IREM':
+        return this.divide(ins);
+      case 'FRND':
+        return this.round(ins);
       case 'BFE':
         return this.bfe(ins);
       case 'BFI':
@@ -304,8 +412,13 @@ class Selector {
         return this.atomic(ins);
       case 'LDC': {
         const c = u[0]!;
-        if (c.kind !== 'cbank' || c.index) this.fail('indexed constant load');
+        if (c.kind !== 'cbank') this.fail('constant load of a non-constant operand');
         const w = this.widthOf(d[0]);
+        if (c.index) {
+          const ix = this.vOf(c.index);
+          if (ix.width !== 1) this.fail('64-bit constant-bank index');
+          return this.emit('LDC', w === 2 ? ['64'] : [], [this.defWhole(d[0]), { k: 'vcbank', bank: c.bank, off: c.offset, index: ix }], 1);
+        }
         return this.emit('LDC', w === 2 ? ['64'] : [], [this.defWhole(d[0]), { k: 'cbank', bank: c.bank, off: c.offset }], 1);
       }
       case 'BAR': {
@@ -320,6 +433,117 @@ class Selector {
       default:
         return this.fail('');
     }
+  }
+
+  /**
+   * 32-bit integer division and remainder, the sequence ptxas emits: a reciprocal of the divisor from MUFU.RCP
+   * (I2F.U32.RP, +0x0ffffffe on its bits, F2I.U32.TRUNC), one Newton step in integers, the quotient estimate as
+   * the high product, then two corrections (the estimate is at most 2 low). Signed: on magnitudes, signs fixed
+   * after. Division by zero gives all ones and the dividend as remainder, as the PTX path.
+   */
+  divide(ins: Instr): void {
+    const d = ins.defs[0]!;
+    if (this.widthOf(d) !== 1) this.fail('64-bit division');
+    const signed = !ins.mods.includes('U32');
+    const rem = ins.opcode === 'IREM';
+    const R = (): VReg => this.newV('R', 1);
+    const P = (): VReg => this.newV('P', 1);
+    const a0 = this.inReg(this.part(ins.uses[0]!, 0));
+    const b0 = this.inReg(this.part(ins.uses[1]!, 0));
+    let a = a0;
+    let b = b0;
+    if (signed) {
+      const aa = R();
+      const bb = R();
+      this.emit('IABS', [], [this.r(aa), a0], 1);
+      this.emit('IABS', [], [this.r(bb), b0], 1);
+      a = this.r(aa);
+      b = this.r(bb);
+    }
+    const f = R();
+    this.emit('I2F', ['U32', 'RP'], [this.r(f), b], 1);
+    const rf = R();
+    this.emit('MUFU', ['RCP'], [this.r(rf), this.r(f)], 1);
+    const rb = R();
+    this.emit('IADD3', [], [this.r(rb), this.r(rf), { k: 'int', v: 0x0ffffffe }, c2rz()], 1);
+    const y = R();
+    this.emit('F2I', ['FTZ', 'U32', 'TRUNC', 'NTZ'], [this.r(y), this.r(rb)], 1);
+    const nb = R();
+    this.emit('IADD3', [], [this.r(nb), { ...(b as VRegOperand), neg: true }, c2rz(), c2rz()], 1);
+    const e = R();
+    this.emit('IMAD', [], [this.r(e), this.r(y), this.r(nb), c2rz()], 1);
+    const h = R();
+    this.emit('IMAD', ['HI', 'U32'], [this.r(h), this.r(y), this.r(e), c2rz()], 1);
+    const y2 = R();
+    this.emit('IADD3', [], [this.r(y2), this.r(y), this.r(h), c2rz()], 1);
+    const q = R();
+    this.emit('IMAD', ['HI', 'U32'], [this.r(q), this.r(y2), a, c2rz()], 1);
+    const r = R();
+    this.emit('IMAD', [], [this.r(r), this.r(q), this.r(nb), a], 1);
+    for (let k = 0; k < 2; k++) {
+      const p = P();
+      this.emit('ISETP', ['GE', 'U32', 'AND'], [this.r(p), PT(), this.r(r), b, PT()], 2);
+      this.emit('IADD3', [], [this.r(q), this.r(q), { k: 'int', v: 1 }, c2rz()], 1, this.andGuard(p));
+      this.emit('IADD3', [], [this.r(r), this.r(r), this.r(nb), c2rz()], 1, this.andGuard(p));
+    }
+    let out = rem ? r : q;
+    if (signed) {
+      // quotient negative when the signs differ, remainder takes the dividend's sign
+      const neg = P();
+      if (rem) this.emit('ISETP', ['LT', 'AND'], [this.r(neg), PT(), a0, c2rz(), PT()], 2);
+      else {
+        const x = R();
+        this.emit('LOP3', ['LUT'], [this.r(x), a0, b0, c2rz(), { k: 'int', v: 0x3c }, PT(true)], 1);
+        this.emit('ISETP', ['LT', 'AND'], [this.r(neg), PT(), this.r(x), c2rz(), PT()], 2);
+      }
+      const n = R();
+      this.emit('IADD3', [], [this.r(n), { ...this.r(out), neg: true }, c2rz(), c2rz()], 1);
+      const sgn = R();
+      this.emit('SEL', [], [this.r(sgn), this.r(n), this.r(out), this.r(neg)], 1);
+      out = sgn;
+    }
+    // division by zero
+    const z = P();
+    this.emit('ISETP', ['EQ', 'U32', 'AND'], [this.r(z), PT(), b0, c2rz(), PT()], 2);
+    this.emit('SEL', [], [this.def(d), rem ? a0 : { k: 'int', v: 0xffffffff }, this.r(out), this.r(z)], 1);
+  }
+
+  /** The instruction's guard combined with `p` (an unguarded context: just `p`). */
+  andGuard(p: VReg): MGuard {
+    if (!this.guard) return { v: p, not: false };
+    const c = this.newV('P', 1);
+    this.emit('PLOP3', ['LUT'], [this.r(c), PT(), { ...this.r(this.guard.v), ...(this.guard.not ? { not: true } : {}) }, this.r(p), PT(), { k: 'int', v: 0x80 }, { k: 'int', v: 0 }], 2, undefined);
+    return { v: c, not: false };
+  }
+
+  /**
+   * f32 round to integer (cvt.rni/rzi/rmi/rpi.f32.f32): F2I in the rounding mode, back with I2F, the source's sign
+   * bit ORed in (-0.3 -> -0), and the source itself where |x| >= 2^23 (already integral) or NaN (canonical).
+   */
+  round(ins: Instr): void {
+    const d = ins.defs[0]!;
+    if (ins.mods.includes('F64') || this.widthOf(d) !== 1) this.fail('f64 round to integer');
+    const mode = ins.mods.find((m) => m === 'TRUNC' || m === 'FLOOR' || m === 'CEIL');
+    let x = this.inReg(this.whole(ins.uses[0]!, { float: true }));
+    if (ins.mods.includes('FTZ')) {
+      const t = this.newV('R', 1);
+      this.emit('FMUL', ['FTZ'], [this.r(t), x, { k: 'float', v: 1 }], 1);
+      x = this.r(t);
+    }
+    const i = this.newV('R', 1);
+    this.emit('F2I', [...(mode ? [mode] : []), 'NTZ'], [this.r(i), x], 1);
+    const f = this.newV('R', 1);
+    this.emit('I2F', [], [this.r(f), this.r(i)], 1);
+    const sf = this.newV('R', 1);
+    this.emit('LOP3', ['LUT'], [this.r(sf), this.r(f), x, { k: 'int', v: 0x80000000 }, { k: 'int', v: 0xf8 }, PT(true)], 1);
+    const ax = this.newV('R', 1);
+    this.emit('LOP3', ['LUT'], [this.r(ax), x, { k: 'int', v: 0x7fffffff }, c2rz(), { k: 'int', v: 0xc0 }, PT(true)], 1);
+    const big = this.newV('P', 1);
+    this.emit('ISETP', ['GE', 'U32', 'AND'], [this.r(big), PT(), this.r(ax), { k: 'int', v: 0x4b000000 }, PT()], 2);
+    // the integral-already values pass through x * 1 (NaNs come out canonical, as FRND's)
+    const xb = this.newV('R', 1);
+    this.emit('FMUL', [], [this.r(xb), x, { k: 'float', v: 1 }], 1);
+    this.emit('SEL', [], [this.def(d), this.r(xb), this.r(sf), this.r(big)], 1);
   }
 
   /** A predicate source (register, PT, their complements). */
@@ -750,6 +974,10 @@ class Selector {
   address(o: Operand, wide: boolean): MOperand {
     if (o.kind !== 'mem') this.fail('memory operand expected');
     let off = o.offset;
+    if (o.sym && this.locals.has(o.sym)) {
+      if (o.base) this.fail(`indexed access to the local variable ${o.sym}`);
+      return { k: 'vmem', wide: false, off: off + this.locals.get(o.sym)!, stack: true };
+    }
     if (o.sym) {
       const s = this.shared.get(o.sym);
       if (s === undefined) this.fail(`address of ${o.sym} (only .shared variables are laid out yet)`);
@@ -767,7 +995,6 @@ class Selector {
     const op = ins.opcode;
     const wide = op === 'LD' || op === 'LDG';
     if (wide) this.usesGlobal = true;
-    if (op === 'LDL') this.fail('local memory');
     const mods = this.memMods(ins.mods);
     if (ins.mods.includes('128')) this.fail('128-bit access');
     return this.emit(op, mods, [this.defWhole(ins.defs[0]), this.address(ins.uses[0]!, wide)], 1);
@@ -777,7 +1004,6 @@ class Selector {
     const op = ins.opcode;
     const wide = op === 'ST' || op === 'STG';
     if (wide) this.usesGlobal = true;
-    if (op === 'STL') this.fail('local memory');
     if (ins.mods.includes('128')) this.fail('128-bit access');
     const v = ins.uses[1]!;
     const val = v.kind === 'reg' ? this.whole(v) : this.inReg(this.part(v, 0));
@@ -824,19 +1050,36 @@ export function sharedLayout(m: OriModule, fn: OriFunction): { offsets: Map<stri
   };
   for (const v of m.vars) place(v);
   for (const v of fn.vars) place(v);
+  // `.extern .shared` arrays (dynamic shared memory) all start where the static allocation ends
+
+  for (const v of [...m.vars, ...fn.vars]) {
+    if (v.space !== 'shared' || !v.extern) continue;
+    const a = Math.max(1, v.align);
+    const off = Math.ceil(at / a) * a;
+    offsets.set(v.name, off);
+
+  }
   return { offsets, bytes: at };
 }
 
 /** Select one function of an optimized module. */
 export function selectFunction(m: OriModule, fn: OriFunction, opts: SelectOptions): MFunction {
-  if (fn.vars.some((v) => v.space === 'local')) {
-    throw new CodegenError('CODEGEN_NOT_IMPLEMENTED', `${fn.name}: not implemented: local memory (.local variables need a stack frame)`);
-  }
   if (m.vars.some((v) => v.space === 'global' || v.space === 'const')) {
     throw new CodegenError('CODEGEN_NOT_IMPLEMENTED', `${fn.name}: not implemented: module .global/.const variables (relocations)`);
   }
   const { offsets, bytes } = sharedLayout(m, fn);
-  const s = new Selector(fn, offsets, opts);
+  // `.local` variables at the bottom of the stack frame ([R1 + offset]); spill slots go above them
+  const locals = new Map<string, number>();
+  let localBytes = 0;
+  for (const v of fn.vars) {
+    if (v.space !== 'local') continue;
+    const a = Math.max(1, v.align);
+    localBytes = Math.ceil(localBytes / a) * a;
+    locals.set(v.name, localBytes);
+    localBytes += v.size;
+  }
+  localBytes = Math.ceil(localBytes / 8) * 8;
+  const s = new Selector(m, fn, offsets, opts, locals);
   const { blocks } = s.run();
   const params: MParam[] = [];
   let paramBytes = 0;
@@ -849,7 +1092,7 @@ export function selectFunction(m: OriModule, fn: OriFunction, opts: SelectOption
   }
   return {
     name: fn.name, kind: fn.kind, blocks, vregs: s.vregs, params, paramBase: opts.paramBase, paramBytes,
-    sharedBytes: bytes, frameBytes: 0, usesGlobalDesc: s.usesGlobal, directives: fn.directives,
+    sharedBytes: bytes, frameBytes: localBytes, localBytes, usesGlobalDesc: s.usesGlobal, directives: fn.directives,
   };
 }
 
