@@ -389,6 +389,38 @@ BIG:
     sameAsPtxPath(ptx, io('k', '2a00000000000000ffffffff', 40)); // by zero, NaN
   });
 
+  it('64-bit high products, f32 square roots (all ranges and specials), bf16 conversion', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b) {
+  .reg .u32 %r<4>;
+  .reg .b16 %h<2>;
+  .reg .f32 %f<8>;
+  .reg .u64 %rd<8>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  ld.global.u64 %rd3, [%rd1];
+  ld.global.u64 %rd4, [%rd1+8];
+  mul.hi.u64 %rd5, %rd3, %rd4;
+  mul.hi.s64 %rd6, %rd3, %rd4;
+  ld.global.f32 %f1, [%rd1+16];
+  sqrt.rn.f32 %f2, %f1;
+  sqrt.rn.ftz.f32 %f3, %f1;
+  cvt.rn.bf16.f32 %h1, %f1;
+  cvt.u32.u16 %r1, %h1;
+  st.global.u64 [%rd2], %rd5;
+  st.global.u64 [%rd2+8], %rd6;
+  st.global.f32 [%rd2+16], %f2;
+  st.global.f32 [%rd2+20], %f3;
+  st.global.u32 [%rd2+24], %r1;
+  ret;
+}`;
+    const inputs = ['0000c040', '00000000', '00000080', '0000c0bf', '0000807f', '0000c07f', '01000000', 'ffff7f7f', '6f12833a'];
+    const words = ['f1debc9a78563412fffffffffffffff7', '0100000000000080ffffffffffffffff', '00000000010000000000000001000000'];
+    inputs.forEach((f, i) => sameAsPtxPath(ptx, io('k', words[i % words.length]! + f, 28)));
+  });
+
   it('is deterministic: the same input gives the same bytes', () => {
     const ptx = `.version 7.8
 .target sm_90

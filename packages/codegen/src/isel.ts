@@ -382,6 +382,8 @@ class Selector {
         return this.divide(ins);
       case 'FRND':
         return this.round(ins);
+      case 'FSQRT':
+        return this.sqrt(ins);
       case 'BFE':
         return this.bfe(ins);
       case 'BFI':
@@ -544,6 +546,125 @@ class Selector {
     const xb = this.newV('R', 1);
     this.emit('FMUL', [], [this.r(xb), x, { k: 'float', v: 1 }], 1);
     this.emit('SEL', [], [this.def(d), this.r(xb), this.r(sf), this.r(big)], 1);
+  }
+
+  /**
+   * mul.hi.u64/s64: the high 64 bits of the 128-bit product from four 32x32 wide products, each partial sum
+   * kept below 2^64 by accumulating through IMAD.WIDE.U32's 64-bit addend; signed: minus b where a < 0 and
+   * minus a where b < 0 (two's complement high word).
+   */
+  mulHi64(ins: Instr): void {
+    const d = ins.defs[0]!;
+    const [a, b, c] = ins.uses as [Operand, Operand, Operand | undefined];
+    if (c && c.kind !== 'rz' && !(c.kind === 'imm' && c.value === 0n)) this.fail('64-bit high product with an addend');
+    const signed = !ins.hasMod('U64') && !ins.hasMod('U32');
+    const hi = (o: Operand): MOperand => (o.kind === 'reg' && o.reg.width === 1 ? c2rz() : this.inReg(this.part(o, 1)));
+    const a0 = this.inReg(this.part(a, 0));
+    const b0 = this.inReg(this.part(b, 0));
+    const a1 = hi(a);
+    const b1 = hi(b);
+    const pair = (lo: MOperand): VReg => {
+      const p = this.newV('R', 2);
+      this.emit('MOV', [], [this.r(p, 0), lo], 1);
+      this.emit('MOV', [], [this.r(p, 1), c2rz()], 1);
+      return p;
+    };
+    const p00 = this.newV('R', 2);
+    this.emit('IMAD', ['WIDE', 'U32'], [this.r(p00, 0, 2), a0, b0, c2rz()], 1);
+    const t = this.newV('R', 2);
+    this.emit('IMAD', ['WIDE', 'U32'], [this.r(t, 0, 2), a0, b1, this.r(pair(this.r(p00, 1)), 0, 2)], 1);
+    const m = this.newV('R', 2);
+    this.emit('IMAD', ['WIDE', 'U32'], [this.r(m, 0, 2), a1, b0, this.r(pair(this.r(t, 0)), 0, 2)], 1);
+    const r = this.newV('R', 2);
+    this.emit('IMAD', ['WIDE', 'U32'], [this.r(r, 0, 2), a1, b1, this.r(pair(this.r(t, 1)), 0, 2)], 1);
+    const cy = this.newV('P', 1);
+    let lo: MOperand = this.r(r, 0);
+    let hw: MOperand = this.r(r, 1);
+    const lo1 = this.newV('R', 1);
+    const hi1 = this.newV('R', 1);
+    this.emit('IADD3', [], [this.r(lo1), this.r(cy), PT(), lo, this.r(m, 1), c2rz()], 3);
+    this.emit('IADD3', ['X'], [this.r(hi1), hw, c2rz(), c2rz(), this.r(cy), PT(true)], 1);
+    lo = this.r(lo1);
+    hw = this.r(hi1);
+    if (signed) {
+      // subtract (a < 0 ? b : 0) and (b < 0 ? a : 0)
+      for (const [sgn, x0, x1] of [[a1, b0, b1], [b1, a0, a1]] as Array<[MOperand, MOperand, MOperand]>) {
+        const neg = this.newV('P', 1);
+        this.emit('ISETP', ['LT', 'AND'], [this.r(neg), PT(), sgn, c2rz(), PT()], 2);
+        const s0 = this.newV('R', 1);
+        const s1 = this.newV('R', 1);
+        this.emit('SEL', [], [this.r(s0), x0, c2rz(), this.r(neg)], 1);
+        this.emit('SEL', [], [this.r(s1), x1, c2rz(), this.r(neg)], 1);
+        const c2 = this.newV('P', 1);
+        const l2 = this.newV('R', 1);
+        const h2 = this.newV('R', 1);
+        this.emit('IADD3', [], [this.r(l2), this.r(c2), PT(), lo, { ...this.r(s0), neg: true }, c2rz()], 3);
+        this.emit('IADD3', ['X'], [this.r(h2), hw, { ...this.r(s1), not: true }, c2rz(), this.r(c2), PT(true)], 1);
+        lo = this.r(l2);
+        hw = this.r(h2);
+      }
+    }
+    this.emit('MOV', [], [this.def(d, 0), lo], 1);
+    this.emit('MOV', [], [this.def(d, 1), hw], 1);
+  }
+
+  /**
+   * f32 sqrt.rn as ptxas's fast path (MUFU.RSQ, s = x*y, r = fma(-s, s, x), fma(r, y/2, s)), made total without
+   * its slow-path call: inputs outside [2^-101, 2^128) are scaled by 2^64 (result by 2^-32), and zeros, negatives,
+   * infinities and NaNs get their IEEE results by selects.
+   */
+  sqrt(ins: Instr): void {
+    const d = ins.defs[0]!;
+    if (ins.mods.includes('F64') || this.widthOf(d) !== 1) this.fail('f64 square root');
+    if (ins.mods.some((m) => ['RZ', 'RM', 'RP', 'APPROX'].includes(m))) this.fail('directed-rounding square root');
+    const R = (): VReg => this.newV('R', 1);
+    const P = (): VReg => this.newV('P', 1);
+    let x = this.inReg(this.whole(ins.uses[0]!, { float: true }));
+    if (ins.mods.includes('FTZ')) {
+      const t = R();
+      this.emit('FMUL', ['FTZ'], [this.r(t), x, { k: 'float', v: 1 }], 1);
+      x = this.r(t);
+    }
+    const off = R();
+    this.emit('IADD3', [], [this.r(off), x, { k: 'int', v: 0xf3000000 }, c2rz()], 1);
+    const slow = P();
+    this.emit('ISETP', ['GT', 'U32', 'AND'], [this.r(slow), PT(), this.r(off), { k: 'int', v: 0x727fffff }, PT()], 2);
+    const up = R();
+    this.emit('FMUL', [], [this.r(up), x, { k: 'float', v: 2 ** 64 }], 1);
+    const xs = R();
+    this.emit('SEL', [], [this.r(xs), this.r(up), x, this.r(slow)], 1);
+    const y = R();
+    this.emit('MUFU', ['RSQ'], [this.r(y), this.r(xs)], 1);
+    const sq = R();
+    this.emit('FMUL', [], [this.r(sq), this.r(xs), this.r(y)], 1);
+    const h = R();
+    this.emit('FMUL', [], [this.r(h), this.r(y), { k: 'float', v: 0.5 }], 1);
+    const rr = R();
+    this.emit('FFMA', [], [this.r(rr), { ...this.r(sq), neg: true }, this.r(sq), this.r(xs)], 1);
+    const q = R();
+    this.emit('FFMA', [], [this.r(q), this.r(rr), this.r(h), this.r(sq)], 1);
+    const down = R();
+    this.emit('FMUL', [], [this.r(down), this.r(q), { k: 'float', v: 2 ** -32 }], 1);
+    let res = R();
+    this.emit('SEL', [], [this.r(res), this.r(down), this.r(q), this.r(slow)], 1);
+    // +inf -> +inf, NaN -> canonical NaN (x + 1)
+    const ax = R();
+    this.emit('LOP3', ['LUT'], [this.r(ax), x, { k: 'int', v: 0x7fffffff }, c2rz(), { k: 'int', v: 0xc0 }, PT(true)], 1);
+    const inf = P();
+    this.emit('ISETP', ['GE', 'U32', 'AND'], [this.r(inf), PT(), this.r(ax), { k: 'int', v: 0x7f800000 }, PT()], 2);
+    const x1 = R();
+    this.emit('FADD', [], [this.r(x1), x, { k: 'float', v: 1 }], 1);
+    const r2 = R();
+    this.emit('SEL', [], [this.r(r2), this.r(x1), this.r(res), this.r(inf)], 1);
+    // negatives (not -0) -> NaN; zeros -> themselves
+    const neg = P();
+    this.emit('FSETP', ['LT', 'AND'], [this.r(neg), PT(), x, c2rz(), PT()], 2);
+    const r3 = R();
+    this.emit('SEL', [], [this.r(r3), { k: 'int', v: 0x7fffffff }, this.r(r2), this.r(neg)], 1);
+    const zero = P();
+    this.emit('FSETP', ['EQ', 'AND'], [this.r(zero), PT(), x, c2rz(), PT()], 2);
+    res = r3;
+    this.emit('SEL', [], [this.def(d), x, this.r(res), this.r(zero)], 1);
   }
 
   /** A predicate source (register, PT, their complements). */
@@ -742,6 +863,7 @@ class Selector {
       const m = mods.includes('U32') ? ['WIDE', 'U32'] : ['WIDE'];
       return this.emit('IMAD', m, [this.defWhole(d), this.part(a, 0), this.part(b, 0), this.whole(c)], 1);
     }
+    if (mods.includes('HI') && w === 2) return this.mulHi64(ins);
     if (mods.includes('HI')) {
       if (w !== 1) this.fail('64-bit high product');
       const m = mods.includes('U32') ? ['HI', 'U32'] : ['HI'];
@@ -948,6 +1070,10 @@ class Selector {
     const rest = ins.mods.filter((m) => !types.includes(m));
     const [dt, st] = types;
     if (!dt || !st) this.fail('conversion without types');
+    if (op === 'F2F' && dt === 'BF16' && st === 'F32' && !rest.some((m) => m !== 'RN')) {
+      // f32 -> bf16 (round to nearest even) as ptxas: F2FP.BF16.F32.PACK_AB with RZ for the high half
+      return this.emit('F2FP', ['BF16', 'F32', 'PACK_AB'], [this.def(d), c2rz(), this.inReg(this.whole(a, { float: true }))], 1);
+    }
     if (types.some((t) => t === 'E4M3' || t === 'E5M2' || t === 'BF16')) this.fail('fp8/bf16 conversion');
     let mods: string[];
     if (op === 'I2F') mods = [...(dt === 'F32' ? [] : [dt]), ...(st === 'S32' ? [] : [st]), ...rest.filter((m) => m !== 'RN')];
