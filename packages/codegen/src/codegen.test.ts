@@ -421,6 +421,37 @@ BIG:
     inputs.forEach((f, i) => sameAsPtxPath(ptx, io('k', words[i % words.length]! + f, 28)));
   });
 
+  it('f32 division (RN, FTZ and not) over normal, subnormal and special operands', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b) {
+  .reg .f32 %f<6>;
+  .reg .u64 %rd<3>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  ld.global.f32 %f1, [%rd1];
+  ld.global.f32 %f2, [%rd1+4];
+  div.rn.f32 %f3, %f1, %f2;
+  div.rn.ftz.f32 %f4, %f1, %f2;
+  st.global.f32 [%rd2], %f3;
+  st.global.f32 [%rd2+4], %f4;
+  ret;
+}`;
+    const f = (x: number): string => Buffer.from(new Float32Array([x]).buffer).toString('hex');
+    const bits = (u: number): string => Buffer.from(new Uint32Array([u]).buffer).toString('hex');
+    const pairs: Array<[string, string]> = [
+      [f(1), f(3)], [f(-7.25), f(0.1)], [f(3e38), f(1e-38)], [f(1e-38), f(3e38)], [bits(1), f(3)], [f(2), bits(3)],
+      [bits(0x007fffff), bits(0x00000007)], [f(0), f(0)], [f(0), f(-5)], [f(5), f(0)], [f(Infinity), f(2)], [f(2), f(-Infinity)],
+      [f(Infinity), f(Infinity)], [bits(0x7fc00001), f(1)], [f(1), bits(0xffc00000)], [f(16777215), f(16777216)],
+    ];
+    // and pseudo-random bit patterns (a fixed LCG: deterministic), the exponents kept finite
+    let seed = 12345;
+    const next = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
+    for (let i = 0; i < 16; i++) pairs.push([bits(next() & 0xbfffffff), bits(next() & 0xbfffffff)]);
+    for (const [a, b] of pairs) sameAsPtxPath(ptx, io('k', a + b, 8));
+  });
+
   it('is deterministic: the same input gives the same bytes', () => {
     const ptx = `.version 7.8
 .target sm_90
@@ -441,15 +472,15 @@ BIG:
 .target sm_90
 .address_size 64
 .visible .entry k(.param .u64 a, .param .u64 b) {
-  .reg .f32 %f<4>;
+  .reg .f64 %f<4>;
   .reg .u64 %rd<3>;
   ld.param.u64 %rd1, [a];
   ld.param.u64 %rd2, [b];
-  ld.global.f32 %f1, [%rd1];
-  div.rn.f32 %f2, %f1, %f1;
-  st.global.f32 [%rd2], %f2;
+  ld.global.f64 %f1, [%rd1];
+  div.rn.f64 %f2, %f1, %f1;
+  st.global.f64 [%rd2], %f2;
   ret;
 }`;
-    expect(() => compileToCubin(tc, ptx, { arch: 'sm_90' })).toThrow(/not implemented: FDIV/);
+    expect(() => compileToCubin(tc, ptx, { arch: 'sm_90' })).toThrow(/not implemented: FDIV \(f64 division\)/);
   });
 });

@@ -384,6 +384,8 @@ class Selector {
         return this.round(ins);
       case 'FSQRT':
         return this.sqrt(ins);
+      case 'FDIV':
+        return this.fdiv(ins);
       case 'BFE':
         return this.bfe(ins);
       case 'BFI':
@@ -665,6 +667,85 @@ class Selector {
     this.emit('FSETP', ['EQ', 'AND'], [this.r(zero), PT(), x, c2rz(), PT()], 2);
     res = r3;
     this.emit('SEL', [], [this.def(d), x, this.r(res), this.r(zero)], 1);
+  }
+
+  /**
+   * f32 div.rn (FTZ or not): the quotient of the operands widened to f64, from MUFU.RCP64H refined by three DFMA
+   * Newton steps, q = a*r corrected once by the residual (correctly rounded in f64), then rounded to f32 (double
+   * rounding from 53 to 24 bits is innocuous for division). Zeros, infinities and NaNs take a * rcp(b) in f32
+   * with b replaced by +-1 when it is finite, which gives the IEEE results.
+   */
+  fdiv(ins: Instr): void {
+    const d = ins.defs[0]!;
+    if (ins.mods.includes('F64') || this.widthOf(d) !== 1) this.fail('f64 division');
+    if (ins.mods.some((m) => ['RZ', 'RM', 'RP', 'APPROX', 'FULL'].includes(m))) this.fail('directed-rounding or approximate division');
+    const ftz = ins.mods.includes('FTZ');
+    const R = (): VReg => this.newV('R', 1);
+    const W = (): VReg => this.newV('R', 2);
+    const P = (): VReg => this.newV('P', 1);
+    const flush = (o: MOperand): MOperand => {
+      if (!ftz) return o;
+      const t = R();
+      this.emit('FMUL', ['FTZ'], [this.r(t), o, { k: 'float', v: 1 }], 1);
+      return this.r(t);
+    };
+    const a = flush(this.inReg(this.whole(ins.uses[0]!, { float: true })));
+    const b = flush(this.inReg(this.whole(ins.uses[1]!, { float: true })));
+    // special operands: exponent all zeros with a zero fraction (after FTZ), or all ones
+    const special = (x: MOperand): VReg => {
+      const ax = R();
+      this.emit('LOP3', ['LUT'], [this.r(ax), x, { k: 'int', v: 0x7fffffff }, c2rz(), { k: 'int', v: 0xc0 }, PT(true)], 1);
+      const m1 = R();
+      this.emit('IADD3', [], [this.r(m1), this.r(ax), { k: 'int', v: 0xffffffff }, c2rz()], 1);
+      const p = P();
+      // |x| - 1 >= 0x7f7fffff (unsigned) <=> |x| == 0 or |x| >= 0x7f800000
+      this.emit('ISETP', ['GE', 'U32', 'AND'], [this.r(p), PT(), this.r(m1), { k: 'int', v: 0x7f7fffff }, PT()], 2);
+      return p;
+    };
+    const sa = special(a);
+    const sb = special(b);
+    const one = R();
+    this.emit('LOP3', ['LUT'], [this.r(one), b, { k: 'int', v: 0x80000000 }, { k: 'int', v: 0x3f800000 }, { k: 'int', v: 0xf8 }, PT(true)], 1);
+    const bq = R();
+    this.emit('SEL', [], [this.r(bq), b, this.r(one), this.r(sb)], 1);
+    const rq = R();
+    this.emit('MUFU', ['RCP'], [this.r(rq), this.r(bq)], 1);
+    const sq = R();
+    this.emit('FMUL', ftz ? ['FTZ'] : [], [this.r(sq), a, this.r(rq)], 1);
+    // the f64 path
+    const A = W();
+    const B = W();
+    this.emit('F2F', ['F64', 'F32'], [this.r(A, 0, 2), a], 1);
+    this.emit('F2F', ['F64', 'F32'], [this.r(B, 0, 2), b], 1);
+    const ONE = W();
+    this.emit('MOV', [], [this.r(ONE, 0), c2rz()], 1);
+    this.emit('MOV', [], [this.r(ONE, 1), { k: 'int', v: 0x3ff00000 }], 1);
+    let r = W();
+    this.emit('MOV', [], [this.r(r, 0), c2rz()], 1);
+    this.emit('MUFU', ['RCP64H'], [this.r(r, 1), this.r(B, 1)], 1);
+    for (let k = 0; k < 3; k++) {
+      const e = W();
+      this.emit('DFMA', [], [this.r(e, 0, 2), { ...this.r(B, 0, 2), neg: true }, this.r(r, 0, 2), this.r(ONE, 0, 2)], 1);
+      const r2 = W();
+      this.emit('DFMA', [], [this.r(r2, 0, 2), this.r(r, 0, 2), this.r(e, 0, 2), this.r(r, 0, 2)], 1);
+      r = r2;
+    }
+    const q0 = W();
+    this.emit('DMUL', [], [this.r(q0, 0, 2), this.r(A, 0, 2), this.r(r, 0, 2)], 1);
+    const rem = W();
+    this.emit('DFMA', [], [this.r(rem, 0, 2), { ...this.r(B, 0, 2), neg: true }, this.r(q0, 0, 2), this.r(A, 0, 2)], 1);
+    const q = W();
+    this.emit('DFMA', [], [this.r(q, 0, 2), this.r(rem, 0, 2), this.r(r, 0, 2), this.r(q0, 0, 2)], 1);
+    let f = R();
+    this.emit('F2F', ['F32', 'F64'], [this.r(f), this.r(q, 0, 2)], 1);
+    if (ftz) {
+      const t = R();
+      this.emit('FMUL', ['FTZ'], [this.r(t), this.r(f), { k: 'float', v: 1 }], 1);
+      f = t;
+    }
+    const any = P();
+    this.emit('PLOP3', ['LUT'], [this.r(any), PT(), this.r(sa), this.r(sb), PT(), { k: 'int', v: 0xfc }, { k: 'int', v: 0 }], 2);
+    this.emit('SEL', [], [this.def(d), this.r(sq), this.r(f), this.r(any)], 1);
   }
 
   /** A predicate source (register, PT, their complements). */
