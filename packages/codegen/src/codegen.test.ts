@@ -452,6 +452,43 @@ BIG:
     for (const [a, b] of pairs) sameAsPtxPath(ptx, io('k', a + b, 8));
   });
 
+  it('64-bit addends from the parameter bank stay 64-bit (IMAD.WIDE.U32 with a constant pair); static shared memory comes from the cubin', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b) {
+  .shared .align 4 .b8 t[128];
+  .reg .u32 %r<6>;
+  .reg .f32 %f<3>;
+  .reg .u64 %rd<8>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  cvta.to.global.u64 %rd3, %rd1;
+  cvta.to.global.u64 %rd4, %rd2;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd5, %r1, 4;
+  add.u64 %rd6, %rd3, %rd5;
+  ld.global.f32 %f1, [%rd6];
+  mov.u32 %r2, t;
+  shl.b32 %r3, %r1, 2;
+  add.u32 %r4, %r2, %r3;
+  st.shared.f32 [%r4], %f1;
+  bar.sync 0;
+  xor.b32 %r5, %r3, 4;
+  add.u32 %r5, %r2, %r5;
+  ld.shared.f32 %f2, [%r5];
+  add.u64 %rd7, %rd4, %rd5;
+  st.global.f32 [%rd7], %f2;
+  ret;
+}`;
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [32, 1, 1],
+      buffers: { input: { hex: Array.from({ length: 32 }, (_, i) => (i + 1).toString(16).padStart(2, '0') + '000000').join('') }, output: { hex: '00'.repeat(128) } },
+      params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    sameAsPtxPath(ptx, launch);
+  });
+
   it('is deterministic: the same input gives the same bytes', () => {
     const ptx = `.version 7.8
 .target sm_90

@@ -326,7 +326,7 @@ class Selector {
       case 'FSETP':
       case 'DSETP': {
         const comb = mods.filter((m) => m !== 'F32' && m !== 'F64');
-        return this.emit(op, comb, [this.def(d[0]), d[1] ? this.def(d[1]) : { k: 'reg', file: 'P', n: 7 }, this.whole(u[0]!, { float: true }), this.whole(u[1]!, { float: true }), this.whole(u[2] ?? { kind: 'pt' })], 2);
+        return this.emit(op, comb, [this.def(d[0]), d[1] ? this.def(d[1]) : { k: 'reg', file: 'P', n: 7 }, ...(op === 'DSETP' ? [this.dsrc(u[0]!), this.dsrc(u[1]!)] : [this.whole(u[0]!, { float: true }), this.whole(u[1]!, { float: true })]), this.whole(u[2] ?? { kind: 'pt' })], 2);
       }
       case 'IMNMX': {
         if (this.widthOf(d[0]) !== 1) this.fail('64-bit min/max');
@@ -840,6 +840,19 @@ class Selector {
     return this.emit(op, ['E', kind, ...typeMods, 'STRONG', scope], [PT(), dst, addr, ...srcs], 2);
   }
 
+  /** A 64-bit integer source as a register pair (RZ stays RZ; a 32-bit register is zero-extended). */
+  wide64(o: Operand): MOperand {
+    if (o.kind === 'rz') return c2rz();
+    if (o.kind === 'reg' && o.reg.width === 2) return this.whole(o);
+    if (o.kind === 'reg' && o.reg.width === 1) {
+      const t = this.newV('R', 2);
+      this.emit('MOV', [], [this.r(t, 0), this.part(o, 0)], 1);
+      this.emit('MOV', [], [this.r(t, 1), c2rz()], 1);
+      return this.r(t, 0, 2);
+    }
+    return this.dsrc(o);
+  }
+
   /** A source of an f64 operation: a register pair, or an f64 immediate in a register pair. */
   dsrc(o: Operand): MOperand {
     if (o.kind === 'reg') return this.whole(o);
@@ -942,7 +955,8 @@ class Selector {
     const w = this.widthOf(d);
     if (mods.includes('WIDE')) {
       const m = mods.includes('U32') ? ['WIDE', 'U32'] : ['WIDE'];
-      return this.emit('IMAD', m, [this.defWhole(d), this.part(a, 0), this.part(b, 0), this.whole(c)], 1);
+      // the addend is 64-bit: constants (immediates, constant-bank words) go into a register pair first
+      return this.emit('IMAD', m, [this.defWhole(d), this.part(a, 0), this.part(b, 0), this.wide64(c)], 1);
     }
     if (mods.includes('HI') && w === 2) return this.mulHi64(ins);
     if (mods.includes('HI')) {
@@ -957,7 +971,7 @@ class Selector {
     const hi1 = this.newV('R', 1);
     const ahi = a.kind === 'reg' && a.reg.width === 1 ? { k: 'reg', file: 'R', n: 255 } as MOperand : this.part(a, 1);
     const bhi = b.kind === 'reg' && b.reg.width === 1 ? { k: 'reg', file: 'R', n: 255 } as MOperand : this.part(b, 1);
-    this.emit('IMAD', ['WIDE', 'U32'], [this.r(t, 0, 2), this.part(a, 0), this.part(b, 0), c.kind === 'rz' ? c2rz() : this.whole(c)], 1);
+    this.emit('IMAD', ['WIDE', 'U32'], [this.r(t, 0, 2), this.part(a, 0), this.part(b, 0), this.wide64(c)], 1);
     this.emit('IMAD', [], [this.r(hi1), this.part(a, 0), bhi, this.r(t, 1)], 1);
     this.emit('IMAD', [], [this.def(d, 1), ahi, this.part(b, 0), this.r(hi1)], 1);
     this.emit('MOV', [], [this.def(d, 0), this.r(t, 0)], 1);

@@ -503,6 +503,8 @@ export function liftCubin(cubin: Cubin, kernelName?: string): LiftedKernel {
     ')',
     '{',
     `  .local .align 16 .b8 @__stack[${localBytes}]`,
+    // the function's static shared memory (.nv.shared.<fn>, reserve included): the window the code addresses
+    ...(fn.shared && fn.shared.size > 0 ? [`  .shared .align 16 .b8 @__shared[${fn.shared.size}]`] : []),
     ...body,
     '}',
     '',
