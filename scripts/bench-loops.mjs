@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Loop-family benchmark (issue #14): for each kernel of plugins/loop/test/fixtures/cuda/loops.ptx (nvcc -arch=sm_90
 // -ptx -Xcicc -O1 of loops.cu), the interpreter's dynamic thread-instruction count at -O3 without the loop
-// phases (18, 22, 35/66/79/88 disabled) and with them, the loops left in our Ori, and beside them ptxas -O3's
-// static instruction count and loops (back edges: BRA with a target at or before itself, decoded from the
-// cubin's .text.<kernel> section). Prints a markdown table. Usage: node scripts/bench-loops.mjs [n]
+// phases (18, 22, 24, 35/66/79/88 disabled) and with them, the loops left in our Ori, and beside them ptxas -O3's
+// static instruction count and loops (back edges: BRA with a target at or before itself; targets decoded by
+// @ptxforge/mercury-volta through scripts/lib/cubin-branches.mjs). Prints a markdown table. Usage: node scripts/bench-loops.mjs [n]
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
@@ -15,9 +15,11 @@ const PTX = path.join(ROOT, 'plugins/loop/test/fixtures/cuda/loops.ptx');
 const CLI = path.join(ROOT, 'apps/ptxforge/dist/cli.js');
 const N = Number(process.argv[2] ?? 100);
 const { parseOri, computeLoops } = await import(path.join(ROOT, 'packages/kernel/dist/index.js'));
+const { decodeVoltaSection } = await import(path.join(ROOT, 'targets/mercury-volta/dist/index.js'));
+const { cubinLoopCounts } = await import(path.join(ROOT, 'scripts/lib/cubin-branches.mjs'));
 const kernels = [...readFileSync(PTX, 'utf8').matchAll(/\.visible \.entry (\w+)\(/g)].map((m) => m[1]);
 const dir = mkdtempSync(path.join(tmpdir(), 'bench-loops-'));
-const LOOP_PHASES = 'OriLoopSimplification,OriLoopUnrolling,OriHoistInvariants';
+const LOOP_PHASES = 'OriLoopSimplification,OriLoopUnrolling,OriPipelining,OriHoistInvariants';
 
 function ours(kernel, disable) {
   const launch = path.join(dir, `${kernel}.launch.json`);
@@ -33,50 +35,12 @@ function ours(kernel, disable) {
   return { dyn: run.counts.threadInstructions, loops };
 }
 
-/** ELF64 sections by name. */
-function sections(buf) {
-  const shoff = Number(buf.readBigUInt64LE(0x28));
-  const shentsize = buf.readUInt16LE(0x3a);
-  const shnum = buf.readUInt16LE(0x3c);
-  const shstrndx = buf.readUInt16LE(0x3e);
-  const hdr = (k) => {
-    const o = shoff + k * shentsize;
-    return { name: buf.readUInt32LE(o), offset: Number(buf.readBigUInt64LE(o + 0x18)), size: Number(buf.readBigUInt64LE(o + 0x20)) };
-  };
-  const strtab = hdr(shstrndx);
-  const out = new Map();
-  for (let k = 0; k < shnum; k++) {
-    const h = hdr(k);
-    let e = strtab.offset + h.name;
-    while (buf[e]) e++;
-    out.set(buf.toString('latin1', strtab.offset + h.name, e), h);
-  }
-  return out;
-}
-
-/** sm_90 instructions are 128-bit; opcode in bits 0-11 (BRA 0x947, NOP 0x918); BRA's signed byte offset in bits 34-81, from the next instruction. */
+/** ptxas -O3's static instruction count and loops (back edges decoded by the Mercury decoder). */
 function ptxasStats(kernel) {
   const cubin = path.join(dir, `${kernel}.cubin`);
   execFileSync('ptxas', ['-arch=sm_90', '-O3', '-e', kernel, PTX, '-o', cubin]);
-  const buf = readFileSync(cubin);
-  const text = sections(buf).get(`.text.${kernel}`);
-  let instrs = 0;
-  let backEdges = 0;
-  for (let pc = 0; pc + 16 <= text.size; pc += 16) {
-    const lo = buf.readBigUInt64LE(text.offset + pc);
-    const hi = buf.readBigUInt64LE(text.offset + pc + 8);
-    const opcode = Number(lo & 0xfffn);
-    if (opcode === 0x918) continue;
-    instrs++;
-    if (opcode === 0x947) {
-      const bits = ((lo >> 34n) | (hi << 30n)) & ((1n << 48n) - 1n);
-      const off = Number(BigInt.asIntN(48, bits));
-      const target = pc + 16 + off;
-      if (target <= pc && target >= 0) backEdges++;
-    }
-  }
-  // The trailing `BRA self` padding loop is not a program loop.
-  return { instrs, loops: Math.max(0, backEdges - 1) };
+  const stats = cubinLoopCounts(readFileSync(cubin), (code) => decodeVoltaSection('sm_90', code));
+  return stats.get(kernel);
 }
 
 const hasPtxas = spawnSync('ptxas', ['--version']).status === 0;
@@ -85,7 +49,7 @@ for (const k of kernels) {
   const before = ours(k, true);
   const after = ours(k, false);
   const px = hasPtxas ? ptxasStats(k) : undefined;
-  rows.push(`| ${k} | ${before.dyn} | ${after.dyn} | ${(after.dyn / before.dyn).toFixed(3)} | ${before.loops} | ${after.loops} | ${px ? px.instrs : 'n/a'} | ${px ? px.loops : 'n/a'} |`);
+  rows.push(`| ${k} | ${before.dyn} | ${after.dyn} | ${(after.dyn / before.dyn).toFixed(3)} | ${before.loops} | ${after.loops} | ${px ? px.instructions : 'n/a'} | ${px ? px.loops : 'n/a'} |`);
 }
 console.log(`Loop kernels (plugins/loop/test/fixtures/cuda/loops.ptx), n = ${N}, grid 2x64; ${new Date().toISOString().slice(0, 10)}, ${cpus()[0]?.model ?? '?'}`);
 console.log('');

@@ -6,7 +6,8 @@
 export const OPC_BRA = 0x947;
 export const OPC_BRX = 0x949;
 
-export function cubinOpcodeCounts(bytes) {
+/** The `.text.<kernel>` sections of an ELF64 cubin: kernel name -> its code bytes. */
+export function cubinTextSections(bytes) {
   const buf = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
   const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   if (dv.getUint32(0, false) !== 0x7f454c46 || buf[4] !== 2) throw new Error('not an ELF64 file');
@@ -29,13 +30,57 @@ export function cubinOpcodeCounts(bytes) {
   for (let i = 0; i < shnum; i++) {
     const s = sh(i);
     const name = nameOf(s.name);
-    if (!name.startsWith('.text.')) continue;
+    if (name.startsWith('.text.')) out.set(name.slice('.text.'.length), buf.subarray(s.off, s.off + s.size));
+  }
+  return out;
+}
+
+export function cubinOpcodeCounts(bytes) {
+  const out = new Map();
+  for (const [name, code] of cubinTextSections(bytes)) {
+    const dv = new DataView(code.buffer, code.byteOffset, code.byteLength);
     const counts = new Map();
-    for (let o = s.off; o + 16 <= s.off + s.size; o += 16) {
+    for (let o = 0; o + 16 <= code.length; o += 16) {
       const op = dv.getUint16(o, true) & 0xfff;
       counts.set(op, (counts.get(op) ?? 0) + 1);
     }
-    out.set(name.slice('.text.'.length), { instructions: s.size / 16, bra: counts.get(OPC_BRA) ?? 0, brx: counts.get(OPC_BRX) ?? 0 });
+    out.set(name, { instructions: code.length / 16, bra: counts.get(OPC_BRA) ?? 0, brx: counts.get(OPC_BRX) ?? 0 });
+  }
+  return out;
+}
+
+/**
+ * Loops of each kernel of a cubin, counted as back edges: BRAs whose target is at or before themselves. The
+ * targets come from the Mercury decoder (`decodeSection(code)`, e.g. @ptxforge/mercury-volta's
+ * decodeVoltaSection bound to the arch: one decoded instruction per 16 bytes, BRA's target an int operand),
+ * not from bit slicing here. The `BRA self` that pads the end of a kernel is not a program loop.
+ */
+export function cubinLoopCounts(bytes, decodeSection) {
+  const out = new Map();
+  for (const [name, code] of cubinTextSections(bytes)) {
+    const decoded = decodeSection(code);
+    let instructions = 0;
+    let loops = 0;
+    let lastInstr = -1;
+    decoded.forEach((d, k) => {
+      if (d.unknown || d.opcode !== 'NOP') lastInstr = k;
+    });
+    decoded.forEach((d, k) => {
+      if (d.unknown) {
+        instructions++;
+        return;
+      }
+      if (d.opcode === 'NOP') return;
+      instructions++;
+      if (d.opcode !== 'BRA') return;
+      const t = d.operands.find((o) => o.k === 'int');
+      if (!t) return;
+      const target = Number(t.v);
+      const addr = k * 16;
+      if (target === addr && k === lastInstr) return; // the trailing self-loop
+      if (target <= addr) loops++;
+    });
+    out.set(name, { instructions, loops });
   }
   return out;
 }

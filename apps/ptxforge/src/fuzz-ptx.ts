@@ -24,6 +24,7 @@ const program = new Command('fuzz-ptx')
   .option('--no-ptxas', 'do not run ptxas (only crashes count)')
   .option('--minimize <N>', 'minimise the first example of the N most frequent failure signatures', '10')
   .option('--fixtures-dir <dir>', 'write the minimised failures here as fixtures')
+  .option('--unmutated', 'check each corpus file once, as it is (the accepting side: false rejects)')
   .option('-v, --verbose', 'print one line per failing input')
   .exitOverride();
 try {
@@ -32,7 +33,7 @@ try {
   if (e instanceof CommanderError) process.exit(e.exitCode);
   throw e;
 }
-const o = program.opts<{ count: string; seed: string; arch: string; corpus: string[]; maxSize: string; timeoutMs: string; ptxas: boolean; minimize: string; fixturesDir?: string; verbose?: boolean }>();
+const o = program.opts<{ count: string; seed: string; arch: string; corpus: string[]; maxSize: string; timeoutMs: string; ptxas: boolean; minimize: string; fixturesDir?: string; verbose?: boolean; unmutated?: boolean }>();
 const count = Number(o.count);
 const seed = Number(o.seed);
 if (!Number.isInteger(count) || count < 0 || !Number.isInteger(seed)) {
@@ -123,6 +124,7 @@ try {
     compile: (t) => worker.compile(t),
     ...(oracle ? { oracle: (t: string) => oracle.verdict(t) } : {}),
     minimize: Number(o.minimize),
+    unmutated: !!o.unmutated,
     ...(o.fixturesDir ? { fixturesDir: o.fixturesDir } : {}),
     onCase: (c) => {
       if (o.verbose && c.outcome !== 'agree') {

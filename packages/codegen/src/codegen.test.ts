@@ -489,6 +489,27 @@ BIG:
     sameAsPtxPath(ptx, launch);
   });
 
+  it('sin/cos.approx scale the angle to turns before MUFU.SIN/COS, as ptxas', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b) {
+  .reg .f32 %f<4>;
+  .reg .u64 %rd<3>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  ld.global.f32 %f1, [%rd1];
+  sin.approx.f32 %f2, %f1;
+  cos.approx.f32 %f3, %f1;
+  st.global.f32 [%rd2], %f2;
+  st.global.f32 [%rd2+4], %f3;
+  ret;
+}`;
+    // angles whose turns round trip (x * 1/2pi rounded toward zero, lifted back with * 2pi) is exact
+    sameAsPtxPath(ptx, io('k', '00000000', 8));
+    sameAsPtxPath(ptx, io('k', '00000080', 8));
+  });
+
   it('is deterministic: the same input gives the same bytes', () => {
     const ptx = `.version 7.8
 .target sm_90

@@ -350,6 +350,12 @@ class Selector {
       case 'IABS':
       case 'FLO': {
         if (this.widthOf(d[0]) !== 1 || this.widthOf(u[0]) !== 1) this.fail('64-bit operand');
+        if (op === 'MUFU' && (mods.includes('SIN') || mods.includes('COS'))) {
+          // SASS MUFU.SIN/COS take the angle in turns: ptxas scales by 1/2pi (FMUL.RZ) first; Ori's take radians
+          const t = this.newV('R', 1);
+          this.emit('FMUL', ['RZ'], [this.r(t), this.inReg(this.part(u[0]!, 0, { float: true })), { k: 'float', v: Math.fround(1 / (2 * Math.PI)) }], 1);
+          return this.emit(op, mods.filter((m) => m !== 'F32'), [this.def(d[0]), this.r(t)], 1);
+        }
         return this.emit(op, mods.filter((m) => m !== 'F32'), [this.def(d[0]), this.part(u[0]!, 0)], 1);
       }
       case 'PRMT':

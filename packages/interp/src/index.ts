@@ -1,4 +1,4 @@
-export * from './semantics/index.js';
+export * from '@ptxforge/semantics';
 export { InterpError, type InterpErrorKind, type InterpErrorSite } from './interp/errors.js';
 export { GLOBAL_BASE, SWINBASE, LWINBASE, WINDOW_SIZE } from './interp/memory.js';
 export { DEFAULT_MAX_STEPS, type DynamicCounts, type OpcodeCount } from './interp/machine.js';

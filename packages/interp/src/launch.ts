@@ -4,8 +4,8 @@
  * The format is documented in packages/interp/README.md.
  */
 import { PtxforgeError, type OriFunction, type OriModule, type VarDecl } from '@ptxforge/kernel';
-import { f32ToBits, f64ToBits, f32FromBits, f64FromBits, floatFromBits, F16 } from './semantics/bits.js';
-import { roundDouble } from './semantics/float.js';
+import { f32ToBits, f64ToBits, f32FromBits, f64FromBits, floatFromBits, F16 } from '@ptxforge/semantics';
+import { roundDouble } from '@ptxforge/semantics';
 import { InterpError } from './interp/errors.js';
 import { DEFAULT_MAX_STEPS, Machine, type DynamicCounts } from './interp/machine.js';
 import { GlobalMemory, type Region } from './interp/memory.js';

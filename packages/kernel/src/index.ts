@@ -5,6 +5,7 @@ export * from './version.js';
 export * from './ir/core.js';
 export * from './ir/opcodes.js';
 export * from './ir/print.js';
+export * from './ir/machine.js';
 export * from './ir/builder.js';
 export { parseOri, getComments, setComments, getTrailingComments, type ParseOptions } from './ir/parse.js';
 export * from './ir/verify.js';

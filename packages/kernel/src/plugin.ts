@@ -1,10 +1,10 @@
 import semver from 'semver';
 import { PtxforgeError } from './errors.js';
 import type { OriModule } from './ir/core.js';
-import type { OpcodeInfo } from './ir/opcodes.js';
+import type { OpcodeInfo, OpcodeTable } from './ir/opcodes.js';
 import { checkKnobRange, type KnobDef } from './knobs.js';
-import type { HookHandlers } from './pipeline/hooks.js';
-import type { PhaseFactory } from './pipeline/protocol.js';
+import type { HookHandlerSpec, HookHandlers } from './pipeline/hooks.js';
+import type { PhaseFactory, PhaseProperties } from './pipeline/protocol.js';
 import { isServiceToken, type ServiceEnv, type ServiceProvision } from './services.js';
 import type { TargetDescriptor, TargetView } from './target.js';
 
@@ -21,17 +21,30 @@ export interface PluginMeta {
 }
 
 /**
- * A phase contribution: a factory, or a factory with `replace: true` to take a slot another plugin filled,
- * and optionally `describe`, a note for --list-phases about the selected arch (e.g. which service it calls).
+ * A phase contribution: a factory, or a factory with options:
+ * - `archs`: the archs it fills the slot for (default every arch; ownership is per (slot, arch), so an sm_50
+ *   and an sm_90 implementation of one slot install side by side; an arch-specific one wins over an
+ *   every-arch one);
+ * - `replaces`: plugins (by name) whose implementation of this slot it takes over; `replace: true` takes it
+ *   from any other. Either way the winner does not depend on the order plugins are registered in;
+ * - `requires` / `establishes` / `invalidates`: IR properties (the host checks the chain);
+ * - `describe`: a note for --list-phases about the selected arch (e.g. which service it calls).
  */
-export type PhaseContribution =
-  | PhaseFactory
-  | { readonly create: PhaseFactory; readonly replace?: boolean; readonly describe?: (env: ServiceEnv) => string | undefined };
+export interface PhaseContributionSpec extends PhaseProperties {
+  readonly create: PhaseFactory;
+  readonly archs?: readonly string[];
+  readonly replace?: boolean;
+  readonly replaces?: string | readonly string[];
+  readonly describe?: (env: ServiceEnv) => string | undefined;
+}
+export type PhaseContribution = PhaseFactory | PhaseContributionSpec;
 
 /** What a front end is told about the compilation it reads for. */
 export interface FrontendOptions {
   /** The selected target (the front end places kernel parameters at its capabilities.paramBase). */
   readonly target: TargetView;
+  /** The toolchain's opcode table (core ISA + plugins' opcodes); the host also sets it on the module. */
+  readonly opcodes?: OpcodeTable;
 }
 /** A front end turns a source file into Ori (the PTX front end registers `.ptx`). */
 export type Frontend = (text: string, file: string, options: FrontendOptions) => OriModule;
@@ -99,6 +112,34 @@ export const CONTRIBUTION_RULES: Readonly<Record<keyof PluginContributions, Fiel
   services: { required: false, check: arr },
 };
 const ARCH_RE = /^sm_\d+[a-z]?$/;
+const PROPERTY_RE = /^[A-Z][A-Za-z0-9]*$/;
+const nameList: Check = (v) =>
+  typeof v === 'string' || (Array.isArray(v) && v.every((x) => typeof x === 'string')) ? undefined : 'must be a plugin name or a list of them';
+const archs: Check = (v) =>
+  Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === 'string' && ARCH_RE.test(a)) ? undefined : 'must be a non-empty list of arch names like sm_90';
+const props: Check = (v) =>
+  Array.isArray(v) && v.every((p) => typeof p === 'string' && PROPERTY_RE.test(p)) ? undefined : 'must be a list of PascalCase IR property names (ControlFlowLast, PhysicalRegisters ...)';
+/** Keys of a phase contribution given as an object. */
+export const PHASE_RULES: Readonly<Record<keyof PhaseContributionSpec, FieldRule>> = {
+  create: { required: true, check: fn },
+  archs: { required: false, check: archs },
+  replace: { required: false, check: (v) => (typeof v === 'boolean' ? undefined : 'must be a boolean') },
+  replaces: { required: false, check: nameList },
+  describe: { required: false, check: fn },
+  requires: { required: false, check: props },
+  establishes: { required: false, check: props },
+  invalidates: { required: false, check: props },
+};
+/** Keys of a hook handler given as an object. */
+export const HOOK_RULES: Readonly<Record<keyof HookHandlerSpec, FieldRule>> = {
+  handler: { required: true, check: fn },
+  order: { required: false, check: (v) => (v === 'pre' || v === 'post' ? undefined : "must be 'pre' or 'post'") },
+  archs: { required: false, check: archs },
+  replaces: { required: false, check: nameList },
+  requires: { required: false, check: props },
+  establishes: { required: false, check: props },
+  invalidates: { required: false, check: props },
+};
 const archList: Check = (v) =>
   v === '*' || (Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === 'string' && ARCH_RE.test(a))) ? undefined : "must be '*' or a non-empty list of arch names like sm_90";
 export const SERVICE_RULES: Readonly<Record<keyof ServiceProvision, FieldRule>> = {
@@ -196,10 +237,25 @@ export function validateContributions(c: unknown, plugin: string): PluginContrib
     }
   }
   for (const [name, p] of Object.entries(pc.phases ?? {})) {
-    const f = typeof p === 'function' ? p : (p as { create?: unknown })?.create;
-    if (fn(f)) throw new PtxforgeError('PLUGIN_MANIFEST_INVALID', `plugin ${plugin}: phase ${name} needs a factory function`, { plugin });
+    if (typeof p === 'function') continue;
+    if (!p || typeof p !== 'object' || fn((p as { create?: unknown }).create)) {
+      throw new PtxforgeError('PLUGIN_MANIFEST_INVALID', `plugin ${plugin}: phase ${name} needs a factory function`, { plugin });
+    }
+    validateFields(p, PHASE_RULES, `phase ${name}`, plugin);
   }
+  validateHooks(pc.hooks, 'hooks', plugin);
+  for (const t of pc.targets ?? []) validateHooks(t.hooks, `target ${t.id} hooks`, plugin);
   return pc;
+}
+
+function validateHooks(hooks: HookHandlers | undefined, what: string, plugin: string): void {
+  for (const [name, h] of Object.entries(hooks ?? {})) {
+    if (typeof h === 'function') continue;
+    if (!h || typeof h !== 'object' || typeof (h as { handler?: unknown }).handler !== 'function') {
+      throw new PtxforgeError('PLUGIN_MANIFEST_INVALID', `plugin ${plugin}: hook ${name} needs a handler function`, { plugin });
+    }
+    validateFields(h, HOOK_RULES, `${what}.${name}`, plugin);
+  }
 }
 
 /**

@@ -62,10 +62,18 @@ export const KNOWN_ARCHS: ReadonlyMap<string, string> = new Map([
   ...['sm_70', 'sm_72', 'sm_75'].map((a) => [a, '@ptxforge/target-sm70'] as const),
   ...['sm_80', 'sm_86', 'sm_87'].map((a) => [a, '@ptxforge/target-sm80'] as const),
   ...['sm_89'].map((a) => [a, '@ptxforge/target-sm89'] as const),
-  ...['sm_90', 'sm_90a', 'sm_100', 'sm_100a', 'sm_101', 'sm_103', 'sm_120', 'sm_120a', 'sm_121'].map(
-    (a) => [a, '@ptxforge/target-sm90'] as const,
-  ),
+  ...['sm_90', 'sm_90a'].map((a) => [a, '@ptxforge/target-sm90'] as const),
 ]);
+
+/**
+ * Archs ptxas 13.0 accepts that no ptxforge target package encodes yet (their family): asking for one is an
+ * honest TARGET_NOT_SUPPORTED rather than a Hopper backend pretending to be Blackwell.
+ */
+export const NOT_YET_SUPPORTED_ARCHS: ReadonlyMap<string, string> = new Map(
+  ['sm_100', 'sm_100a', 'sm_100f', 'sm_101', 'sm_101a', 'sm_103', 'sm_103a', 'sm_103f', 'sm_110', 'sm_110a', 'sm_110f', 'sm_120', 'sm_120a', 'sm_120f', 'sm_121', 'sm_121a', 'sm_121f'].map(
+    (a) => [a, 'Blackwell'] as const,
+  ),
+);
 
 export function smNumber(arch: string): number | undefined {
   const m = /^sm_(\d+)[a-z]?$/.exec(arch);

@@ -41,6 +41,8 @@ export interface TestContextOptions {
   phaseIndex?: number;
   /** Services the context answers (`[[LatencyModel, model], ...]`); others are SERVICE_MISSING. */
   services?: ReadonlyArray<readonly [ServiceToken<any>, unknown]>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** IR properties that hold (`ctx.hasProperty`), e.g. ['ControlFlowLast']. */
+  properties?: readonly string[];
 }
 
 /** A PhaseContext over a module without a toolchain (unit tests of single phases). */
@@ -54,6 +56,7 @@ export function makeTestContext(
   const remarks: Remark[] = [];
   const defs = new Map((o.knobs ?? []).map((k) => [k.name, k] as const));
   const services = new Map<symbol, unknown>((o.services ?? []).map(([t, v]) => [t.key, v] as const));
+  const properties = new Set(o.properties ?? []);
   return {
     module,
     target: TEST_TARGET,
@@ -77,6 +80,7 @@ export function makeTestContext(
       return services.get(token.key) as T;
     },
     tryService: <T>(token: ServiceToken<T>): T | undefined => services.get(token.key) as T | undefined,
+    hasProperty: (p: string) => properties.has(p),
     infos,
     remarks,
   };

@@ -70,3 +70,25 @@ describe('executing lowered PTX', () => {
     expect([dv.getUint32(0, true), dv.getUint32(4, true), Number(dv.getBigUint64(8, true))]).toEqual([110, 1, 220]);
   });
 });
+
+describe('min/max .NaN and .relu (issue 16)', () => {
+  const text = `.version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n.reg .f32 %f<8>; .reg .b32 %r<8>; .reg .b64 %rd<2>;\nld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd1, %rd1;\nld.global.f32 %f1, [%rd1];\nld.global.f32 %f2, [%rd1+4];\nmin.NaN.f32 %f3, %f1, %f2;\nmax.NaN.f32 %f4, %f1, %f1;\nmin.f32 %f5, %f1, %f2;\nld.global.u32 %r1, [%rd1+8];\nld.global.u32 %r2, [%rd1+12];\nmax.relu.s32 %r3, %r1, %r2;\nmin.relu.s32 %r4, %r1, %r2;\nst.global.f32 [%rd1+16], %f3;\nst.global.f32 [%rd1+20], %f4;\nst.global.f32 [%rd1+24], %f5;\nst.global.u32 [%rd1+28], %r3;\nst.global.u32 [%rd1+32], %r4;\nret;\n}\n`;
+  it('a NaN input gives the canonical NaN; negative results clamp to 0', () => {
+    const m = lowerPtx(parsePtx(text, 'f.ptx'), { target: { arch: 'sm_90', capabilities: { paramBase: 0x210 } } });
+    expect(verifyModule(m)).toEqual([]);
+    const bytes = new Uint8Array(36);
+    const dv0 = new DataView(bytes.buffer);
+    dv0.setFloat32(0, 2.5, true);
+    dv0.setUint32(4, 0x7fc00001, true);
+    dv0.setInt32(8, -7, true);
+    dv0.setInt32(12, -3, true);
+    const r = runKernel(m, { kernel: 'k', buffers: { b: { type: 'u8', values: [...bytes] } }, params: [{ buffer: 'b' }] });
+    expect(r.errors.map((e) => e.message)).toEqual([]);
+    const dv = new DataView(r.buffers.b!.bytes.buffer, r.buffers.b!.bytes.byteOffset);
+    expect(dv.getUint32(16, true)).toBe(0x7fffffff);
+    expect(dv.getFloat32(20, true)).toBe(2.5);
+    expect(dv.getFloat32(24, true)).toBe(2.5);
+    expect(dv.getInt32(28, true)).toBe(0);
+    expect(dv.getInt32(32, true)).toBe(0);
+  });
+});

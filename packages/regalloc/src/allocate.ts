@@ -1,5 +1,5 @@
 import { RegallocError } from './errors.js';
-import { computeBlockLiveness, SparseSet } from './liveness.js';
+import { computeBlockLiveness, restrictToDefined, SparseSet } from './liveness.js';
 import type {
   PhysReg, RaClassInfo, RaFunction, RaInstr, RaOptions, RaOutInstr, RaResult, RaStats, RegClass, RegWidth, VReg,
 } from './types.js';
@@ -21,7 +21,7 @@ import type {
  * one class. Spill candidates come from a lazy min-heap on cost/degree.
  */
 
-type WorkKind = 'instr' | 'spill-store' | 'reload' | 'remat';
+type WorkKind = 'instr' | 'spill-store' | 'reload' | 'remat' | 'save' | 'restore';
 
 interface WorkInstr<Ref> {
   kind: WorkKind;
@@ -91,7 +91,26 @@ class ClassModel {
   }
 }
 
-/** A max-priority-free min-heap of (key, node, stamp) for spill candidate choice. */
+/**
+ * Set of interference edges keyed `lo * n + hi`. A JS Set holds at most 2^24 entries; sharding by the low
+ * key bits lifts that limit for dense graphs (values live through a whole huge function).
+ */
+class EdgeSet {
+  private readonly shards: Set<number>[] = Array.from({ length: 16 }, () => new Set<number>());
+  size = 0;
+  has(k: number): boolean {
+    return this.shards[k % 16]!.has(k);
+  }
+  add(k: number): void {
+    const s = this.shards[k % 16]!;
+    if (!s.has(k)) {
+      s.add(k);
+      this.size++;
+    }
+  }
+}
+
+/** A min-heap of (key, node, stamp) for spill candidate choice. */
 class LazyHeap {
   private keys: number[] = [];
   private nodes: number[] = [];
@@ -196,7 +215,12 @@ export function allocateRegisters<Ref>(fn: RaFunction<Ref>, opts: RaOptions): Ra
   const rematOn = opts.rematerialize ?? true;
   const maxRounds = opts.maxRounds ?? 32;
 
-  const vregs: WorkVreg[] = fn.vregs.map((v) => ({ cls: v.cls, width: v.width, fixed: v.fixed, noSpill: !!v.noSpill || !spillable.has(v.cls) }));
+  const homeClass: Partial<Record<RegClass, RegClass>> = { ...opts.spillHome };
+  const homeOf = (cls: RegClass): RegClass | undefined => {
+    const h = homeClass[cls];
+    return h && classes.has(h) && spillable.has(h) && !spillable.has(cls) ? h : undefined;
+  };
+  const vregs: WorkVreg[] = fn.vregs.map((v) => ({ cls: v.cls, width: v.width, fixed: v.fixed, noSpill: !!v.noSpill || (!spillable.has(v.cls) && !homeOf(v.cls)) }));
   const blocks: WorkInstr<Ref>[][] = fn.blocks.map((blk) =>
     blk.instrs.map((ins) => ({
       kind: 'instr' as const, source: ins, defs: ins.defs.slice(), uses: ins.uses.slice(), partialDefs: ins.partialDefs ? ins.partialDefs.slice() : [],
@@ -207,18 +231,19 @@ export function allocateRegisters<Ref>(fn: RaFunction<Ref>, opts: RaOptions): Ra
   const succs = fn.blocks.map((b) => b.succs);
   let frameTop = 0;
   const slotOf = new Map<number, number>();
-  let spilledVregs = 0, rematVregs = 0, coalesced = 0;
+  const homeOfNode = new Map<number, number>();
+  let spilledVregs = 0, rematVregs = 0, coalesced = 0, homedVregs = 0;
   let colour = new Int32Array(0);
   let edges = 0;
 
   for (let round = 1; ; round++) {
     if (round > maxRounds) throw new RegallocError('RA_NO_PROGRESS', `register allocation did not converge after ${maxRounds} spill rounds`);
-    const r = colourRound(vregs, blocks, succs, freq, classes, coalesceOn);
+    const r = colourRound(vregs, blocks, succs, fn.entryDefs ?? [], freq, classes, coalesceOn);
     edges = r.edges;
     coalesced = r.coalesced;
     colour = r.colour;
     if (!r.spill.length) {
-      return finish(fn, vregs, blocks, colour, round, { spilledVregs, rematVregs, coalesced, edges, frameTop });
+      return finish(fn, vregs, blocks, colour, round, { spilledVregs, rematVregs, homedVregs, coalesced, edges, frameTop });
     }
     // Rewrite: every member vreg of a spilled node goes to one stack slot (members do not interfere), or is
     // recomputed when its only definition is rematerializable. One pass over the function per round.
@@ -231,7 +256,19 @@ export function allocateRegisters<Ref>(fn: RaFunction<Ref>, opts: RaOptions): Ra
         const def = remat.get(v);
         if (def) {
           rematVregs++;
-          actions.set(v, { remat: def, slot: -1, bytes: 0 });
+          actions.set(v, { remat: def, slot: -1, bytes: 0, home: -1 });
+          continue;
+        }
+        const hc = homeOf(vregs[v]!.cls);
+        if (hc) {
+          // a class without memory spills (predicates) keeps its value in a register of another class
+          homedVregs++;
+          let h = homeOfNode.get(node);
+          if (h === undefined) {
+            vregs.push({ cls: hc, width: vregs[v]!.width, fixed: undefined, noSpill: false });
+            homeOfNode.set(node, (h = vregs.length - 1));
+          }
+          actions.set(v, { remat: undefined, slot: -1, bytes: 0, home: h });
           continue;
         }
         spilledVregs++;
@@ -243,7 +280,7 @@ export function allocateRegisters<Ref>(fn: RaFunction<Ref>, opts: RaOptions): Ra
           frameTop = slot + bytes;
           slotOf.set(node, slot);
         }
-        actions.set(v, { remat: undefined, slot, bytes });
+        actions.set(v, { remat: undefined, slot, bytes, home: -1 });
       }
     }
     rewrite(blocks, vregs, actions);
@@ -254,6 +291,8 @@ interface SpillAction<Ref> {
   remat: WorkInstr<Ref> | undefined;
   slot: number;
   bytes: number;
+  /** vreg of another class holding the value (predicates in R), or -1 */
+  home: number;
 }
 
 interface RoundResult {
@@ -264,12 +303,13 @@ interface RoundResult {
   coalesced: number;
 }
 
-function colourRound<Ref>(vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: readonly (readonly number[])[], freq: Float64Array, classes: Map<RegClass, ClassModel>, coalesceOn: boolean): RoundResult {
+function colourRound<Ref>(vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: readonly (readonly number[])[], entryDefs: readonly number[], freq: Float64Array, classes: Map<RegClass, ClassModel>, coalesceOn: boolean): RoundResult {
   const nV = vregs.length;
-  const lv = computeBlockLiveness({ numVregs: nV, blocks: blocks.map((instrs, b) => ({ succs: succs[b]!, instrs })) });
+  const input = { numVregs: nV, blocks: blocks.map((instrs, b) => ({ succs: succs[b]!, instrs })) };
+  const lv = restrictToDefined(input, computeBlockLiveness(input), entryDefs);
   // ---- interference graph -------------------------------------------------------------------------------
   const adj: number[][] = Array.from({ length: nV }, () => []);
-  const edgeSet = new Set<number>();
+  const edgeSet = new EdgeSet();
   const key = (a: number, b: number): number => (a < b ? a * nV + b : b * nV + a);
   const addEdge = (a: number, b: number): boolean => {
     if (a === b) return false;
@@ -332,7 +372,7 @@ function colourRound<Ref>(vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: 
       if (ins.copy && ins.kind === 'instr') copies.push({ d: ins.defs[0]!, s: src, w: f, order: copies.length });
     }
     if (b === 0) {
-      // values live into the entry are all defined "before" it: they interfere with each other
+      // values live into the entry (parameters) are all defined "before" it: they interfere with each other
       for (const set of live.values()) for (let x = 0; x < set.size; x++) for (let y = x + 1; y < set.size; y++) addEdge(set.dense[x]!, set.dense[y]!);
     }
   }
@@ -416,8 +456,12 @@ function colourRound<Ref>(vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: 
       avail[into] = availOf(into);
     }
     cost[into] += cost[from]!;
-    members[into] = members[into]!.concat(members[from]!);
-    partners[into] = partners[into]!.concat(partners[from]!);
+    // append (never copy the growing side): a long chain of merges stays linear
+    const mi = members[into]!, pi = partners[into]!;
+    for (const x of members[from]!) mi.push(x);
+    for (const x of partners[from]!) pi.push(x);
+    members[from] = [];
+    partners[from] = [];
     coalesced++;
   };
   if (coalesceOn) {
@@ -464,8 +508,9 @@ function colourRound<Ref>(vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: 
       const fa2 = forbid.get(a), fb2 = forbid.get(b);
       const limit = fa2 || fb2 ? Math.min(avail[a]!, avail[b]!) : avail[a]!;
       if (sig >= limit) continue;
-      // keep the representative deterministic: the lower id absorbs the higher
-      if (a < b) merge(b, a); else merge(a, b);
+      // the node with more members absorbs the other (linear merge chains), ties to the lower id: deterministic
+      const ma = members[a]!.length, mb = members[b]!.length;
+      if (ma > mb || (ma === mb && a < b)) merge(b, a); else merge(a, b);
     }
   }
 
@@ -520,6 +565,12 @@ function colourRound<Ref>(vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: 
   let markN = 0;
   const spill: number[] = [];
   const failedNoSpill: number[] = [];
+  const highWater = new Map<RegClass, number>();
+  for (let v = 0; v < nV; v++) {
+    if (col[v]! < 0 || !occurs[v]) continue;
+    const k = vregs[v]!.cls;
+    highWater.set(k, Math.max(highWater.get(k) ?? 0, col[v]! + width[v]!));
+  }
   for (let i = order.length - 1; i >= 0; i--) {
     const n = order[i]!;
     const c = cm(n);
@@ -545,9 +596,19 @@ function colourRound<Ref>(vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: 
       const rp = find(p);
       if (col[rp]! >= 0 && fits(col[rp]!)) { chosen = col[rp]!; break; }
     }
-    if (chosen < 0) for (let b = 0; b + w <= c.limit; b += a) if (fits(b)) { chosen = b; break; }
-    if (chosen >= 0) col[n] = chosen;
-    else if (noSpill[n]) failedNoSpill.push(n);
+    if (chosen < 0) {
+      for (let b = 0; b + w <= c.limit; b += a) if (fits(b)) { chosen = b; break; }
+      // a single register that would split a free aligned pair: take a hole below the class's high-water mark
+      // instead (one whose mate is taken), so pairs and quads still find room without raising the count
+      if (chosen >= 0 && w === 1 && c.align(2) === 2 && fits(chosen ^ 1)) {
+        const hw = highWater.get(c.info.cls) ?? 0;
+        for (let b = chosen + 1; b < hw; b++) if (fits(b) && !fits(b ^ 1)) { chosen = b; break; }
+      }
+    }
+    if (chosen >= 0) {
+      col[n] = chosen;
+      highWater.set(c.info.cls, Math.max(highWater.get(c.info.cls) ?? 0, chosen + w));
+    } else if (noSpill[n]) failedNoSpill.push(n);
     else spill.push(n);
   }
   for (const n of failedNoSpill) {
@@ -634,7 +695,7 @@ function rewrite<Ref>(blocks: WorkInstr<Ref>[][], vregs: WorkVreg[], actions: Ma
         const t = temp(v);
         if (!readSeen.has(v)) {
           readSeen.add(v);
-          before.push(a.remat ? mk('remat', [t], [], a, v) : mk('reload', [t], [], a, v));
+          before.push(a.remat ? mk('remat', [t], [], a, v) : a.home >= 0 ? mk('restore', [t], [a.home], a, v) : mk('reload', [t], [], a, v));
         }
         return t;
       };
@@ -646,7 +707,7 @@ function rewrite<Ref>(blocks: WorkInstr<Ref>[][], vregs: WorkVreg[], actions: Ma
           return v;
         }
         const t = temp(v);
-        after.push(mk('spill-store', [], [t], a, v));
+        after.push(a.home >= 0 ? mk('save', [a.home], [t], a, v) : mk('spill-store', [], [t], a, v));
         return t;
       };
       ins.uses = ins.uses.map(read);
@@ -664,8 +725,9 @@ function rewrite<Ref>(blocks: WorkInstr<Ref>[][], vregs: WorkVreg[], actions: Ma
 
 function finish<Ref>(
   fn: RaFunction<Ref>, vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], colour: Int32Array, rounds: number,
-  s: { spilledVregs: number; rematVregs: number; coalesced: number; edges: number; frameTop: number },
+  s: { spilledVregs: number; rematVregs: number; homedVregs: number; coalesced: number; edges: number; frameTop: number },
 ): RaResult<Ref> {
+  let registerSaves = 0;
   let spillStores = 0, spillLoads = 0, spillStoreBytes = 0, spillLoadBytes = 0, copies = 0, identityCopies = 0;
   const usage: Partial<Record<RegClass, { used: number }>> = {};
   for (let v = 0; v < vregs.length; v++) {
@@ -686,6 +748,11 @@ function finish<Ref>(
           return { kind: 'reload', vreg: ins.defs[0]!, slot: ins.slot, bytes: ins.bytes, spilled: ins.spilled };
         case 'remat':
           return { kind: 'remat', vreg: ins.defs[0]!, ref: ins.source?.ref, source: ins.source!, spilled: ins.spilled };
+        case 'save':
+          registerSaves++;
+          return { kind: 'save', vreg: ins.uses[0]!, home: ins.defs[0]!, spilled: ins.spilled };
+        case 'restore':
+          return { kind: 'restore', vreg: ins.defs[0]!, home: ins.uses[0]!, spilled: ins.spilled };
         default: {
           const identity = ins.copy && colour[ins.defs[0]!] === colour[ins.uses[0]!];
           if (ins.copy) {
@@ -698,11 +765,11 @@ function finish<Ref>(
     }),
   );
   const stats: RaStats = {
-    rounds, spilledVregs: s.spilledVregs, rematerializedVregs: s.rematVregs, spillStores, spillLoads, spillStoreBytes, spillLoadBytes,
+    rounds, spilledVregs: s.spilledVregs, rematerializedVregs: s.rematVregs, homedVregs: s.homedVregs, registerSaves, spillStores, spillLoads, spillStoreBytes, spillLoadBytes,
     frameBytes: Math.ceil(s.frameTop / 8) * 8, copies, coalescedCopies: s.coalesced, identityCopies, interferenceEdges: s.edges,
   };
   return {
     vregs: vregs.map((v): VReg => ({ cls: v.cls, width: v.width, ...(v.fixed === undefined ? {} : { fixed: v.fixed }), ...(v.noSpill ? { noSpill: true } : {}) })),
-    assignment: colour, blocks: out, succs: fn.blocks.map((b) => b.succs), usage, stats,
+    assignment: colour, blocks: out, succs: fn.blocks.map((b) => b.succs), entryDefs: fn.entryDefs ?? [], usage, stats,
   };
 }

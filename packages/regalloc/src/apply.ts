@@ -1,3 +1,4 @@
+import { RegallocError } from './errors.js';
 import type { PhysReg, RaInstr, RaResult } from './types.js';
 
 /** How the caller turns the allocator's output into its own instructions (it owns instruction creation). */
@@ -10,6 +11,10 @@ export interface AllocationCallbacks<Ref, M> {
   reload(reg: PhysReg, slot: number, bytes: number): M | readonly M[];
   /** Recompute the rematerializable instruction `source` into `reg`. */
   remat(ref: Ref | undefined, source: RaInstr<Ref>, reg: PhysReg): M | readonly M[];
+  /** Keep `reg` (a predicate) in `home` (a register of another class). Needed when the result has `save` items. */
+  save?(reg: PhysReg, home: PhysReg): M | readonly M[];
+  /** Bring `home` back into `reg`. */
+  restore?(home: PhysReg, reg: PhysReg): M | readonly M[];
 }
 
 /** Walk an allocation result and build the caller's instructions per block (identity copies: the callback decides). */
@@ -38,6 +43,14 @@ export function applyAllocation<Ref, M>(result: RaResult<Ref>, cb: AllocationCal
           break;
         case 'remat':
           add(cb.remat(ins.ref, ins.source, phys(ins.vreg)));
+          break;
+        case 'save':
+          if (!cb.save) throw new RegallocError('RA_NO_CALLBACK', 'the allocation keeps predicates in other registers (save/restore) but no save callback was given');
+          add(cb.save(phys(ins.vreg), phys(ins.home)));
+          break;
+        case 'restore':
+          if (!cb.restore) throw new RegallocError('RA_NO_CALLBACK', 'the allocation keeps predicates in other registers (save/restore) but no restore callback was given');
+          add(cb.restore(phys(ins.home), phys(ins.vreg)));
           break;
       }
     }

@@ -32,3 +32,15 @@ export function gprBudgetFromMaxRRegCount(n: number, extra = PTXAS_REPORTED_EXTR
   if (!Number.isInteger(n) || n <= extra) throw new RegallocError('RA_BAD_INPUT', `--maxrregcount ${n} leaves no allocatable registers`);
   return n - extra;
 }
+
+/**
+ * ptxas raises `--maxrregcount` below this to it, with a warning (measured: ptxas 13.0.88, sm_75 and sm_90:
+ * "For profile sm_90 adjusting per thread register count of 16 to lower bound of 24").
+ */
+export const MAXRREGCOUNT_LOWER_BOUND = 24;
+
+/** The `--maxrregcount` ptxas applies for a requested `n`, and its warning when it differs. */
+export function effectiveMaxRRegCount(n: number, arch: string, lowerBound = MAXRREGCOUNT_LOWER_BOUND): { value: number; warning?: string } {
+  if (n >= lowerBound) return { value: n };
+  return { value: lowerBound, warning: `For profile ${arch} adjusting per thread register count of ${n} to lower bound of ${lowerBound}` };
+}

@@ -123,3 +123,60 @@ export class SparseSet {
     this.size = 0;
   }
 }
+
+/**
+ * Strict liveness: drop a vreg from the live sets of the blocks no definition of it reaches (values read on
+ * some path before any write, e.g. defined in a loop that may be skipped and read only when it ran). Such a
+ * value holds nothing meaningful there, so it needs no register there; without this, one such read makes the
+ * value live from the function entry on and inflates the pressure of the whole function. `entryDefs` are
+ * defined on entry (function parameters). Work ∝ the live sets' sizes.
+ */
+export function restrictToDefined(fn: LivenessInput, lv: BlockLiveness, entryDefs: readonly number[] = []): BlockLiveness {
+  const nB = fn.blocks.length;
+  const nV = fn.numVregs;
+  const inBlocks: number[][] = [];
+  for (let b = 0; b < nB; b++) for (const v of lv.liveIn[b]!) (inBlocks[v] ??= []).push(b);
+  const defBlocks: number[][] = [];
+  const defStamp = new Int32Array(nV).fill(-1);
+  for (let b = 0; b < nB; b++) {
+    for (const ins of fn.blocks[b]!.instrs) {
+      for (const v of ins.defs) if (defStamp[v] !== b) { defStamp[v] = b; (defBlocks[v] ??= []).push(b); }
+      for (const v of ins.partialDefs ?? []) if (defStamp[v] !== b) { defStamp[v] = b; (defBlocks[v] ??= []).push(b); }
+    }
+  }
+  const isEntryDef = new Uint8Array(nV);
+  for (const v of entryDefs) isEntryDef[v] = 1;
+  const inMark = new Int32Array(nB).fill(-1);
+  const definedIn = new Int32Array(nB).fill(-1);
+  const defMark = new Int32Array(nB).fill(-1);
+  const liveIn: number[][] = Array.from({ length: nB }, () => []);
+  const liveOut: number[][] = Array.from({ length: nB }, () => []);
+  const outMark = new Int32Array(nB).fill(-1);
+  const stack: number[] = [];
+  for (let v = 0; v < nV; v++) {
+    const ins = inBlocks[v];
+    if (!ins) continue;
+    for (const b of ins) inMark[b] = v;
+    for (const b of defBlocks[v] ?? []) { defMark[b] = v; stack.push(b); }
+    if (isEntryDef[v] && nB > 0 && inMark[0] === v) { definedIn[0] = v; stack.push(0); }
+    while (stack.length) {
+      const x = stack.pop()!;
+      for (const s of fn.blocks[x]!.succs) {
+        if (inMark[s] !== v || definedIn[s] === v) continue;
+        definedIn[s] = v;
+        if (defMark[s] !== v) stack.push(s);
+      }
+    }
+    for (const b of ins) {
+      if (definedIn[b] !== v) continue;
+      liveIn[b]!.push(v);
+      // live out of the predecessors at whose end it is defined
+      for (const p of lv.preds[b]!) {
+        if (outMark[p] === v || (definedIn[p] !== v && defMark[p] !== v)) continue;
+        outMark[p] = v;
+        liveOut[p]!.push(v);
+      }
+    }
+  }
+  return { liveIn: liveIn.map((l) => Int32Array.from(l)), liveOut: liveOut.map((l) => Int32Array.from(l)), preds: lv.preds };
+}

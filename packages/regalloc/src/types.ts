@@ -11,6 +11,9 @@ export type RegClass = 'R' | 'P' | 'UR' | 'UP' | 'B';
 
 export const REG_CLASSES: readonly RegClass[] = ['R', 'P', 'UR', 'UP', 'B'];
 
+/** The usual homes of classes without memory spills: predicates in R (P2R/R2P), uniform predicates in UR, barriers in R (BMOV). */
+export const SPILL_HOMES: Readonly<Partial<Record<RegClass, RegClass>>> = Object.freeze({ P: 'R', UP: 'UR', B: 'R' });
+
 /** Registers a value occupies: 1, or an aligned pair / quad of consecutive registers. */
 export type RegWidth = 1 | 2 | 4;
 
@@ -46,6 +49,12 @@ export interface PhysReg {
   readonly width?: RegWidth;
 }
 
+/** Opcode and modifiers of a machine instruction (the schedulers' latency look-ups: `IMAD` ['WIDE', 'U32']). */
+export interface SchedOp {
+  readonly opcode: string;
+  readonly mods?: readonly string[];
+}
+
 /** One instruction. `defs` and `uses` are positional: the caller maps position k back to its operand k. */
 export interface RaInstr<Ref = unknown> {
   /** The caller's handle of the instruction (returned untouched in the result). */
@@ -67,6 +76,21 @@ export interface RaInstr<Ref = unknown> {
   readonly clobbers?: readonly PhysReg[];
   /** The defs must not share a register with any use of this instruction. */
   readonly earlyClobber?: boolean;
+  // ---- for the schedulers (ignored by the allocator) ----
+  /** Machine opcode and modifiers (latency look-ups). */
+  readonly op?: SchedOp;
+  /** Memory effect: loads may pass loads; stores and atomics keep their order with every access of their space. */
+  readonly memory?: 'load' | 'store' | 'atomic';
+  /**
+   * Memory space (`global`, `shared`, `local`, ...). Accesses of two different known spaces never conflict;
+   * `generic` or none conflicts with everything. Spill code uses `spill:<slot>`.
+   */
+  readonly memorySpace?: string;
+  /**
+   * Scheduling fence: nothing moves across it (BAR, MEMBAR, BSSY/BSYNC/WARPSYNC convergence points, calls,
+   * branches and EXIT, anything with effects the scheduler does not model).
+   */
+  readonly fence?: boolean;
 }
 
 export interface RaBlock<Ref = unknown> {
@@ -81,6 +105,11 @@ export interface RaBlock<Ref = unknown> {
 export interface RaFunction<Ref = unknown> {
   readonly vregs: readonly VReg[];
   readonly blocks: readonly RaBlock<Ref>[];
+  /**
+   * Vregs defined on entry (function parameters). Any other vreg is undefined until an instruction writes
+   * it: where no definition reaches, it needs no register (strict liveness).
+   */
+  readonly entryDefs?: readonly number[];
 }
 
 /** Allocation options. */
@@ -99,6 +128,12 @@ export interface RaOptions {
   readonly slotBytes?: (cls: RegClass, width: RegWidth) => number;
   /** Classes whose values may be spilled to local memory (default: R and UR). */
   readonly spillableClasses?: readonly RegClass[];
+  /**
+   * Where values of a class that is not spilled to memory go when they must leave their class: a vreg of
+   * this class holds them (`save` / `restore` items). Opt-in (the caller must handle those items), e.g.
+   * `SPILL_HOMES` = { P: 'R', UP: 'UR', B: 'R' }; without a home such a class fails with RA_UNCOLORABLE.
+   */
+  readonly spillHome?: Readonly<Partial<Record<RegClass, RegClass>>>;
   /** Rounds of spill-and-retry before giving up with RA_NO_PROGRESS (default 32). */
   readonly maxRounds?: number;
 }
@@ -111,6 +146,10 @@ export type RaOutInstr<Ref = unknown> =
   | { readonly kind: 'spill-store'; readonly vreg: number; readonly slot: number; readonly bytes: number; readonly spilled: number }
   /** Load the stack slot at `slot` into `vreg` (a spill temporary) before its use. */
   | { readonly kind: 'reload'; readonly vreg: number; readonly slot: number; readonly bytes: number; readonly spilled: number }
+  /** Copy `vreg` (a temporary of a class without memory spills, e.g. P) into `home`, a vreg of another class (P2R / SEL). */
+  | { readonly kind: 'save'; readonly vreg: number; readonly home: number; readonly spilled: number }
+  /** Copy `home` back into `vreg` before a use (R2P / ISETP). */
+  | { readonly kind: 'restore'; readonly vreg: number; readonly home: number; readonly spilled: number }
   /** Recompute `source` (a rematerializable instruction) into `vreg` before its use. */
   | { readonly kind: 'remat'; readonly vreg: number; readonly ref: Ref | undefined; readonly source: RaInstr<Ref>; readonly spilled: number };
 
@@ -124,6 +163,9 @@ export interface RaStats {
   /** Vregs spilled to memory / rematerialised (over all rounds). */
   readonly spilledVregs: number;
   readonly rematerializedVregs: number;
+  /** Vregs (predicates) kept in a register of another class, and the saves that put them there. */
+  readonly homedVregs: number;
+  readonly registerSaves: number;
   readonly spillStores: number;
   readonly spillLoads: number;
   /** Static bytes stored / loaded by spill code (ptxas's `N bytes spill stores, M bytes spill loads`). */
@@ -147,6 +189,8 @@ export interface RaResult<Ref = unknown> {
   readonly blocks: readonly (readonly RaOutInstr<Ref>[])[];
   /** The input's block successors (unchanged). */
   readonly succs: readonly (readonly number[])[];
+  /** The input's `entryDefs` (unchanged). */
+  readonly entryDefs: readonly number[];
   readonly usage: Readonly<Partial<Record<RegClass, RaClassUsage>>>;
   readonly stats: RaStats;
 }

@@ -1,4 +1,4 @@
-import { computeBlockLiveness } from './liveness.js';
+import { computeBlockLiveness, restrictToDefined } from './liveness.js';
 import type { PhysReg, RaOptions, RaOutInstr, RaResult, RegClass } from './types.js';
 
 export interface AllocationViolation {
@@ -22,6 +22,10 @@ function opsOf(ins: RaOutInstr): Ops {
       return { defs: ins.defs, uses: ins.uses, partialDefs: ins.partialDefs, copySrc: ins.source.copy ? ins.uses[0]! : -1, clobbers: ins.source.clobbers ?? [] };
     case 'spill-store':
       return { defs: [], uses: [ins.vreg], partialDefs: [], copySrc: -1, clobbers: [] };
+    case 'save':
+      return { defs: [ins.home], uses: [ins.vreg], partialDefs: [], copySrc: -1, clobbers: [] };
+    case 'restore':
+      return { defs: [ins.vreg], uses: [ins.home], partialDefs: [], copySrc: -1, clobbers: [] };
     default:
       return { defs: [ins.vreg], uses: [], partialDefs: [], copySrc: -1, clobbers: [] };
   }
@@ -31,6 +35,7 @@ function opsOf(ins: RaOutInstr): Ops {
  * Check an allocation independently of the allocator: every vreg that occurs has an aligned register inside
  * the class budget that is not reserved, fixed vregs got their register, and no definition overwrites a
  * register holding another live value (a copy may share its source's register), nor does a clobber.
+ * Liveness is strict (see `restrictToDefined`): a value no definition reaches holds nothing to protect.
  * Returns the violations (empty: valid).
  */
 export function verifyAllocation(result: RaResult, opts: RaOptions): AllocationViolation[] {
@@ -58,7 +63,8 @@ export function verifyAllocation(result: RaResult, opts: RaOptions): AllocationV
     if (c.zero !== undefined) reserved.add(c.zero);
     for (let k = 0; k < vr.width; k++) if (reserved.has(r + k)) bad(`uses reserved register ${r + k}`);
   }
-  const lv = computeBlockLiveness({ numVregs: vregs.length, blocks: result.blocks.map((_, b) => ({ succs: result.succs[b]!, instrs: fnView[b]! })) });
+  const input = { numVregs: vregs.length, blocks: result.blocks.map((_, b) => ({ succs: result.succs[b]!, instrs: fnView[b]! })) };
+  const lv = restrictToDefined(input, computeBlockLiveness(input), result.entryDefs);
   for (let b = 0; b < fnView.length; b++) {
     const occ = new Map<RegClass, Set<number>[]>();
     const slots = (cls: RegClass): Set<number>[] => {

@@ -13,8 +13,8 @@ export interface InstrRoles {
   uses: RegAccess[];
   /** Unknown opcode: operand 0 taken as the destination by default. */
   guessed: boolean;
-  /** How many leading operands are results, PT/RZ placeholders included (`ISETP P0, PT, ...` has 2). */
-  results: number;
+  /** How many leading operands are results (PT/RZ destinations included, which `defs` leaves out). */
+  resultOperands: number;
 }
 
 const set = (s: string): ReadonlySet<string> => new Set(s.split(/\s+/).filter(Boolean));
@@ -203,7 +203,7 @@ export function instrRoles(ins: HazardInstr): InstrRoles {
       for (let p = 0; p < 7; p++) if (mask & (1 << p)) list.push({ reg: { file, index: p, count: 1 }, operand: i });
     }
   }
-  return { defs, uses, guessed, results: n };
+  return { defs, uses, guessed, resultOperands: n };
 }
 
 /**

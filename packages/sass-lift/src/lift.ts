@@ -55,6 +55,22 @@ interface Ctx {
   returnSites: number[];
   /** Extra blocks appended after the body (the bad-return trap). */
   tail: string[];
+  /** Setup lines of the instruction being lifted (temporaries for addresses and bank-4 words). */
+  pre: string[];
+  data: DataImage;
+}
+
+/**
+ * The module's data as the lifted code sees it: global variables (`.nv.global.init`, `.nv.global`) and the user
+ * constant bank (`.nv.constant3`) become one Ori variable per section, and `.nv.constant4` — the 64-bit addresses
+ * ptxas loads global and constant variables' addresses from — is resolved through its relocations.
+ */
+interface DataImage {
+  /** Ori declarations of the section variables. */
+  decls: string[];
+  /** Bank 4: byte offset of a relocated 64-bit word → the variable and offset it holds the address of. */
+  bank4Relocs: Map<number, { v: string; offset: number }>;
+  bank4Bytes: Uint8Array;
 }
 
 function unsupported(ctx: Ctx, why: string): never {
@@ -98,6 +114,15 @@ function operand(ctx: Ctx, o: SassOperandView, width: number, fp: 'f32' | 'f64' 
   switch (o.kind) {
     case 'reg':
     case 'ureg': {
+      const half = /\.(H0_H0|H1_H1)$/.exec(raw);
+      if (half && o.reg) {
+        // half-register broadcast (f16x2 operands): PRMT the selected half into both halves of a temporary
+        const t = `%r${ctx.tmp}`;
+        ctx.tmp += 2;
+        ctx.pre.push(`  ${t} = PRMT ${regName(o.kind === 'reg' ? 'R' : 'UR', o.reg.index, 1)}, ${half[1] === 'H0_H0' ? 0x1010 : 0x3232}, RZ`);
+        return wrap(t);
+      }
+      if (half && !o.reg) return wrap(o.kind === 'reg' ? 'RZ' : 'URZ');
       if (/\.(H0|H1|B[0-3]|X\d|ROW|COL|F32|BF16)/.test(raw)) unsupported(ctx, `operand ${o.text}: register half/byte selects are not lifted yet`);
       if (!o.reg) return wrap(o.kind === 'reg' ? 'RZ' : 'URZ');
       return wrap(regName(o.kind === 'reg' ? 'R' : 'UR', o.reg.index, width));
@@ -131,16 +156,36 @@ function operand(ctx: Ctx, o: SassOperandView, width: number, fp: 'f32' | 'f64' 
       const off = Number(inner);
       if (!Number.isFinite(off)) unsupported(ctx, `constant operand ${raw}`);
       if (bank === 0 && off === 0x28) return wrap(`${ctx.stackTop}`);
+      if (bank === 4) return wrap(bank4Word(ctx, off, width));
       if (bank !== 0 && bank !== 3) unsupported(ctx, `constant bank ${bank} is not loaded by the lifter`);
       return wrap(`c[${hex(bank)}][${hex(off)}]`);
     }
     case 'sreg': {
       if (raw === 'SRZ') return 'RZ';
+      // launches have no thread-block clusters: every CTA is CTA 0 of its own one-CTA cluster
+      if (raw === 'SR_CgaCtaId') return '0';
       return SREG_NAMES[raw] ?? raw;
     }
     default:
       return unsupported(ctx, `operand ${o.text}`);
   }
+}
+
+/** A word of constant bank 4: a variable's address (from the bank's relocations) or the bank's plain bytes. */
+function bank4Word(ctx: Ctx, off: number, width: number): string {
+  const { bank4Relocs, bank4Bytes } = ctx.data;
+  const at = bank4Relocs.get(off) ?? bank4Relocs.get(off - 4);
+  if (!at) {
+    if (off + 4 * width > bank4Bytes.length) unsupported(ctx, `c[0x4][${hex(off)}] is outside .nv.constant4`);
+    const dv = new DataView(bank4Bytes.buffer, bank4Bytes.byteOffset, bank4Bytes.byteLength);
+    return width === 2 ? `${dv.getBigUint64(off, true)}` : `${dv.getUint32(off, true)}`;
+  }
+  const hiHalf = !bank4Relocs.has(off);
+  if (width === 2 && hiHalf) unsupported(ctx, `a 64-bit read of c[0x4][${hex(off)}] straddles two addresses`);
+  const t = ctx.tmp;
+  ctx.tmp += 4;
+  ctx.pre.push(`  %rd${t} = IADD3 @${at.v}, ${at.offset}, RZ`);
+  return width === 2 ? `%rd${t}` : `%r${hiHalf ? t + 1 : t}`;
 }
 
 /** A memory operand as Ori `[base+offset]`, with setup instructions for sums and scaled indices. */
@@ -189,7 +234,7 @@ function widthsOf(view: HazardInstr): { def: Map<number, number>; use: Map<numbe
   const use = new Map<number, number>();
   for (const d of roles.defs) if (d.operand >= 0) def.set(d.operand, Math.max(def.get(d.operand) ?? 0, d.reg.count));
   for (const u of roles.uses) if (u.operand >= 0 && !u.address) use.set(u.operand, Math.max(use.get(u.operand) ?? 0, u.reg.count));
-  return { def, use, results: roles.results };
+  return { def, use, results: roles.resultOperands };
 }
 
 /** Conversion types in Ori's order (destination first), from SASS's defaults and spellings. */
@@ -231,6 +276,7 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
   const uncond = guard === '';
   if (DROPPED.has(op)) return { lines: [], ends: false };
   const pre: string[] = [];
+  ctx.pre = pre;
   const line = (s: string): Lifted => ({ lines: [...pre, `  ${guard}${s}`], ends: false });
   const { def, use, results } = widthsOf(view);
 
@@ -317,10 +363,38 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
         const bits = (h(ops[3]!.text) << 16) | h(ops[4]!.text);
         return line(`${operand(ctx, ops[0]!, 1, undefined)} = MOV ${hex(bits >>> 0)}`);
       }
-      // the plain form (no half selects, no F32/BF16 inputs) is Ori's HFMA2
-      if (ops.length === 4 && ops.every((o) => !/\.(H[01]|F32|BF16)/.test(o.text)) && mods.every((m) => m === 'FTZ' || m === 'SAT')) break;
-      return unsupported(ctx, 'HFMA2 with half selects');
+      return line(`${operand(ctx, ops[0]!, 1, undefined)} = HFMA2${halfMods(mods)} ${ops.slice(1, 4).map((o) => operand(ctx, o, 1, undefined)).join(', ')}`);
     }
+    case 'HADD2':
+    case 'HMUL2': {
+      if (mods.includes('F32')) {
+        // HADD2.F32 Rd, -RZ, Rb.H0_H0: the f16 → f32 conversion idiom
+        const zero = ops.slice(1, 3).findIndex((o) => o.kind === 'reg' && !o.reg);
+        if (op !== 'HADD2' || zero < 0) unsupported(ctx, `${op}.F32 with two register sources`);
+        const src = operand(ctx, ops[zero === 0 ? 2 : 1]!, 1, undefined);
+        return line(`${operand(ctx, ops[0]!, 1, undefined)} = F2F.F32.F16 ${src}`);
+      }
+      return line(`${operand(ctx, ops[0]!, 1, undefined)} = ${op}${halfMods(mods)} ${ops.slice(1, 3).map((o) => operand(ctx, o, 1, undefined)).join(', ')}`);
+    }
+    case 'HMNMX2':
+      return liftHmnmx2(ctx, ops, mods, line);
+    case 'HSET2':
+      return liftHset2(ctx, ops, mods, line);
+    case 'BMSK':
+      return liftBmsk(ctx, ops, mods, line);
+    case 'IDP':
+      return liftIdp(ctx, ops, mods, line);
+    case 'I2IP':
+      return liftI2ip(ctx, ops, mods, line);
+    case 'MUFU':
+      if (mods.includes('SIN') || mods.includes('COS')) {
+        // SASS MUFU.SIN/COS take the angle in turns (ptxas multiplies by 1/2pi first); Ori's take radians
+        const t = `%r${ctx.tmp}`;
+        ctx.tmp += 2;
+        pre.push(`  ${t} = FMUL ${operand(ctx, ops[1]!, 1, 'f32')}, ${f32Bits(2 * Math.PI)}`);
+        return line(`${operand(ctx, ops[0]!, 1, undefined)} = MUFU.${mods.includes('SIN') ? 'SIN' : 'COS'} ${t}`);
+      }
+      break;
     case 'SGXT': {
       const d = operand(ctx, ops[0]!, 1, undefined);
       return line(`${d} = BFE.${mods.includes('U32') ? 'U32' : 'S32'} ${operand(ctx, ops[1]!, 1, undefined)}, 0, ${operand(ctx, ops[2]!, 1, undefined)}`);
@@ -340,9 +414,6 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
     case 'TLD':
     case 'SULD':
     case 'SUST':
-    case 'IDP':
-    case 'HADD2':
-    case 'HMUL2':
       return unsupported(ctx, `${op} is not lifted yet`);
   }
   if (UNIFORM_TWINS[op]) {
@@ -352,19 +423,33 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
     }
     op = twin;
   }
+  if (op === 'IMAD' && mods.includes('MOV') && results === 1 && ops.length === 4 && ops[1]?.text === 'RZ' && ops[2]?.text === 'RZ') {
+    // IMAD.MOV[.U32] Rd, RZ, RZ, x: ptxas's move on the FMA pipe
+    return line(`${operand(ctx, ops[0]!, 1, undefined)} = MOV ${operand(ctx, ops[3]!, 1, undefined)}`);
+  }
   if (op === 'IMAD') mods = mods.filter((m) => m !== 'MOV' && m !== 'SHL' && m !== 'IADD');
+  // the low word of a product does not depend on signedness
+  if (op === 'IMAD' && !mods.includes('WIDE') && !mods.includes('HI')) mods = mods.filter((m) => m !== 'U32' && m !== 'S32');
+  if (op === 'IMAD' && mods.includes('HI') && ops[3]?.kind === 'reg' && ops[3].reg) {
+    // IMAD.HI's addend is the register pair Rc:Rc+1: d = high word of (a * b + Rc:Rc+1)
+    if (ops[3].reg.index % 2) unsupported(ctx, 'IMAD.HI with an odd addend pair');
+    const t = ctx.tmp;
+    ctx.tmp += 4;
+    const sign = mods.includes('U32') ? '.U32' : '';
+    pre.push(`  %rd${t} = IMAD.WIDE${sign} ${operand(ctx, ops[1]!, 1, undefined)}, ${operand(ctx, ops[2]!, 1, undefined)}, ${operand(ctx, ops[3], 2, undefined)}`);
+    return line(`${operand(ctx, ops[0]!, 1, undefined)} = MOV %r${t + 1}`);
+  }
   if (op === 'F2I' || op === 'I2F' || op === 'F2F') mods = conversionMods(op, mods);
   if (op === 'LDC') {
     // constant loads: c[0x0][0x28] is the stack top, other bank-0/3 words come from the launch
     const d = operand(ctx, ops[0]!, def.get(0) ?? 1, undefined);
-    const c = operand(ctx, ops[1]!, 1, undefined);
+    const c = operand(ctx, ops[1]!, def.get(0) ?? 1, undefined);
     if (!c.startsWith('c[')) return line(`${d} = MOV ${c}`);
     return line(`${d} = LDC${mods.map((m) => `.${m}`).join('')} ${c}`);
   }
 
   const fp: 'f32' | 'f64' | undefined = FLOAT64_OPS.has(op) ? 'f64' : FLOAT32_OPS.has(op) ? 'f32' : undefined;
-  // results: the roles' leading result operands, PT/RZ placeholders included (`FSETP P0, PT, ...` has two)
-  const n = Math.max([...def.keys()].length === 0 ? 0 : Math.max(...def.keys()) + 1, results);
+  const n = results;
   // results: the roles' leading result operands; predicate results of ATOM/SHFL come first in SASS
   let defIdx: number[] = [];
   for (let i = 0; i < n; i++) defIdx.push(i);
@@ -385,6 +470,18 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
     if (op.startsWith('ATOM') || op === 'RED' || op === 'REDG') {
       const kinds = ['ADD', 'MIN', 'MAX', 'INC', 'DEC', 'AND', 'OR', 'XOR', 'EXCH', 'CAS'];
       const k = mods.find((m) => kinds.includes(m));
+      if (mods.includes('CAST') && mods.includes('SPIN') && defTexts.length === 1 && useTexts.length === 3) {
+        // compare-and-store: [a] = (old == cmp) ? new : old; the result is 1 when it stored, else 0
+        const old = `%r${ctx.tmp}`;
+        const x = `%r${ctx.tmp + 2}`;
+        ctx.tmp += 4;
+        const t = mods.includes('64') ? 'B64' : 'B32';
+        if (t === 'B64') unsupported(ctx, '64-bit ATOMS.CAST.SPIN');
+        pre.push(`  ${guard}${old} = ${op}.CAS.${t} ${useTexts.join(', ')}`);
+        pre.push(`  ${guard}${x} = LOP3.LUT ${old}, ${useTexts[1]}, RZ, 60, !PT`);
+        pre.push(`  ${guard}${x} = IMNMX.U32 ${x}, 1, PT`);
+        return line(`${defTexts[0]} = IADD3 -${x}, 1, RZ`);
+      }
       if (!k || mods.includes('CAST') || mods.includes('SPIN')) unsupported(ctx, 'atomic form');
       const t = mods.find((m) => ['U32', 'S32', 'U64', 'S64', 'F32', 'F64'].includes(m)) ?? (mods.includes('64') ? 'U64' : 'U32');
       const ori = op === 'REDG' ? 'RED' : op;
@@ -398,8 +495,128 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
     if (o.kind === 'mem') unsupported(ctx, `memory operand on ${op}`);
     useTexts.push(operand(ctx, o, use.get(i) ?? 1, fp));
   }
+  if (op === 'IADD3') {
+    // The adder negates a register as ~x + 1 and its carry-out counts that +1 (-RZ carries): lift -x as ~x with a
+    // carry-in of its own, so carries match the hardware's (a + -0 carries out, a + (2^32 - 0) wrapped does not).
+    let extra = 0;
+    for (let k = 0; k < 3 && k < useTexts.length; k++) {
+      const t = useTexts[k]!;
+      if (/^-(%u?r|U?RZ)/.test(t)) {
+        useTexts[k] = `~${t.slice(1)}`;
+        extra++;
+      }
+    }
+    for (let k = 0; k < extra; k++) useTexts.push('PT');
+  }
   void ins;
   return line(`${defTexts.length ? `${defTexts.join(', ')} = ` : ''}${op}${mods.map((m) => `.${m}`).join('')}${useTexts.length ? ' ' + useTexts.join(', ') : ''}`);
+}
+
+type LineFn = (s: string) => Lifted;
+const src1 = (ctx: Ctx, o: SassOperandView | undefined): string => (o ? operand(ctx, o, 1, undefined) : 'RZ');
+
+/** Modifiers of packed-half arithmetic Ori knows (MMA names the pipe, not the operation). */
+function halfMods(mods: readonly string[]): string {
+  return mods.filter((m) => m !== 'MMA' && m !== 'F16_V2').map((m) => `.${m}`).join('');
+}
+
+/** Split a packed f16x2 value into two f32 temporaries (low, high). */
+function unpackHalves(ctx: Ctx, v: string): [string, string] {
+  const lo = `%r${ctx.tmp}`;
+  const hiBits = `%r${ctx.tmp + 2}`;
+  const hi = `%r${ctx.tmp + 4}`;
+  ctx.tmp += 6;
+  ctx.pre.push(`  ${lo} = F2F.F32.F16 ${v}`, `  ${hiBits} = SHR.U32 ${v}, 16`, `  ${hi} = F2F.F32.F16 ${hiBits}`);
+  return [lo, hi];
+}
+
+/** HMNMX2 d, a, b, p: per half, the minimum (p true) or maximum, through f32 (the conversions are exact). */
+function liftHmnmx2(ctx: Ctx, ops: readonly SassOperandView[], mods: readonly string[], line: LineFn): Lifted {
+  if (mods.some((m) => m !== 'FTZ' && m !== 'NAN')) unsupported(ctx, `HMNMX2.${mods.join('.')}`);
+  const [al, ah] = unpackHalves(ctx, src1(ctx, ops[1]));
+  const [bl, bh] = unpackHalves(ctx, src1(ctx, ops[2]));
+  const p = ops[3] ? operand(ctx, ops[3], 1, undefined) : 'PT';
+  const m = mods.includes('NAN') ? '.NAN' : '';
+  const rl = `%r${ctx.tmp}`;
+  const rh = `%r${ctx.tmp + 2}`;
+  ctx.tmp += 4;
+  ctx.pre.push(`  ${rl} = FMNMX${m} ${al}, ${bl}, ${p}`, `  ${rh} = FMNMX${m} ${ah}, ${bh}, ${p}`);
+  return line(`${src1(ctx, ops[0])} = F2FP.F16.F32.PACK_AB ${rh}, ${rl}`);
+}
+
+/** HSET2[.BF].cmp.comb d, a, b, p: per half, 1.0 (.BF) or all ones where `(a cmp b) comb p`, else 0. */
+function liftHset2(ctx: Ctx, ops: readonly SassOperandView[], mods: readonly string[], line: LineFn): Lifted {
+  const cmp = mods.find((m) => /^(EQ|NE|LT|LE|GT|GE|NUM|NAN|EQU|NEU|LTU|LEU|GTU|GEU)$/.test(m));
+  const comb = mods.find((m) => m === 'AND' || m === 'OR' || m === 'XOR') ?? 'AND';
+  if (!cmp || mods.some((m) => m !== cmp && m !== comb && m !== 'BF' && m !== 'FTZ')) unsupported(ctx, `HSET2.${mods.join('.')}`);
+  const [al, ah] = unpackHalves(ctx, src1(ctx, ops[1]));
+  const [bl, bh] = unpackHalves(ctx, src1(ctx, ops[2]));
+  const p = ops[3] ? operand(ctx, ops[3], 1, undefined) : 'PT';
+  const lo = `%r${ctx.tmp}`;
+  const hi = `%r${ctx.tmp + 2}`;
+  ctx.tmp += 4;
+  // a half of the result is 0x3c00 (1.0 in f16, .BF) or 0xffff where true, 0 where false
+  const one = mods.includes('BF') ? 0x3c00 : 0xffff;
+  ctx.pre.push(`  ${lo} = FSET.${cmp}.${comb} ${al}, ${bl}, ${p}`, `  ${hi} = FSET.${cmp}.${comb} ${ah}, ${bh}, ${p}`);
+  // FSET's true value (a mask or 1.0f) → 1 → the half's constant
+  ctx.pre.push(`  ${lo} = IMNMX.U32 ${lo}, 1, PT`, `  ${hi} = IMNMX.U32 ${hi}, 1, PT`);
+  ctx.pre.push(`  ${lo} = IMAD ${lo}, ${one}, RZ`, `  ${hi} = IMAD ${hi}, ${one * 0x10000}, RZ`);
+  return line(`${src1(ctx, ops[0])} = LOP3.LUT ${hi}, ${lo}, RZ, 252, !PT`);
+}
+
+/** BMSK d, start, width: `width` ones from bit `start` (.C clamps start and width to 32, .W wraps them mod 32). */
+function liftBmsk(ctx: Ctx, ops: readonly SassOperandView[], mods: readonly string[], line: LineFn): Lifted {
+  let a = src1(ctx, ops[1]);
+  let b = src1(ctx, ops[2]);
+  const t = `%r${ctx.tmp}`;
+  const w = `%r${ctx.tmp + 2}`;
+  ctx.tmp += 4;
+  if (mods.includes('W')) {
+    ctx.pre.push(`  ${t} = LOP3.LUT ${a}, 31, RZ, 192, !PT`, `  ${w} = LOP3.LUT ${b}, 31, RZ, 192, !PT`);
+    a = t;
+    b = w;
+  }
+  // SHL by 32 or more gives 0: ~(~0 << width) has min(width, 32) ones
+  const m = `%r${ctx.tmp}`;
+  ctx.tmp += 2;
+  ctx.pre.push(`  ${m} = SHL 0xffffffff, ${b}`, `  ${m} = LOP3.LUT ${m}, RZ, RZ, 15, !PT`);
+  return line(`${src1(ctx, ops[0])} = SHL ${m}, ${a}`);
+}
+
+/** IDP.4A.{S8,U8}.{S8,U8} d, a, b, c: c plus the four byte products. */
+function liftIdp(ctx: Ctx, ops: readonly SassOperandView[], mods: readonly string[], line: LineFn): Lifted {
+  const types = mods.filter((m) => m === 'S8' || m === 'U8');
+  if (!mods.includes('4A') || types.length !== 2) unsupported(ctx, `IDP.${mods.join('.')}`);
+  const a = src1(ctx, ops[1]);
+  const b = src1(ctx, ops[2]);
+  let acc = src1(ctx, ops[3]);
+  for (let k = 0; k < 4; k++) {
+    const x = `%r${ctx.tmp}`;
+    const y = `%r${ctx.tmp + 2}`;
+    const s = `%r${ctx.tmp + 4}`;
+    ctx.tmp += 6;
+    ctx.pre.push(`  ${x} = BFE.${types[0] === 'S8' ? 'S32' : 'U32'} ${a}, ${8 * k}, 8`, `  ${y} = BFE.${types[1] === 'S8' ? 'S32' : 'U32'} ${b}, ${8 * k}, 8`);
+    if (k < 3) {
+      ctx.pre.push(`  ${s} = IMAD ${x}, ${y}, ${acc}`);
+      acc = s;
+    } else return line(`${src1(ctx, ops[0])} = IMAD ${x}, ${y}, ${acc}`);
+  }
+  return unsupported(ctx, 'IDP');
+}
+
+/** I2IP.{U8,S8}.S32.SAT d, a, b, c: d = {c[15:0], sat8(a), sat8(b)} (PTX cvt.pack). */
+function liftI2ip(ctx: Ctx, ops: readonly SassOperandView[], mods: readonly string[], line: LineFn): Lifted {
+  const dt = mods.find((m) => m === 'U8' || m === 'S8');
+  const st = mods.find((m) => m === 'S32' || m === 'U32');
+  if (!dt || !st || ops.length !== 4) unsupported(ctx, `I2IP.${mods.join('.')}`);
+  const sat = mods.includes('SAT') ? '.SAT' : '';
+  const sa = `%r${ctx.tmp}`;
+  const sb = `%r${ctx.tmp + 2}`;
+  const t = `%r${ctx.tmp + 4}`;
+  ctx.tmp += 6;
+  ctx.pre.push(`  ${sa} = I2I.${dt}.${st}${sat} ${src1(ctx, ops[1])}`, `  ${sb} = I2I.${dt}.${st}${sat} ${src1(ctx, ops[2])}`);
+  ctx.pre.push(`  ${t} = PRMT ${sb}, 0x40, ${sa}`);
+  return line(`${src1(ctx, ops[0])} = PRMT ${t}, 0x5410, ${src1(ctx, ops[3])}`);
 }
 
 function f16Bits(x: number): number {
@@ -426,6 +643,58 @@ export function kernelParams(fn: CubinFunction): Array<{ ordinal: number; offset
   return out.map((p) => ({ ...p, offset: base + p.offset })).sort((a, b) => a.ordinal - b.ordinal);
 }
 
+const DATA_SECTIONS: Record<string, { v: string; space: 'global' | 'const' }> = {
+  '.nv.global.init': { v: '__nv_global_init', space: 'global' },
+  '.nv.global': { v: '__nv_global', space: 'global' },
+  // first (and only) const variable: it sits at offset 0 of bank 3, as the section does
+  '.nv.constant3': { v: '__nv_constant3', space: 'const' },
+};
+const ELF_NOBITS = 8;
+
+function dataImage(cubin: Cubin, fnName: string): DataImage {
+  const secVar = new Map<number, string>();
+  for (const sec of cubin.sections) {
+    const d = DATA_SECTIONS[sec.name];
+    if (d) secVar.set(sec.index, d.v);
+  }
+  const where = (symIndex: number, addend: number): { v: string; offset: number } => {
+    const sym = cubin.symbols[symIndex];
+    const v = sym ? secVar.get(sym.shndx) : undefined;
+    if (!sym || v === undefined) throw new LiftError('LIFT_UNSUPPORTED', `${fnName}: a relocation names ${sym?.name ?? `symbol ${symIndex}`}, which is no global or constant variable`);
+    return { v, offset: sym.value + addend };
+  };
+  const relocsOf = new Map<number, Array<{ offset: number; size: 4 | 8; generic: boolean; v: string; at: number }>>();
+  let bank4: { index: number; bytes: Uint8Array } | undefined;
+  for (const sec of cubin.sections) if (sec.name === '.nv.constant4') bank4 = { index: sec.index, bytes: sec.data };
+  const bank4Relocs = new Map<number, { v: string; offset: number }>();
+  for (const r of cubin.relocations) {
+    const target = cubin.sections[r.target];
+    if (!target || (!secVar.has(r.target) && r.target !== bank4?.index)) continue;
+    const size = r.typeName === 'R_CUDA_64' || r.typeName === 'R_CUDA_G64' ? 8 : r.typeName === 'R_CUDA_32' || r.typeName === 'R_CUDA_G32' ? 4 : 0;
+    if (!size) throw new LiftError('LIFT_UNSUPPORTED', `${fnName}: relocation ${r.typeName} in ${target.name} is not lifted`);
+    const w = where(r.symbol, r.addend ?? 0);
+    if (r.target === bank4?.index) {
+      if (size !== 8) throw new LiftError('LIFT_UNSUPPORTED', `${fnName}: ${r.typeName} in .nv.constant4 is not lifted`);
+      bank4Relocs.set(r.offset, w);
+      continue;
+    }
+    const list = relocsOf.get(r.target) ?? [];
+    list.push({ offset: r.offset, size, generic: r.typeName.startsWith('R_CUDA_G'), v: w.v, at: w.offset });
+    relocsOf.set(r.target, list);
+  }
+  const decls: string[] = [];
+  for (const sec of cubin.sections) {
+    const d = DATA_SECTIONS[sec.name];
+    if (!d || sec.size === 0) continue;
+    let s = `.${d.space} .align ${Math.max(16, sec.addralign)} .b8 @${d.v}[${sec.size}]`;
+    if (sec.type !== ELF_NOBITS) s += ` = hex"${Buffer.from(sec.data).toString('hex')}"`;
+    const rs = relocsOf.get(sec.index);
+    if (rs?.length) s += ` relocs(${rs.map((r) => `${hex(r.offset)} .b${r.size * 8} ${r.generic ? `generic(@${r.v})` : `@${r.v}`}${r.at ? `+${hex(r.at)}` : ''}`).join(', ')})`;
+    decls.push(s);
+  }
+  return { decls, bank4Relocs, bank4Bytes: bank4?.bytes ?? new Uint8Array(0) };
+}
+
 function attrValue(fn: CubinFunction, code: number): number {
   for (const r of [...fn.globalAttributes, ...fn.attributes]) {
     if (r.code !== code) continue;
@@ -448,7 +717,9 @@ export function liftCubin(cubin: Cubin, kernelName?: string): LiftedKernel {
   const frame = attrValue(fn, ATTR.FRAME_SIZE);
   const minStack = attrValue(fn, ATTR.MIN_STACK_SIZE);
   const localBytes = Math.ceil((frame + minStack + 256) / 16) * 16;
-  const ctx: Ctx = { fn: fn.name, addr: 0, stackTop: localBytes, tmp: 1000, text: '', returnSites: [], tail: [] };
+  const sharedBytes = fn.shared?.size ?? 0;
+  const data = dataImage(cubin, fn.name);
+  const ctx: Ctx = { fn: fn.name, addr: 0, stackTop: localBytes, tmp: 1000, text: '', returnSites: [], tail: [], pre: [], data };
   // decode everything first: block leaders are branch targets and the words after control transfers
   const words: Array<{ addr: number; ins: SassInstruction; view: HazardInstr; target?: number }> = [];
   for (let a = 0; a + 16 <= fn.code.length; a += 16) {
@@ -482,6 +753,7 @@ export function liftCubin(cubin: Cubin, kernelName?: string): LiftedKernel {
     }
     if (!reachable) continue;
     ctx.addr = w.addr;
+    ctx.tmp = 1000; // temporaries live within one instruction's expansion
     ctx.text = w.view.text ?? w.view.opcode;
     if (w.view.opcode === 'UNDECODED') throw new LiftError('LIFT_UNDECODED', `${fn.name} 0x${w.addr.toString(16).padStart(4, '0')}: ${ctx.text}`);
     const r = liftOne(ctx, w.ins, w.view, w.target);
@@ -498,13 +770,16 @@ export function liftCubin(cubin: Cubin, kernelName?: string): LiftedKernel {
   const oriText = [
     `.target ${arch}`,
     '',
+    ...data.decls,
+    ...(data.decls.length ? [''] : []),
     `.entry @${fn.name}(`,
     params.join(',\n'),
     ')',
     '{',
     `  .local .align 16 .b8 @__stack[${localBytes}]`,
-    // the function's static shared memory (.nv.shared.<fn>, reserve included): the window the code addresses
-    ...(fn.shared && fn.shared.size > 0 ? [`  .shared .align 16 .b8 @__shared[${fn.shared.size}]`] : []),
+    // static shared memory (on sm_90 with the 1 KB the system reserves at its start): the code addresses it
+    // from 0; dynamic shared memory follows it, as in hardware
+    ...(sharedBytes ? [`  .shared .align 16 .b8 @__shared[${sharedBytes}]`] : []),
     ...body,
     '}',
     '',

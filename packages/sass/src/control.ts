@@ -44,12 +44,15 @@ export function readVoltaControl(w: Word): ControlInfo {
 }
 
 export function writeVoltaControl(w: Word, c: ControlInfo): void {
-  setBits(w, 105, 4, c.stall);
-  setBits(w, 109, 1, c.yieldBit);
-  setBits(w, 110, 3, c.writeBarrier);
-  setBits(w, 113, 3, c.readBarrier);
-  setBits(w, 116, 6, c.waitMask);
-  setBits(w, 122, 4, c.reuse);
+  // bits 105..125 all live in limb 3 (96..127): one read-modify-write
+  const f =
+    ((c.stall & 15) << 9) |
+    ((c.yieldBit & 1) << 13) |
+    ((c.writeBarrier & 7) << 14) |
+    ((c.readBarrier & 7) << 17) |
+    ((c.waitMask & 63) << 20) |
+    ((c.reuse & 15) << 26);
+  w[3] = ((w[3]! & ~0x3ffffe00) | f) >>> 0;
 }
 
 /** CuAssembler notation without brackets: `B0-2---:R-:W2:Y:S04`. */

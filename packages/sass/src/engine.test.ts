@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { getBits, newWord, wordToHex } from './bits.js';
 import { readVoltaControl, writeVoltaControl } from './control.js';
-import { readWideField, TableCodec, writeWideField, type FamilyLayout, type RowSpec } from './engine.js';
+import { TableCodec } from './codec.js';
+import { readWideField, writeWideField, type FamilyLayout, type RowSpec } from './engine.js';
 import { isUnknown } from './model.js';
 import { formatInstruction, parseInstruction } from './text.js';
 

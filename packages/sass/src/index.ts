@@ -4,4 +4,5 @@ export * from './model.js';
 export * from './text.js';
 export * from './analyze.js';
 export * from './engine.js';
+export * from './codec.js';
 export * from './golden.js';

@@ -3,9 +3,12 @@ import type { PhaseContext, PhaseImpl } from '@ptxforge/kernel';
 /**
  * Phase 6 SetControlFlowOpLastInBB: make every control-flow instruction the last of its block. A guarded
  * branch or exit followed by ordinary instructions is split there: the instructions after it move to a new
- * block that the first one falls through to, which is exactly the original semantics.
+ * block that the first one falls through to, which is exactly the original semantics. Establishes the
+ * ControlFlowLast IR property.
  */
 export class SetControlFlowOpLastInBB implements PhaseImpl {
+  /** Declared, not special-cased by the host: from here on the verifier checks control flow is last. */
+  readonly establishes = ['ControlFlowLast'] as const;
   isNoOp(ctx: PhaseContext): boolean {
     return !ctx.module.functions.some((fn) => fn.blocks.some((b) => firstMisplaced(b.instrs) >= 0));
   }

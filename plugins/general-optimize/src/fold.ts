@@ -1,5 +1,5 @@
 import { imm, PT, type Instr, type OriFunction } from '@ptxforge/kernel';
-import { evaluateInstr } from '@ptxforge/interp/semantics';
+import { evaluateInstr } from '@ptxforge/semantics';
 import { immOf } from '@ptxforge/opt-utils';
 import { rewriteInstr, rewriteToMov } from './rewrite.js';
 
@@ -8,7 +8,7 @@ const NOT_FOLDED = new Set(['MOV', 'UMOV', 'COPY', 'MOVPHI', 'MUFU', 'PLOP3']);
 
 /**
  * Constant folding: an unguarded pure instruction whose uses are all constants (immediates, RZ, PT) is
- * evaluated with the interpreter's own semantics (`evaluateInstr` of @ptxforge/interp, exact integer and
+ * evaluated with the opcode semantics the interpreter executes (`evaluateInstr` of @ptxforge/semantics, exact integer and
  * IEEE float rules, the same code the interpreter executes) and replaced by `MOV <result>` for a data def,
  * or by a constant `PLOP3.LUT PT, PT, PT, lut...` for predicate defs.
  */

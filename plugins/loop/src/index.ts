@@ -4,6 +4,7 @@ import { simplifyLoops } from './simplify.js';
 import { readUnrollKnobs, unrollFunction } from './unroll.js';
 import { PACKAGE } from './package-meta.js';
 import { pipelineFunction } from './pipelining.js';
+import { fuseLoops } from './fusion.js';
 
 export * from './knobs.js';
 export * from './iv.js';
@@ -12,6 +13,7 @@ export * from './simplify.js';
 export * from './unroll.js';
 export * from './pipelining.js';
 export * from './modulo.js';
+export * from './fusion.js';
 
 /** 18 OriLoopSimplification. */
 export class LoopSimplificationPhase implements PhaseImpl {
@@ -40,6 +42,18 @@ export class PipeliningPhase implements PhaseImpl {
   }
 }
 
+/** 59 OriLoopFusion (spec entry gate sub_1397CB0: PerformLoopFusion nonzero, then knob 487 LoopMakeSingleEntry). */
+export class LoopFusionPhase implements PhaseImpl {
+  execute(ctx: PhaseContext): void {
+    if (ctx.knob<number>('PerformLoopFusion') === 0 || !ctx.knob<boolean>('LoopMakeSingleEntry')) return;
+    for (const fn of ctx.module.functions) {
+      if (!fn.blocks.length) continue;
+      const s = fuseLoops(ctx, fn);
+      if (s.fused + s.rejected > 0) ctx.info(`# [fused loops=${s.fused}] [non-fused adjacent loops=${s.rejected}]`);
+    }
+  }
+}
+
 export const loopPlugin = definePlugin(
   { ...PACKAGE, api: '^1.0.0', description: 'loop simplification, unrolling, pipelining and fusion' },
   {
@@ -48,6 +62,7 @@ export const loopPlugin = definePlugin(
       OriLoopSimplification: () => new LoopSimplificationPhase(),
       OriLoopUnrolling: () => new LoopUnrollingPhase(),
       OriPipelining: () => new PipeliningPhase(),
+      OriLoopFusion: () => new LoopFusionPhase(),
     },
   },
 );

@@ -25,6 +25,8 @@ export interface PipelineTiming {
   latency(i: Instr): number;
   /** Index into the 7-entry pipe-width table. */
   pipe(i: Instr): number;
+  /** Cycles from `writer` until `reader` may read its result, where the target knows the pair (else latency). */
+  edgeLatency?(writer: Instr, reader: Instr): number | undefined;
 }
 
 /**
@@ -45,6 +47,8 @@ export function timingFromLatencyModel(lm: LatencyModel, fallbackPipe: (i: Instr
       const v = lm.variableLatency(i.opcode);
       return Math.max(1, v ? VARIABLE_LATENCY_CYCLES[v] ?? 12 : 1);
     },
+    // The machine table's writer/reader-class latency where the target has one (fixed-latency results only).
+    ...(lm.operandLatency ? { edgeLatency: (w: Instr, r: Instr) => lm.operandLatency!({ opcode: w.opcode, mods: w.mods }, { opcode: r.opcode, mods: r.mods }) } : {}),
     pipe(i) {
       const p = lm.pipe(i.opcode);
       // No column in the table (MUFU's XU, pseudo-ops): the spec's class-to-pipe map, clamped to 7 entries.
@@ -99,7 +103,7 @@ export function copyInstr(dst: Register, src: Register): Instr {
  * Add the edges of one ordered resource (a pinned register, or memory): flow from the reaching write, anti to
  * the next write, output between consecutive writes; wrap-around edges carry distance 1.
  */
-function chainEdges(acc: readonly Access[], flowLat: (w: number) => number, kind: 'pin' | 'mem', out: DepEdge[]): void {
+function chainEdges(acc: readonly Access[], flowLat: (w: number, r: number) => number, kind: 'pin' | 'mem', out: DepEdge[]): void {
   const writes = acc.filter((a) => a.write).map((a) => a.at);
   if (!writes.length) return;
   let wi = 0; // writes[wi-1] is the last write strictly before the current access
@@ -107,7 +111,7 @@ function chainEdges(acc: readonly Access[], flowLat: (w: number) => number, kind
     while (wi < writes.length && writes[wi]! < a.at) wi++;
     if (a.read) {
       const prevW = wi > 0 ? { at: writes[wi - 1]!, dist: 0 } : { at: writes[writes.length - 1]!, dist: 1 };
-      out.push({ from: prevW.at, to: a.at, lat: flowLat(prevW.at), dist: prevW.dist, kind: kind === 'mem' ? 'mem' : 'flow' });
+      out.push({ from: prevW.at, to: a.at, lat: flowLat(prevW.at, a.at), dist: prevW.dist, kind: kind === 'mem' ? 'mem' : 'flow' });
       // Next write strictly after this access (an instruction that reads and writes reads first).
       let nj = wi;
       while (nj < writes.length && writes[nj]! <= a.at) nj++;
@@ -154,6 +158,7 @@ export function buildDdg(body: readonly Instr[], timing: PipelineTiming): Ddg {
   const expanded = new Map<Register, ExpandedReg>();
   const pinned = new Set<Register>();
   const lat = (k: number): number => timing.latency(body[k]!);
+  const flowLat = (w: number, r: number): number => Math.max(1, timing.edgeLatency?.(body[w]!, body[r]!) ?? lat(w));
   for (const [r, l] of acc) {
     const writes = l.filter((a) => a.write);
     if (!writes.length) continue; // loop-invariant
@@ -162,10 +167,10 @@ export function buildDdg(body: readonly Instr[], timing: PipelineTiming): Ddg {
     if (single && copyableRegister(r)) {
       const uses = l.filter((a) => a.read).map((a) => ({ at: a.at, dist: w0.at < a.at ? 0 : 1 }));
       expanded.set(r, { reg: r, def: w0.at, uses });
-      for (const u of uses) edges.push({ from: w0.at, to: u.at, lat: lat(w0.at), dist: u.dist, kind: 'flow' });
+      for (const u of uses) edges.push({ from: w0.at, to: u.at, lat: flowLat(w0.at, u.at), dist: u.dist, kind: 'flow' });
     } else {
       pinned.add(r);
-      chainEdges(l, lat, 'pin', edges);
+      chainEdges(l, flowLat, 'pin', edges);
     }
   }
   chainEdges(memAcc, () => 1, 'mem', edges);
@@ -436,4 +441,70 @@ export function emitPipelined(fn: OriFunction, shape: PipelineShape, ddg: Ddg, s
   for (let k = 0; k < K; k++) drain(kernelDrain[k]!, S - 1 + k);
   for (let r = 0; r < S - 1; r++) drain(prologueDrain[r]!, r);
   return made;
+}
+
+/**
+ * Rename the values of a straight-line body that die inside the iteration (unrolled copies reuse the same
+ * registers). A register with several unguarded defs is split at each of them: the segments between the first
+ * and the last unguarded def get fresh registers (guarded defs and reads in a segment follow its name), the
+ * segment before the first def and the one from the last def on keep the register, so loop-carried and
+ * live-out values are untouched. Returns the body with renamed detached copies where something changed.
+ */
+export function renameIterationLocalValues(fn: OriFunction, body: readonly Instr[]): Instr[] {
+  const unguardedDefs = new Map<Register, number[]>();
+  body.forEach((i, k) => {
+    if (i.guard) return;
+    for (const r of new Set(i.defRegs())) {
+      let l = unguardedDefs.get(r);
+      if (!l) unguardedDefs.set(r, (l = []));
+      l.push(k);
+    }
+  });
+  // Registers to split, with their segment boundaries (positions of unguarded defs).
+  const split = new Map<Register, number[]>();
+  for (const [r, defs] of unguardedDefs) if (defs.length > 1 && copyableRegister(r)) split.set(r, defs);
+  if (!split.size) return [...body];
+  const current = new Map<Register, Register>(); // name in effect for reads at this point
+  const seg = new Map<Register, number>(); // index of the next unguarded def not yet passed
+  for (const r of split.keys()) seg.set(r, 0);
+  const out: Instr[] = [];
+  body.forEach((i, k) => {
+    let changed = false;
+    const rd = (r: Register): Register => {
+      const n = current.get(r) ?? r;
+      if (n !== r) changed = true;
+      return n;
+    };
+    const mapUse = (o: Operand): Operand => {
+      if (o.kind === 'reg') return { ...o, reg: rd(o.reg) };
+      if (o.kind === 'mem' && o.base) return { ...o, base: rd(o.base) };
+      if (o.kind === 'cbank' && o.index) return { ...o, index: rd(o.index) };
+      return o;
+    };
+    const uses = i.uses.map(mapUse);
+    const guard = i.guard ? { reg: rd(i.guard.reg), not: i.guard.not } : undefined;
+    // Advance the segments of registers this instruction defines unguarded, then name its defs.
+    if (!i.guard) {
+      for (const r of new Set(i.defRegs())) {
+        const defs = split.get(r);
+        if (!defs) continue;
+        const s = seg.get(r)!;
+        // This is def number s (defs[s] === k); the last one keeps the register.
+        seg.set(r, s + 1);
+        if (s + 1 < defs.length) current.set(r, fn.newReg(r.cls, r.width));
+        else current.delete(r);
+      }
+    }
+    const defs = i.defs.map((o) => {
+      if (o.kind !== 'reg') return mapUse(o);
+      const n = current.get(o.reg);
+      if (n && n !== o.reg) {
+        changed = true;
+        return { ...o, reg: n };
+      }
+      return o;
+    });
+    out.push(changed ? new Instr(i.opcode, { guard, mods: i.mods, defs, uses, loc: i.loc, flags: i.flags }) : i);
+  });
+  return out;
 }

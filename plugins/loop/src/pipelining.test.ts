@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LatencyModel, parseOri } from '@ptxforge/kernel';
 import { makeTestContext } from '@ptxforge/opt-utils';
 import { LOOP_KNOBS } from './knobs.js';
-import { LATENCY_CLASSES, PipeliningPhase, computeMII, latencyClass } from './index.js';
+import { LATENCY_CLASSES, PipeliningPhase, computeMII, latencyClass, renameIterationLocalValues } from './index.js';
 
 const body = (lines: string) => parseOri(`.target sm_90
 .entry @k(
@@ -56,5 +56,23 @@ describe('OriPipelining analysis', () => {
     new PipeliningPhase().execute(ctx2);
     expect(ctx2.remarks).toEqual([expect.objectContaining({ name: 'LoopPipelined', args: expect.objectContaining({ recMII: 6 }) })]);
     expect((ctx2.remarks[0]!.args as { ii: number }).ii).toBeLessThan(32);
+  });
+  it('renames values that die inside the iteration; loop-carried and live-out values keep their register', () => {
+    const m = body('  %r5 = LDG.E.32 [%rd1]\n  %r9 = IADD3 %r9, %r5, RZ\n  %r5 = LDG.E.32 [%rd1+0x4]\n  @%p0 %r5 = IADD3 %r5, 1, RZ\n  %r9 = IADD3 %r9, %r5, RZ\n');
+    const fn = m.functions[0]!;
+    const orig = fn.blocks[1]!.instrs.filter((i) => !i.isControlFlow);
+    const out = renameIterationLocalValues(fn, orig);
+    const r5 = fn.getReg('%r5')!;
+    const first = out[0]!.defRegs()[0]!;
+    expect(first).not.toBe(r5);
+    expect(out[1]!.useRegs()).toContain(first);
+    // The last unguarded def and the guarded def after it keep %r5; %r9 (several defs, loop-carried) is split
+    // only between its first and last def.
+    expect(out[2]!.defRegs()[0]).toBe(r5);
+    expect(out[3]!.defRegs()[0]).toBe(r5);
+    expect(out[4]!.useRegs()).toContain(r5);
+    expect(out[4]!.defRegs()[0]).toBe(fn.getReg('%r9'));
+    expect(out[1]!.defRegs()[0]).not.toBe(fn.getReg('%r9'));
+    expect(out[4]!.useRegs()).toContain(out[1]!.defRegs()[0]);
   });
 });

@@ -1,7 +1,7 @@
 import { LatencyModel, LoopAnalysis, type Block, type Instr, type Loop, type OriFunction, type PhaseContext, type Register } from '@ptxforge/kernel';
 import { computeLiveness } from '@ptxforge/opt-utils';
 import {
-  buildDdg, emitPipelined, pipelinedSize, recMIIOf, relaxExitSlice, resMIIOf, scheduleAt, sequentialLength, timingFromLatencyModel,
+  buildDdg, emitPipelined, pipelinedSize, recMIIOf, relaxExitSlice, renameIterationLocalValues, resMIIOf, scheduleAt, sequentialLength, timingFromLatencyModel,
   type ModuloSchedule, type PipelineTiming,
 } from './modulo.js';
 import { blockOverride } from './unroll.js';
@@ -112,6 +112,8 @@ export function computeMII(body: readonly Instr[], timing: PipelineTiming | read
 
 /** Most stages a pipelined loop may have (the spec is silent; register pressure and code grow with them). */
 export const MAX_PIPELINE_STAGES = 4;
+/** Largest II worth pipelining, as a fraction of the unpipelined iteration length. */
+export const MIN_PIPELINE_GAIN = 0.8;
 /** Largest pipelined form (prologue + kernel copies + drains), in instructions (spec-silent code-size limit). */
 export const MAX_PIPELINED_INSTRUCTIONS = 1200;
 
@@ -214,8 +216,11 @@ export function findSchedule(body: readonly Instr[], timing: PipelineTiming, exi
   const rec = recMIIOf(ddg.n, ddg.edges);
   const seq = sequentialLength(ddg.n, ddg.edges, body, timing);
   const mii: MiiResult = { resMII: res, recMII: rec, mii: Math.max(res, rec), sequential: seq };
-  let why = `no II in [${mii.mii}, ${seq}) beats the ${seq}-cycle unpipelined iteration`;
-  for (let ii = mii.mii; ii < seq; ii++) {
+  // Profitability (spec-silent): the prologue, drains and register copies pay off only when the iteration
+  // gets clearly shorter, so II must be at most MIN_PIPELINE_GAIN of the unpipelined iteration.
+  const limit = Math.floor(seq * MIN_PIPELINE_GAIN);
+  let why = `no II in [${mii.mii}, ${limit}] is at most ${MIN_PIPELINE_GAIN * 100}% of the ${seq}-cycle unpipelined iteration`;
+  for (let ii = mii.mii; ii <= limit; ii++) {
     const s = scheduleAt(body, ddg, timing, ii, exitCmp);
     if (!s) continue;
     if (s.stages === 1) return { mii, why: `the schedule at II ${ii} has one stage: nothing to overlap` };
@@ -292,7 +297,9 @@ export function pipelineFunction(ctx: PhaseContext, fn: OriFunction): PipelineSt
       continue;
     }
     const exitCmp = defs[0]![1];
-    const found = findSchedule(shape.body, timing, exitCmp);
+    // Values that die inside the iteration (unrolled copies reuse registers) get their own names first.
+    const body = renameIterationLocalValues(fn, shape.body);
+    const found = findSchedule(body, timing, exitCmp);
     const m = found.mii;
     const miiArgs = { ii: m.mii, resMII: m.resMII, recMII: m.recMII, sequential: m.sequential };
     if (!found.schedule) {
@@ -302,11 +309,11 @@ export function pipelineFunction(ctx: PhaseContext, fn: OriFunction): PipelineSt
     const s = found.schedule;
     const pre = ensurePreheaderFor(fn, loop);
     const liveOut = new Set<Register>();
-    const ddg = buildDdg(shape.body, timing);
+    const ddg = buildDdg(body, timing);
     // An exit made after the liveness was computed (another loop's new preheader): compute it again.
     if (!live.liveIn.has(shape.exit)) live = computeLiveness(fn);
     for (const r of ddg.expanded.keys()) if (live.isLiveIn(shape.exit, r)) liveOut.add(r);
-    const made = emitPipelined(fn, { body: shape.body, cont: g, exitCmp, preheader: pre, exit: shape.exit, liveOut }, ddg, s);
+    const made = emitPipelined(fn, { body, cont: g, exitCmp, preheader: pre, exit: shape.exit, liveOut }, ddg, s);
     fn.redirectEdge(pre, loop.header, made[0]!);
     fn.removeBlocks(loop.blocks);
     dropBranchesToNext(fn, [pre, ...made]);

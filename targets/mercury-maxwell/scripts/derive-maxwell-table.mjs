@@ -514,6 +514,40 @@ function learnRow(arch, ex) {
     const c = comps.get(find(t));
     if (c) c.tokens.add(t);
   }
+  // A slot whose bits do not determine its tokens alone merges with the slot that completes it (the
+  // second of two data types whose size bit is shared with the first).
+  const determines = (c) => {
+    const rs = runs(c.bits);
+    const toks = [...c.tokens];
+    const seen = new Map();
+    for (const e of ex) {
+      const v = readRuns(e.w, rs);
+      const k = presenceKey(e, toks);
+      if (seen.has(v) && seen.get(v) !== k) return false;
+      seen.set(v, k);
+    }
+    return true;
+  };
+  {
+    const list = [...comps.values()];
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (let i = 0; i < list.length && !changed; i++) {
+        if (determines(list[i])) continue;
+        for (let j = 0; j < list.length; j++) {
+          if (j === i) continue;
+          const m = { tokens: new Set([...list[i].tokens, ...list[j].tokens]), bits: [...list[i].bits, ...list[j].bits] };
+          if (runs(m.bits).reduce((n, r) => n + r[1], 0) > 12 || !determines(m)) continue;
+          list.splice(Math.max(i, j), 1);
+          list.splice(Math.min(i, j), 1, m);
+          changed = true;
+          break;
+        }
+      }
+    }
+    comps.clear();
+    list.forEach((c, i) => comps.set(i, c));
+  }
   const slots = [];
   const slotted = new Set();
   for (const c of comps.values()) {

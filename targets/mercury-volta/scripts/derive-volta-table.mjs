@@ -105,7 +105,13 @@ function atomKind(sig, key) {
     return { prior: PRIOR[shape], tries: [{ enc: 'u', widths: [REG_WIDTH[shape]] }, ...(shape.endsWith('P') ? [{ enc: 'inv', widths: [3] }] : [])], order: 0 };
   if (shape.startsWith('C')) {
     if (part === 'b') return { prior: PRIOR['c.b'], tries: [{ enc: 'u', widths: [5] }], order: 1 };
-    if (part === 'o') return { prior: PRIOR['c.o'], tries: [{ enc: 'u', widths: [16, 14] }, { enc: 'u', widths: [14], scale: 4 }], order: 1 };
+    // Indexed constant offsets are signed (`c[0x3][R5+-0x4]`), direct ones unsigned.
+    if (part === 'o')
+      return {
+        prior: PRIOR['c.o'],
+        tries: [...(shape === 'C' ? [] : [{ enc: 's', widths: [16] }]), { enc: 'u', widths: [16, 14] }, { enc: 'u', widths: [14], scale: 4 }],
+        order: 1,
+      };
     if (part === 'r') return { prior: PRIOR['c.r'], tries: [{ enc: 'u', widths: [shape === 'Cr' ? 8 : 6] }], order: 0 };
   }
   if (shape.startsWith('M')) {
@@ -194,7 +200,17 @@ function findAtom(ex, key, opcode, sig, claimed, blocked) {
         if (p < 16) continue;
         const a = { parts: [[p, w]], enc: t.enc };
         if (t.scale && t.scale !== 1) a.scale = t.scale;
-        if (consistentAt(ex, key, a, claimed)) return { key, ...a };
+        if (consistentAt(ex, key, a, claimed)) {
+          // A signed field seen negative: the bits above it that copy the sign belong to it (LD's
+          // 32-bit offset `[R12+-0x600]`, found 24 bits wide from positive examples alone).
+          if (t.enc === 's' && ex.some((e) => e.flat.atoms.get(key) < 0))
+            while (a.parts[0][1] < 32 && !(blocked && blocked.has(a.parts[0][0] + a.parts[0][1]))) {
+              const b = { ...a, parts: [[a.parts[0][0], a.parts[0][1] + 1]] };
+              if (!consistentAt(ex, key, b, claimed)) break;
+              a.parts = b.parts;
+            }
+          return { key, ...a };
+        }
       }
     }
   }
@@ -307,6 +323,12 @@ function bitLen(v) {
 }
 
 // ------------------------------------------------------------------ slots
+/** The operand a token belongs to (`3` for `3.H0_H0` / `3:neg`), `m` for mnemonic modifiers. */
+function tokenOperand(t) {
+  const m = /^(\d+)[.:=]/.exec(t);
+  return m ? m[1] : 'm';
+}
+
 function presenceKey(e, toks) {
   let s = '';
   for (const t of toks) s += e.flat.tokens.has(t) ? '1' : '0';
@@ -506,12 +528,15 @@ function learnRow(arch, ex, hints, blocked) {
   for (const b of varBits) {
     // Smallest token set that determines the bit; among equals prefer alternatives (tokens that never
     // appear together, like U32/S32), which is what a modifier slot is.
+    // Ties go to the operand whose tokens explain the bit below (HFMA2's third-source swizzle bits 81..82
+    // are both op 3's, even where the examples would let op 1's swizzle explain bit 82 as well).
     let S;
+    const below = new Set((explain.get(b - 1) ?? []).map(tokenOperand));
     for (let k = 1; k <= Math.min(3, varying.length) && !S; k++) {
       let bestScore = -1;
       for (const c of combos(varying, k)) {
         if (!bitIsFunctionOf(ex, b, c)) continue;
-        let score = 0;
+        let score = c.every((t) => below.has(tokenOperand(t))) ? 0.5 : 0;
         for (let i = 0; i < c.length; i++) for (let j = i + 1; j < c.length; j++) if (!coOccur.has(c[i] + '\u0000' + c[j])) score++;
         if (score > bestScore) {
           bestScore = score;
@@ -544,6 +569,40 @@ function learnRow(arch, ex, hints, blocked) {
   for (const t of varying) {
     const c = comps.get(find(t));
     if (c) c.tokens.add(t);
+  }
+  // A slot whose bits do not determine its tokens alone (the second type of IMMA.8832.S4.U4: its sign bit is
+  // its own, its size bit is shared with the first type) merges with the slot that completes it.
+  const determines = (c) => {
+    const rs = runs(c.bits);
+    const toks = [...c.tokens];
+    const seen = new Map();
+    for (const e of ex) {
+      const v = readRuns(e.w, rs);
+      const k = presenceKey(e, toks);
+      if (seen.has(v) && seen.get(v) !== k) return false;
+      seen.set(v, k);
+    }
+    return true;
+  };
+  {
+    const list = [...comps.values()];
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (let i = 0; i < list.length && !changed; i++) {
+        if (determines(list[i])) continue;
+        for (let j = 0; j < list.length; j++) {
+          if (j === i) continue;
+          const m = { tokens: new Set([...list[i].tokens, ...list[j].tokens]), bits: [...list[i].bits, ...list[j].bits] };
+          if (runs(m.bits).reduce((n, r) => n + r[1], 0) > 12 || !determines(m)) continue;
+          list.splice(Math.max(i, j), 1);
+          list.splice(Math.min(i, j), 1, m);
+          changed = true;
+          break;
+        }
+      }
+    }
+    comps.clear();
+    list.forEach((c, i) => comps.set(i, c));
   }
   const slots = [];
   const slotted = new Set();
@@ -691,6 +750,41 @@ for (const [arch, ex] of EXAMPLES) {
 // Other archs whose examples of the same form may join an arch's own (more modifier combinations seen).
 const POOL = { sm_70: [], sm_75: ['sm_80', 'sm_86'], sm_80: ['sm_86', 'sm_75', 'sm_90'], sm_86: ['sm_80', 'sm_75', 'sm_90'], sm_90: ['sm_86', 'sm_80', 'sm_75'] };
 
+// nvdisasm prints no base register when it is RZ (`[UR4]`), and with it no base suffix (`.64`, `.U32`), yet
+// the word keeps the suffix bits. Learn the row from the examples that print a base, read the suffix those
+// bits give for the others (their text cannot tell), then learn again from all examples.
+function imputeHiddenBaseSuffixes(arch, ex, hints, blocked) {
+  const memOps = [];
+  ex[0].ins.operands.forEach((o, i) => {
+    if (o.k === 'mem' && !o.gdesc && !o.descOnly) memOps.push(i);
+  });
+  if (!memOps.length) return ex;
+  const hidden = (e, i) => e.ins.operands[i].base === 255 && !e.ins.operands[i].baseSfx?.length;
+  const shown = ex.filter((e) => memOps.every((i) => !hidden(e, i)));
+  if (!shown.length || shown.length === ex.length) return ex;
+  const { row } = learnRow(arch, shown, hints, blocked);
+  let changed = false;
+  const out = ex.map((e) => {
+    const add = [];
+    for (const i of memOps) {
+      if (!hidden(e, i)) continue;
+      for (const sl of row.slots) {
+        const toks = Object.values(sl.map).flat();
+        if (!toks.some((t) => t.startsWith(`${i}.`))) continue;
+        const got = sl.map[String(readRuns(e.w, sl.bits))];
+        if (!got) continue;
+        for (const t of got) if (t.startsWith(`${i}.`)) add.push([i, t.slice(String(i).length + 1)]);
+      }
+    }
+    if (!add.length) return e;
+    changed = true;
+    const ins = structuredClone(e.ins);
+    for (const [i, sfx] of add) (ins.operands[i].baseSfx ??= []).push(sfx);
+    return { ...e, ins, flat: flatten(ins) };
+  });
+  return changed ? out : ex;
+}
+
 function learnAll(hints, blocked) {
   const rowsOut = [];
   const slotBits = new Map();
@@ -700,14 +794,16 @@ function learnAll(hints, blocked) {
   for (const arch of Object.keys(SOURCES)) {
     const groups = GROUPS.get(arch);
     for (const [k, own] of groups) {
-      let { row, problems, determined } = learnRow(arch, own, hints, blocked);
-      let g = own;
+      const ownI = hints ? imputeHiddenBaseSuffixes(arch, own, hints, blocked) : own;
+      let { row, problems, determined } = learnRow(arch, ownI, hints, blocked);
+      let g = ownI;
       const name = own[0].flat.opcode;
       if (!BRANCHY.has(name) && hints) {
         // Pool the same form from related archs when the pooled data is still consistent.
-        const pooled = [...own];
+        let pooled = [...own];
         for (const other of POOL[arch]) for (const e of GROUPS.get(other).get(k) ?? []) pooled.push(e);
         if (pooled.length > own.length) {
+          pooled = imputeHiddenBaseSuffixes(arch, pooled, hints, blocked);
           const r2 = learnRow(arch, pooled, hints, blocked);
           if (r2.problems.length <= problems.length && r2.row.slots.length >= row.slots.length - 0) {
             ({ row, problems, determined } = r2);
@@ -738,6 +834,25 @@ function learnAll(hints, blocked) {
   }
   const best = new Map();
   for (const [hk, c] of learned) best.set(hk, JSON.parse([...c.entries()].sort((a, b) => b[1] - a[1])[0][0]));
+  // Bits that tell the rows of one opcode field apart (a slot of one row; a constant bit two rows read
+  // differently, like LEA's .HI at 80): an integer field of another row must not grow over them.
+  const byOp = new Map();
+  for (const r of rowsOut) {
+    const k = `${r.archs[0]}|${r.op}`;
+    const l = byOp.get(k) ?? [];
+    l.push(r);
+    byOp.set(k, l);
+  }
+  for (const [k, rs] of byOp) {
+    const bits = new Set();
+    for (const r of rs) for (const sl of r.slots) for (const [p, n] of sl.bits) for (let b = p; b < p + n; b++) bits.add(b);
+    for (let b = 16; b < 128; b++) {
+      const vals = new Set();
+      for (const r of rs) if ((BigInt(r.mask) >> BigInt(b)) & 1n) vals.add(Number((BigInt(r.value) >> BigInt(b)) & 1n));
+      if (vals.size > 1) bits.add(b);
+    }
+    slotBits.set(k, bits);
+  }
   return { rowsOut, totalProblems, hints: best, slotBits };
 }
 
@@ -782,7 +897,8 @@ for (const group of byName.values()) {
         if (j < bs.length && bs[j] === as[i]) j++;
         else removed.push(i);
       }
-      if (j !== bs.length || !removed.every((i) => /^_?U?P$/.test(as[i]))) continue;
+      // PT predicates and default immediates (TEX's channel mask 0xf) are what nvdisasm leaves out.
+      if (j !== bs.length || !removed.every((i) => /^_?(U?P|I)$/.test(as[i]))) continue;
       const conds = [];
       for (const i of removed) {
         const at = A.atoms.find((a) => a.key === String(i));
@@ -794,6 +910,83 @@ for (const group of byName.values()) {
       if (conds.length !== removed.length) continue;
       A.hide ??= [];
       if (!A.hide.some((h) => JSON.stringify(h) === JSON.stringify(conds))) A.hide.push(conds);
+    }
+  }
+}
+
+// Operand forms of one mnemonic share their modifier fields: a slot at the same bits in a sibling row (same
+// arch, or the same-form row of a related arch) lends the values it has seen (FSETP's compare codes seen with
+// a register source serve the immediate form) when the tables agree on every common value and token set.
+{
+  const SHARE = { sm_70: ['sm_70'], sm_75: ['sm_75', 'sm_80', 'sm_86'], sm_80: ['sm_80', 'sm_86', 'sm_75'], sm_86: ['sm_86', 'sm_80', 'sm_75'], sm_90: ['sm_90', 'sm_86', 'sm_80'] };
+  const byMnemonic = new Map();
+  for (const r of rowsOut) {
+    const l = byMnemonic.get(r.name) ?? [];
+    l.push(r);
+    byMnemonic.set(r.name, l);
+  }
+  const tokensOf = (r) => {
+    const t = new Set([...r.fixed, ...r.derived.map((d) => d.token)]);
+    for (const sl of r.slots) for (const ts of Object.values(sl.map)) for (const x of ts) t.add(x);
+    return t;
+  };
+  for (const rows of byMnemonic.values()) {
+    for (const A of rows) {
+      const related = SHARE[A.archs[0]] ?? [A.archs[0]];
+      for (const sa of A.slots) {
+        const key = JSON.stringify(sa.bits);
+        for (const B of rows) {
+          if (B === A || !related.includes(B.archs[0])) continue;
+          if (B.archs[0] !== A.archs[0] && B.sig !== A.sig) continue;
+          const sb = B.slots.find((x) => JSON.stringify(x.bits) === key);
+          if (!sb) continue;
+          const merged = { ...sa.map };
+          const back = new Map(Object.entries(sa.map).map(([v, ts]) => [[...ts].sort().join(','), v]));
+          const own = new Set(Object.values(sa.map).flat());
+          const elsewhere = tokensOf(A);
+          for (const t of own) elsewhere.delete(t);
+          let ok = true;
+          for (const [v, ts] of Object.entries(sb.map)) {
+            const k = [...ts].sort().join(',');
+            if (merged[v] !== undefined) {
+              if ([...merged[v]].sort().join(',') !== k) ok = false;
+              continue;
+            }
+            if (back.has(k) || ts.some((t) => elsewhere.has(t))) {
+              ok = false;
+              continue;
+            }
+            // operand tokens must name an operand this row has at the same index and shape
+            if (ts.some((t) => /^\d/.test(t) && A.sig.split(',')[Number(t.split(/[.:=]/)[0])] !== B.sig.split(',')[Number(t.split(/[.:=]/)[0])])) ok = false;
+            merged[v] = ts;
+            back.set(k, v);
+          }
+          if (!ok) continue;
+          sa.map = Object.fromEntries(Object.entries(merged).sort((a, b) => Number(a[0]) - Number(b[0])));
+          for (const ts of Object.values(sa.map)) for (const t of ts) if (!A.order.includes(t)) A.order.push(t);
+        }
+      }
+    }
+  }
+}
+
+// nvdisasm prints an indexed constant with RZ and offset 0 as `c[0x3][RZ]`: a direct row (C) whose index
+// register bits are constant RZ leaves offset 0 to the indexed row (Cr) of the same opcode.
+for (const group of byName.values()) {
+  for (const A of group) {
+    const as = A.sig.split(',');
+    for (const B of group) {
+      if (B === A || B.archs[0] !== A.archs[0]) continue;
+      const bs = B.sig.split(',');
+      if (bs.length !== as.length) continue;
+      const diff = as.map((x, i) => (x === bs[i] ? -1 : i)).filter((i) => i >= 0);
+      if (diff.length !== 1 || as[diff[0]].replace('_', '') !== 'C' || bs[diff[0]].replace('_', '') !== 'Cr') continue;
+      const i = diff[0];
+      const r = B.atoms.find((a) => a.key === `${i}.r`);
+      if (!r || !r.parts.length || fixedValueAt(A, r.parts) !== 255) continue;
+      const cond = [{ key: `${i}.o`, eq: 0 }];
+      A.hide ??= [];
+      if (!A.hide.some((h) => JSON.stringify(h) === JSON.stringify(cond))) A.hide.push(cond);
     }
   }
 }

@@ -12,13 +12,14 @@ import {
   wordFromHex,
   wordsEqual,
   wordToHex,
+  type DecodedInstruction,
   type GoldenRow,
 } from '@ptxforge/sass';
 import { describe, expect, it } from 'vitest';
 import { decodeVolta, encodeVolta } from './index.js';
 
 const golden = findGoldenDir();
-const FLOOR = 0.95;
+const FLOOR = 0.985;
 
 const FILES: [string, string][] = [
   ['sm_70', 'cuasm_insrecords_sm70.tsv'],
@@ -36,6 +37,12 @@ function textDeterminesWord(r: GoldenRow): boolean {
   const reuse = getBits(wordFromHex(r.code), 122, 4);
   if ((reuse & 0xf) !== 0 && !r.text.includes('.reuse')) return false;
   return true;
+}
+
+/** nvdisasm prints no base register when it is RZ (`[UR4]`), and so no base suffix (`.64`): CuAssembler has
+ * the same text for words with and without the suffix bits, so the text cannot give the word. */
+function hidesBaseSuffix(d: DecodedInstruction): boolean {
+  return !isUnknown(d) && d.operands.some((o) => o.k === 'mem' && o.base === 255 && !!o.baseSfx?.length);
 }
 
 /** sm90_pairs has no addresses: branch targets in its text cannot be checked. */
@@ -74,7 +81,7 @@ export function runGolden(arch: string, file: string): GoldenResult {
       if (ok && same) res.decodeOk++;
       else res.fails.push(`${r.where} decode: ${ok ? '' : `text '${t}' `}${same ? '' : 'no bit-identical re-encode '}want ${r.text}`);
     }
-    if (!addrText && textDeterminesWord(r)) {
+    if (!addrText && textDeterminesWord(r) && !hidesBaseSuffix(d)) {
       res.encodeChecked++;
       try {
         const ins = parseInstruction(r.ctrl ? `[${r.ctrl}] ${r.text}` : r.text);

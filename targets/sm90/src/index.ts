@@ -15,19 +15,23 @@ const capabilities: TargetCapabilities = {
   maxSharedPerBlock: 227 * 1024,
 };
 
-/** The Hopper/Blackwell backend: sm_90, sm_90a, sm_100, sm_100a, sm_101, sm_103, sm_120, sm_120a, sm_121. Slot 17 per the branch/switch spec's dispatch table. */
+/**
+ * The Hopper backend: sm_90 and sm_90a, the archs it really encodes (Blackwell sm_100+ is not claimed: the
+ * kernel answers TARGET_NOT_SUPPORTED for it until a package encodes it). Slot 17 per the branch/switch
+ * spec's dispatch table.
+ */
 export const sm90TargetDef = defineTarget({
   package: PACKAGE,
-  description: 'Hopper/Blackwell SM backend',
+  description: 'Hopper SM backend (sm_90, sm_90a)',
   id: 'sm90',
-  family: 'Hopper/Blackwell',
-  archs: ['sm_90', 'sm_90a', 'sm_100', 'sm_100a', 'sm_101', 'sm_103', 'sm_120', 'sm_120a', 'sm_121'],
+  family: 'Hopper',
+  archs: ['sm_90', 'sm_90a'],
   capabilities,
   pipeWidths: PIPE_WIDTHS_FAST_FP64,
   latencies: { alu: 4, fma: 4, dfma: 8, mma: 'variable' },
   slot17: slot17HandlerA,
   machineLatencies: [HOPPER_LATENCIES],
-  services: voltaServices(['sm_90', 'sm_90a', 'sm_100', 'sm_100a', 'sm_101', 'sm_103', 'sm_120', 'sm_120a', 'sm_121']),
+  services: voltaServices(['sm_90', 'sm_90a']),
 });
 
 export const sm90Target = sm90TargetDef.descriptor;

@@ -57,6 +57,8 @@ export interface FuzzPtxOptions {
   /** Write minimised failures here as fixtures (`<outcome>-<hash>/input.ptx` + `expected.json`). */
   readonly fixturesDir?: string;
   readonly onCase?: (c: FuzzCase) => void;
+  /** Check the corpus files themselves, each once, instead of `count` generated/mutated inputs. */
+  readonly unmutated?: boolean;
 }
 
 export interface FuzzCase {
@@ -103,8 +105,9 @@ export async function runFuzzPtx(o: FuzzPtxOptions): Promise<FuzzPtxSummary> {
     const [ours, theirs] = await Promise.all([o.compile(text), o.oracle?.(text)]);
     return { ours, ...(theirs ? { theirs } : {}), outcome: compare(ours, theirs) };
   };
-  for (let k = 0; k < o.count; k++) {
-    const input = fuzzInput(o.seed, k, o.corpus);
+  const count = o.unmutated ? o.corpus.length : o.count;
+  for (let k = 0; k < count; k++) {
+    const input = o.unmutated ? { index: k, text: o.corpus[k]!.text, origin: `corpus:${o.corpus[k]!.name}` } : fuzzInput(o.seed, k, o.corpus);
     const j = await judge(input.text);
     if (j.theirs?.kind === 'unknown') unknown++;
     counts[j.outcome]++;
@@ -125,7 +128,7 @@ export async function runFuzzPtx(o: FuzzPtxOptions): Promise<FuzzPtxSummary> {
     if (o.fixturesDir) g.fixture = writeFixture(o.fixturesDir, g);
   }
   return {
-    inputs: o.count,
+    inputs: count,
     agree: counts.agree,
     falseAccepts: counts['false-accept'],
     falseRejects: counts['false-reject'],

@@ -45,7 +45,7 @@ export class PtxasOracle {
   private readonly dir = mkdtempSync(path.join(tmpdir(), 'fuzz-ptx-'));
   private readonly cache = new Map<string, PtxasVerdict>();
   private n = 0;
-  constructor(readonly ptxas: string, readonly arch = 'sm_90', readonly timeoutMs = 30000) {}
+  constructor(readonly ptxas: string, readonly arch = 'sm_90', readonly timeoutMs = 10000) {}
 
   /** The ptxas on PATH (or $PTXAS), or undefined when none is installed. */
   static find(env: Record<string, string | undefined> = process.env): string | undefined {

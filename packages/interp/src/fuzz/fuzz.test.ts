@@ -31,7 +31,8 @@ describe('random program generator', () => {
     const seen = new Set<string>();
     for (let s = 1; s <= 300; s++) for (const f of generateProgram(s).features) seen.add(f);
     for (const f of ['if', 'nested-if', 'and', 'or', 'loop-const', 'loop-var', 'nested-loop', 'adjacent-loops', 'loop-invariant',
-      'switch-dense', 'switch-dense-default', 'switch-sparse', 'switch-sparse-default', 'shared-barrier', 'mixed', 'div']) {
+      'switch-dense', 'switch-dense-default', 'switch-sparse', 'switch-sparse-default', 'shared-barrier', 'mixed', 'div',
+      'loop-memory', 'loop-register-stride']) {
       expect(seen, f).toContain(f);
     }
   });
@@ -42,6 +43,14 @@ describe('fuzz (small count; `pnpm -s fuzz --count N` runs more)', () => {
     const s = runFuzz({ count: 25, seed: 1000, plugins: [corePlugin, targetSm90Plugin] });
     expect(s.failed).toEqual([]);
     expect(fuzzSummaryLines(s)).toEqual(['25 passed, 0 failed']);
+  });
+});
+
+describe('fuzz knobs', () => {
+  it('hands --knob settings to every compilation (an unknown knob fails each case, naming it)', () => {
+    const s = runFuzz({ count: 2, seed: 1, plugins: [corePlugin, targetSm90Plugin], knobs: [{ name: 'NoSuchKnobForFuzz', value: '1' }] });
+    expect(s.failed).toHaveLength(2);
+    expect(s.failed[0]!.message).toContain('NoSuchKnobForFuzz');
   });
 });
 

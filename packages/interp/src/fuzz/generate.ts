@@ -1,6 +1,7 @@
 /**
  * A seeded generator of valid, structured Ori programs that exercise the optimizer: nested if/else, loops with
- * constant and per-thread trip counts, nested and adjacent loops, dense (BRX) and sparse (compare chain)
+ * constant and per-thread trip counts, nested and adjacent loops, straight-line memory loops (the shape
+ * software pipelining takes), register-stride (grid-stride) loops, dense (BRX) and sparse (compare chain)
  * switches with and without default, nvcc-style switch trees (setp.gt splits, setp.eq/ne chains), chains of
  * compare-only conditions, conditions joined by && and ||, loop-invariant expressions, shared
  * memory with barriers and mixed int/float arithmetic. Every program initialises its variables before any
@@ -189,7 +190,7 @@ class Gen {
       else this.assignFloat();
       return;
     }
-    const kinds = ['if', 'if', 'andor', 'loopc', 'loopv', 'switchd', 'switchs', 'adjacent', 'invariant', 'switchtree', 'switchtree', 'nested'];
+    const kinds = ['if', 'if', 'andor', 'loopc', 'loopv', 'switchd', 'switchs', 'adjacent', 'invariant', 'switchtree', 'switchtree', 'nested', 'loopmem', 'loopstride'];
     if (uniform && this.useShared) kinds.push('shared', 'shared');
     switch (this.pick(kinds)) {
       case 'if': return this.ifElse(depth);
@@ -206,6 +207,8 @@ class Gen {
         return;
       }
       case 'invariant': return this.loopInvariant(depth, uniform);
+      case 'loopmem': return this.loopMemory();
+      case 'loopstride': return this.loopStride(depth);
       case 'switchtree': return this.switchTree(depth);
       case 'nested': return this.nestedCond(depth);
       case 'shared': return this.shared();
@@ -457,6 +460,73 @@ class Gen {
     this.place(lElse);
     this.body(depth + 1, false, 1 + this.int(2));
     this.place(lJoin);
+  }
+
+  /**
+   * A straight-line (single-block) counted loop over memory, the shape software pipelining takes: loads from
+   * `in` (read-only: sometimes LDG.CONSTANT), a per-thread scratch word in `out` read and written every
+   * iteration (a memory recurrence; the epilogue overwrites it later), a trip count from the launch (n) or
+   * per thread, do-while form.
+   */
+  loopMemory(): void {
+    this.features.add('loop-memory');
+    const c = this.reg();
+    const t = this.reg();
+    const acc = this.pick(this.ints);
+    const slot = `%rd${10 + this.nextLabel}`;
+    const addr = `%rd${11 + this.nextLabel}`;
+    const idx = this.reg();
+    const v = this.reg();
+    const w = this.reg();
+    this.emit(`${c} = MOV 0`);
+    this.emit(this.chance(0.5) ? `${t} = MOV %r4` : `${t} = LOP3.LUT ${this.pick(['%r0', '%r10', '%r11'])}, 15, RZ, 0xc0`);
+    this.emit(`${slot} = IMAD.WIDE.U32 %r3, ${(this.ints.length + this.floats.length) * 4}, c[0x0][0x210]`);
+    this.emit(`STG.E.32 [${slot}], ${this.pick(this.ints)}`);
+    const lHead = this.label();
+    this.place(lHead);
+    this.emit(`${idx} = LOP3.LUT ${c}, %r0, RZ, 0x3c`);
+    this.emit(`${idx} = LOP3.LUT ${idx}, 63, RZ, 0xc0`);
+    this.emit(`${addr} = IMAD.WIDE.U32 ${idx}, 4, c[0x0][0x218]`);
+    this.emit(`${v} = LDG.E${this.chance(0.5) ? '.CONSTANT' : ''}.32 [${addr}]`);
+    this.fixed.push(c, v);
+    for (let k = 1 + this.int(3); k > 0; k--) this.assignInt();
+    this.fixed.pop();
+    this.fixed.pop();
+    this.emit(`${acc} = IMAD ${v}, ${this.pick(['3', '%r0', acc])}, ${acc}`);
+    if (this.chance(0.6)) {
+      this.emit(`${w} = LDG.E.32 [${slot}]`);
+      this.emit(`${w} = IADD3 ${w}, ${acc}, ${v}`);
+      this.emit(`STG.E.32 [${slot}], ${w}`);
+    }
+    this.emit(`${c} = IADD3 ${c}, 1, RZ`);
+    const p = this.pred();
+    this.emit(`${p} = ISETP.LT.U32.AND ${c}, ${t}, PT`);
+    this.emit(`@${p} BRA ${lHead}`);
+    this.place(this.label());
+  }
+
+  /** A guarded loop with a register stride (grid-stride style: i = tid; i < lim; i += blockDim). */
+  loopStride(depth: number): void {
+    this.features.add('loop-register-stride');
+    const c = this.reg();
+    const lim = this.reg();
+    const p0 = this.pred();
+    const lHead = this.label();
+    const lExit = this.label();
+    this.emit(`${c} = MOV %r0`);
+    this.emit(`${lim} = LOP3.LUT ${this.pick(['%r10', '%r11', '%r4'])}, 255, RZ, 0xc0`);
+    this.emit(`${p0} = ISETP.GE.U32.AND ${c}, ${lim}, PT`);
+    this.emit(`@${p0} BRA ${lExit}`);
+    this.place(lHead);
+    this.fixed.push(c);
+    if (this.chance(0.5)) this.body(depth + 1, false, 1 + this.int(3));
+    else for (let k = 1 + this.int(3); k > 0; k--) this.assignInt();
+    this.fixed.pop();
+    this.emit(`${c} = IADD3 ${c}, %r2, RZ`);
+    const p = this.pred();
+    this.emit(`${p} = ISETP.LT.U32.AND ${c}, ${lim}, PT`);
+    this.emit(`@${p} BRA ${lHead}`);
+    this.place(lExit);
   }
 
   /** Exchange a value through shared memory between barriers (uniform control flow only). */

@@ -11,7 +11,7 @@
  *   (the threads proceed unconverged, which changes no result of a race-free program); if threads still wait
  *   at a barrier the launch fails with a barrier-deadlock error naming the barrier and a waiting thread.
  */
-import { popc32 } from '../semantics/bits.js';
+import { popc32 } from '@ptxforge/semantics';
 import { InterpError, Trap, type InterpErrorKind } from './errors.js';
 import type { GlobalMemory } from './memory.js';
 import { K, RPC_NONE, RPC_RETURN, readSrc, writeLane, markWritten, type Op, type Program } from './program.js';

@@ -4,9 +4,9 @@
  * within a warp resolve deterministically (highest lane wins for plain stores).
  */
 import type { Instr, OriFunction } from '@ptxforge/kernel';
-import { s as sx, u } from '../semantics/bits.js';
-import { fadd } from '../semantics/float.js';
-import { F32, F64 } from '../semantics/bits.js';
+import { s as sx, u } from '@ptxforge/semantics';
+import { fadd } from '@ptxforge/semantics';
+import { F32, F64 } from '@ptxforge/semantics';
 import { Trap } from './errors.js';
 import { checkAlign, LWINBASE, readWords, SWINBASE, WINDOW_SIZE, writeWords } from './memory.js';
 import { markWritten, readSrc, writeLane, type Dst, type Exec, type Program, type Src } from './program.js';

@@ -1,7 +1,3 @@
-export * from './bits.js';
-export * from './round.js';
-export * from './int.js';
-export * from './float.js';
-export * from './convert.js';
-export * from './pure.js';
-export * from './fp8.js';
+// The opcode semantics moved to @ptxforge/semantics (shared with the optimizers); this subpath
+// (`@ptxforge/interp/semantics`) re-exports it for existing importers.
+export * from '@ptxforge/semantics';

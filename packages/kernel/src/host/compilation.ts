@@ -6,14 +6,15 @@ import type { OriModule } from '../ir/core.js';
 import { printModule } from '../ir/print.js';
 import { assertValidModule } from '../ir/verify.js';
 import type { KnobValues } from '../knobs.js';
-import { HOOK_POINTS, HOOK_NAMES, type HookName } from '../pipeline/hooks.js';
-import type { DiagnosticSink, PhaseContext, PhaseImpl, Preserved, Remark } from '../pipeline/protocol.js';
+import { hookAt, type HookName } from '../pipeline/hooks.js';
+import type { DiagnosticSink, IrProperty, PhaseContext, PhaseImpl, PhaseProperties, Preserved, Remark } from '../pipeline/protocol.js';
 import { gateAllows, PHASE_TABLE } from '../pipeline/table.js';
+import { RegisterFile } from '../services.js';
 import type { TargetView } from '../target.js';
 import type { Instrumentation, PhaseInfo } from './instrumentation.js';
 import { defaultPhaseOrder, isPassDisabled, parseNamedPhases, type PhaseStep } from './named-phases.js';
 import type { ResolvedCompileOptions } from './options.js';
-import type { PluginRegistry, TargetBinding } from './registry.js';
+import type { PluginRegistry } from './registry.js';
 import type { ServiceScope } from './service-scope.js';
 import { TOKENS } from './tokens.js';
 
@@ -47,8 +48,6 @@ export interface CompileResult {
 }
 
 const KB = 1024;
-/** Phase 6 SetControlFlowOpLastInBB establishes "control flow last in block". */
-const SET_CF_LAST_PHASE = 6;
 /** Rough bytes of one Ori instruction with its operands, for the Freeable column. */
 const INSTR_BYTES = 160;
 
@@ -58,6 +57,14 @@ interface Slot {
   readonly owner: string;
   readonly impl: PhaseImpl | undefined;
   readonly gate: (typeof PHASE_TABLE)[number]['gate'];
+  /** What the slot's implementation (and, for a hook, its handlers) require, establish and invalidate. */
+  readonly props: Required<{ [K in keyof PhaseProperties]: readonly IrProperty[] }>;
+}
+
+const NO_PROPS = { requires: [], establishes: [], invalidates: [] } as const;
+function mergeProps(...ps: Array<PhaseProperties | undefined>): Slot['props'] {
+  const u = (k: keyof PhaseProperties): IrProperty[] => [...new Set(ps.flatMap((p) => p?.[k] ?? []))];
+  return { requires: u('requires'), establishes: u('establishes'), invalidates: u('invalidates') };
 }
 
 /**
@@ -81,36 +88,87 @@ export class Compilation {
     @inject(TOKENS.Services) private readonly services: ServiceScope,
   ) {}
 
-  /** Build the 159 slots for this compilation: plugin phases, hook phases, target phases, placeholders. */
-  private buildSlots(targetBinding: TargetBinding | undefined): Slot[] {
+  /** Build the 159 slots for this compilation's arch: phase implementations, hook phases, placeholders. */
+  private buildSlots(): Slot[] {
+    const arch = this.options.arch;
     return PHASE_TABLE.map((p) => {
-      const hookName = HOOK_NAMES.find((h) => HOOK_POINTS[h].index === p.index);
+      const hookName = hookAt(p.index);
       if (hookName) {
-        const handlers = this.registry.hookHandlers(hookName, targetBinding);
+        const handlers = this.registry.hookHandlers(hookName, arch);
         const owner = handlers.length ? [...new Set(handlers.map((h) => h.owner))].join('+') : 'hook (no handlers)';
-        return { index: p.index, name: p.name, owner, impl: hookPhase(hookName, handlers.map((h) => ({ owner: h.owner, fn: h.fn }))), gate: p.gate };
+        const props = mergeProps(...handlers.map((h) => h.props));
+        return { index: p.index, name: p.name, owner, impl: hookPhase(hookName, handlers), gate: p.gate, props };
       }
-      const b = this.registry.phases.get(p.index);
-      if (b) return { index: p.index, name: p.name, owner: b.owner, impl: b.create(), gate: p.gate };
-      const tf = targetBinding?.target.phases?.[p.name];
-      if (tf) return { index: p.index, name: p.name, owner: targetBinding!.owner, impl: tf(), gate: p.gate };
-      return { index: p.index, name: p.name, owner: 'placeholder', impl: undefined, gate: p.gate };
+      const b = this.registry.phaseFor(p.index, arch);
+      if (b) {
+        const impl = b.create();
+        return { index: p.index, name: p.name, owner: b.owner, impl, gate: p.gate, props: mergeProps(b.props, impl) };
+      }
+      return { index: p.index, name: p.name, owner: 'placeholder', impl: undefined, gate: p.gate, props: NO_PROPS };
     });
   }
 
-  run(targetBinding: TargetBinding | undefined, instrumentation: readonly Instrumentation[]): CompileResult {
-    const slots = this.buildSlots(targetBinding);
+  /** Whether a slot is skipped before isNoOp is asked (the reason), or undefined when it is asked to run. */
+  private staticSkip(slot: Slot): SkipReason | undefined {
+    if (!slot.impl) return 'placeholder';
+    if (!gateAllows(slot.gate, this.options.optLevel)) return 'opt-level';
+    if (isPassDisabled(this.options.disablePasses, slot.name)) return 'disabled';
+    return undefined;
+  }
+
+  /**
+   * Walk the order with the properties that hold and refuse a chain in which a phase requires a property
+   * no earlier phase established or one a later phase invalidated (PHASE_CHAIN_BROKEN, naming the phase,
+   * its plugin, the property and who establishes it). A phase skipped as a no-op at run time still counts
+   * as establishing: a no-op means its postcondition already holds.
+   */
+  private checkChain(slots: readonly Slot[], order: readonly PhaseStep[]): void {
+    const have = new Map<IrProperty, string>(this.initialProperties.map((p) => [p, 'the input']));
+    const lost = new Map<IrProperty, string>();
+    for (const step of order) {
+      const slot = slots[step.index]!;
+      if (this.staticSkip(slot)) continue;
+      for (const req of slot.props.requires) {
+        if (have.has(req)) continue;
+        const by = lost.get(req);
+        const makers = slots.filter((s) => s.impl && s.props.establishes.includes(req)).map((s) => `${s.index} ${s.name} (${s.owner})`);
+        const fix = by
+          ? `phase ${by} invalidated it`
+          : makers.length
+            ? `it is established by ${makers.join(', ')}, which does not run before it in this pipeline`
+            : `no installed phase establishes it; install a plugin that does for ${this.options.arch}`;
+        throw new PtxforgeError('PHASE_CHAIN_BROKEN', `phase ${slot.index} ${slot.name} (${slot.owner}) requires ${req}, but ${fix}`, { plugin: slot.owner });
+      }
+      for (const p of slot.props.invalidates) {
+        have.delete(p);
+        lost.set(p, `${slot.index} ${slot.name} (${slot.owner})`);
+      }
+      for (const p of slot.props.establishes) {
+        have.set(p, slot.name);
+        lost.delete(p);
+      }
+    }
+  }
+
+  /** Properties the input already has (CompileOptions.properties). */
+  private get initialProperties(): readonly IrProperty[] {
+    return this.options.properties ?? [];
+  }
+
+  run(instrumentation: readonly Instrumentation[]): CompileResult {
+    const slots = this.buildSlots();
     const order: PhaseStep[] = this.options.namedPhases
       ? parseNamedPhases(this.options.namedPhases, this.options.shuffleSeed)
       : defaultPhaseOrder();
+    this.checkChain(slots, order);
+    const props = new Set<IrProperty>(this.initialProperties);
     const records: PhaseRecord[] = [];
     const dumps: Array<{ index: number; phase: string; text: string }> = [];
     const statLines: string[] = [];
     const baseline = heapUsed();
     const t0 = performance.now();
     let peak = baseline;
-    let cfLastEnforced = false;
-    const ctxFor = (slot: Slot, param: string | undefined): PhaseContext => this.context(slot, param);
+    const ctxFor = (slot: Slot, param: string | undefined): PhaseContext => this.context(slot, param, props);
 
     const dumpSet = this.options.dumpIr === 'all' ? 'all' : new Set((this.options.dumpIr ?? []).map((s) => s.toLowerCase()));
     const pipelineCtx = ctxFor(slots[0]!, undefined);
@@ -119,20 +177,14 @@ export class Compilation {
     for (const step of order) {
       const slot = slots[step.index]!;
       const base = { index: slot.index, name: slot.name, owner: slot.owner };
-      if (!slot.impl) {
-        records.push({ ...base, ran: false, skipped: 'placeholder' });
-        continue;
-      }
-      if (!gateAllows(slot.gate, this.options.optLevel)) {
-        records.push({ ...base, ran: false, skipped: 'opt-level' });
-        continue;
-      }
-      if (isPassDisabled(this.options.disablePasses, slot.name)) {
-        records.push({ ...base, ran: false, skipped: 'disabled' });
+      const skip = this.staticSkip(slot);
+      if (skip || !slot.impl) {
+        records.push({ ...base, ran: false, skipped: skip ?? 'placeholder' });
         continue;
       }
       const ctx = ctxFor(slot, step.param);
       if (slot.impl.isNoOp?.(ctx)) {
+        applyProps(props, slot);
         records.push({ ...base, ran: false, skipped: 'no-op' });
         continue;
       }
@@ -156,10 +208,16 @@ export class Compilation {
       peak = Math.max(peak, h1);
       const changed = irVersionSum(this.unit) !== v0;
       this.analyses.invalidate(undefined, changed ? (slot.impl.preserves ?? 'none') : 'all');
-      if (slot.index === SET_CF_LAST_PHASE) cfLastEnforced = true;
+      applyProps(props, slot);
       if (this.options.verifyIr) {
-        // Until phase 6 SetControlFlowOpLastInBB has run, a control-flow instruction inside a block is legal input.
-        assertValidModule(this.unit, `after phase ${slot.index} ${slot.name}`, cfLastEnforced ? [] : ['ORI_VERIFY_TERMINATOR']);
+        // Until a phase establishes ControlFlowLast (SetControlFlowOpLastInBB), a control-flow instruction
+        // inside a block is legal input.
+        // Machine state is checked against the arch's register file once PhysicalRegisters / ControlRecords hold.
+        assertValidModule(this.unit, `after phase ${slot.index} ${slot.name}`, props.has('ControlFlowLast') ? [] : ['ORI_VERIFY_TERMINATOR'], {
+          registerFile: this.services.tryService(RegisterFile),
+          requirePhysical: props.has('PhysicalRegisters'),
+          requireControl: props.has('ControlRecords'),
+        });
       }
       const totalKB = Math.max(0, Math.round((h1 - h0) / KB));
       const freeableKB = Math.round((Math.max(0, n0 - instrCount(this.unit)) * INSTR_BYTES) / KB);
@@ -192,7 +250,7 @@ export class Compilation {
     return { module: this.unit, phases: records, diagnostics: this.diagnostics.all, statLines, dumps, info: this.info, remarks: this.remarks };
   }
 
-  private context(slot: Slot, param: string | undefined): PhaseContext {
+  private context(slot: Slot, param: string | undefined, props: ReadonlySet<IrProperty>): PhaseContext {
     const { unit, target, options, knobs, analyses, diagnostics, info, remarks, services } = this;
     return {
       module: unit,
@@ -209,12 +267,18 @@ export class Compilation {
       remark: (r) => remarks.push({ ...r, phaseIndex: slot.index, phase: slot.name }),
       service: (token) => services.service(token),
       tryService: (token) => services.tryService(token),
+      hasProperty: (p) => props.has(p),
     };
   }
 }
 
+function applyProps(props: Set<IrProperty>, slot: Slot): void {
+  for (const p of slot.props.invalidates) props.delete(p);
+  for (const p of slot.props.establishes) props.add(p);
+}
+
 /** A hook slot as a phase: no-op without handlers, else runs them in order (errors name plugin and hook). */
-function hookPhase(name: HookName, handlers: Array<{ owner: string; fn: (ctx: PhaseContext) => void }>): PhaseImpl {
+function hookPhase(name: HookName, handlers: ReadonlyArray<{ owner: string; fn: (ctx: PhaseContext) => void }>): PhaseImpl {
   return {
     isNoOp: () => handlers.length === 0,
     execute(ctx) {

@@ -222,6 +222,19 @@ describe('plugin host validation', () => {
     const tc = createToolchain({ plugins: [targetPlugin] });
     expect(() => tc.compile(unit(), { arch: 'sm_80' })).toThrow(expect.objectContaining({ code: 'TARGET_NOT_INSTALLED', message: expect.stringContaining('@ptxforge/target-sm80') }));
     expect(() => tc.compile(unit(), { arch: 'sm_12' })).toThrow(expect.objectContaining({ code: 'TARGET_UNKNOWN_ARCH' }));
+    // The errors list what is installed.
+    expect(() => tc.compile(unit(), { arch: 'sm_80' })).toThrow(expect.objectContaining({ message: expect.stringContaining('(installed: test-target: sm_90)') }));
+  });
+
+  it('Blackwell archs are an honest "not supported yet" unless a target claims them', () => {
+    const tc = createToolchain({ plugins: [targetPlugin] });
+    for (const arch of ['sm_100', 'sm_120a', 'sm_121']) {
+      expect(() => tc.compile(unit(), { arch })).toThrow(
+        expect.objectContaining({ code: 'TARGET_NOT_SUPPORTED', message: expect.stringContaining(`${arch} (Blackwell) is not supported yet`) }),
+      );
+    }
+    const bw = definePlugin({ name: 'bw', version: '1.0.0', api: KERNEL }, { targets: [{ ...testTarget, id: 'bw', archs: ['sm_100'] }] });
+    expect(() => createToolchain({ plugins: [bw] }).compile(unit(), { arch: 'sm_100' })).not.toThrow();
   });
 });
 

@@ -1,3 +1,4 @@
+import type { IrProperty } from '../pipeline/protocol.js';
 import type { KnobValue } from '../knobs.js';
 import type { Instrumentation } from './instrumentation.js';
 
@@ -22,6 +23,8 @@ export interface CompileOptions {
   dumpIr?: 'all' | readonly string[];
   /** Extra before/after-phase callbacks (verification, dumps, tracing). */
   instrumentation?: readonly Instrumentation[];
+  /** IR properties the input already has (an Ori dump taken after allocation has PhysicalRegisters ...). */
+  properties?: readonly IrProperty[];
 }
 
 export interface ResolvedCompileOptions {
@@ -33,4 +36,5 @@ export interface ResolvedCompileOptions {
   readonly stats: boolean;
   readonly verifyIr: boolean;
   readonly dumpIr: 'all' | readonly string[] | undefined;
+  readonly properties?: readonly IrProperty[];
 }

@@ -3,16 +3,17 @@ import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { AnalysisManager } from '../analysis/manager.js';
 import { PtxforgeError } from '../errors.js';
 import type { OriModule } from '../ir/core.js';
+import { CORE_OPCODES } from '../ir/opcodes.js';
 import { parseOri } from '../ir/parse.js';
 import { KnobValues } from '../knobs.js';
-import { HOOK_NAMES, HOOK_POINTS } from '../pipeline/hooks.js';
+import { hookAt } from '../pipeline/hooks.js';
 import type { Diagnostic, DiagnosticSink } from '../pipeline/protocol.js';
 import { PHASE_TABLE, phaseIndexOf } from '../pipeline/table.js';
 import type { PluginDefinition } from '../plugin.js';
-import { capabilitiesFor, KNOWN_ARCHS, smNumber, type TargetView } from '../target.js';
+import { capabilitiesFor, KNOWN_ARCHS, NOT_YET_SUPPORTED_ARCHS, smNumber, type TargetView } from '../target.js';
 import { Compilation, type CompileResult } from './compilation.js';
 import type { CompileOptions, ResolvedCompileOptions } from './options.js';
-import { PluginRegistry, type TargetBinding } from './registry.js';
+import { ANY_ARCH, PluginRegistry, type TargetBinding } from './registry.js';
 import { ServiceScope } from './service-scope.js';
 import { TOKENS } from './tokens.js';
 
@@ -56,6 +57,8 @@ export class Toolchain {
     this.root.register(TOKENS.Registry, { useValue: this.registry });
     this.root.register(TOKENS.KnobRegistry, { useValue: this.registry.knobs });
     for (const p of config.plugins) this.use(p);
+    // The plugin list is complete: one owner per (slot, arch) and (exclusive hook, arch), whatever the order.
+    this.registry.checkOwnership();
   }
 
   /** Add a plugin (only before the first compilation). */
@@ -69,15 +72,24 @@ export class Toolchain {
   resolveTarget(arch: string): TargetBinding {
     const b = this.registry.targets.get(arch);
     if (b) return b;
+    const installed = this.installedTargets();
+    const have = installed.length ? ` (installed: ${installed.join('; ')})` : ' (no target is installed)';
     const pkg = KNOWN_ARCHS.get(arch);
     if (pkg) {
-      throw new PtxforgeError('TARGET_NOT_INSTALLED', `no installed target serves ${arch}; install ${pkg} and add it to the toolchain`);
+      throw new PtxforgeError('TARGET_NOT_INSTALLED', `no installed target serves ${arch}; install ${pkg} and add it to the toolchain${have}`);
     }
-    const known = [...this.registry.targets.keys()];
-    throw new PtxforgeError(
-      'TARGET_UNKNOWN_ARCH',
-      `unknown GPU architecture '${arch}'${known.length ? `; installed targets serve ${known.join(', ')}` : ''}`,
-    );
+    const family = NOT_YET_SUPPORTED_ARCHS.get(arch);
+    if (family) {
+      throw new PtxforgeError('TARGET_NOT_SUPPORTED', `${arch} (${family}) is not supported yet: no ptxforge target package encodes it${have}`);
+    }
+    throw new PtxforgeError('TARGET_UNKNOWN_ARCH', `unknown GPU architecture '${arch}'${have}`);
+  }
+
+  /** The installed targets, `package: arch, arch ...` each (for listings and errors). */
+  installedTargets(): string[] {
+    const byOwner = new Map<string, string[]>();
+    for (const [arch, b] of this.registry.targets) byOwner.set(b.owner, [...(byOwner.get(b.owner) ?? []), arch]);
+    return [...byOwner].map(([owner, archs]) => `${owner}: ${archs.join(', ')}`);
   }
 
   /**
@@ -98,7 +110,7 @@ export class Toolchain {
   /** Parse source text with the front end for its extension (`.ori` is built in). */
   load(text: string, file: string, target?: TargetView): OriModule {
     const ext = /\.[^./\\]+$/.exec(file)?.[0]?.toLowerCase() ?? '';
-    if (ext === '.ori') return parseOri(text, { file });
+    if (ext === '.ori') return parseOri(text, { file, opcodes: this.registry.opcodes });
     const fe = this.registry.frontends.get(ext);
     if (!fe) {
       const have = ['.ori', ...this.registry.frontends.keys()].join(', ');
@@ -107,7 +119,9 @@ export class Toolchain {
       });
     }
     if (!target) throw new PtxforgeError('INPUT_NEEDS_TARGET', `reading ${file} needs the target (-arch) to be known`);
-    return fe.load(text, file, { target });
+    const m = fe.load(text, file, { target, opcodes: this.registry.opcodes });
+    if (m.opcodes !== this.registry.opcodes) m.setOpcodes(this.registry.opcodes);
+    return m;
   }
 
   compile(input: CompileInput, options: CompileOptions): CompileResult {
@@ -133,6 +147,7 @@ export class Toolchain {
       stats: !!options.stats,
       verifyIr: !!options.verifyIr,
       dumpIr: options.dumpIr,
+      properties: options.properties ?? [],
     };
     const knobs = new KnobValues(this.registry.knobs);
     if (Array.isArray(options.knobs)) {
@@ -142,6 +157,8 @@ export class Toolchain {
     }
     const view = this.targetView(binding, options.arch);
     const unit = 'text' in input ? this.load(input.text, input.file, view) : input;
+    // A module built in memory with the core ISA is read with this toolchain's opcodes (core + plugins).
+    if (unit.opcodes === CORE_OPCODES && this.registry.opcodes !== CORE_OPCODES) unit.setOpcodes(this.registry.opcodes);
     const child = this.root.createChildContainer();
     try {
       child.register(TOKENS.Unit, { useValue: unit });
@@ -152,32 +169,42 @@ export class Toolchain {
       child.register(TOKENS.Target, { useValue: view });
       child.register(TOKENS.Services, { useValue: new ServiceScope(child, this.registry, options.arch, view) });
       const compilation = child.resolve(Compilation);
-      return compilation.run(binding, options.instrumentation ?? []);
+      return compilation.run(options.instrumentation ?? []);
     } finally {
       void child.dispose();
     }
   }
 
-  /** The 159 rows of --list-phases: index, spec name, owner or `placeholder` (for an -arch if given). */
+  /**
+   * The 159 rows of --list-phases: index, spec name, owner or `placeholder`. With an -arch, the owners that
+   * compilation would use; without, every-arch owners, else the arch-specific owners with their archs.
+   */
   listPhases(arch?: string): PhaseListRow[] {
-    const binding = arch ? this.resolveTarget(arch) : undefined;
+    if (arch) this.resolveTarget(arch);
     const env = arch ? this.services(arch) : undefined;
+    const a = arch ?? ANY_ARCH;
     return PHASE_TABLE.map((p) => {
-      const hook = HOOK_NAMES.find((h) => HOOK_POINTS[h].index === p.index);
+      const hook = hookAt(p.index);
       if (hook) {
-        const owners = [...new Set(this.registry.hookHandlers(hook, binding).map((h) => h.owner))];
+        let owners = [...new Set(this.registry.hookHandlers(hook, a).map((h) => h.owner))];
+        if (!arch && owners.length === 0) owners = scopedOwners(this.registry.hooks.get(hook) ?? []);
         return { index: p.index, name: p.name, owner: owners.length ? owners.join('+') : 'hook (no handlers)', gate: p.gate };
       }
-      const b = this.registry.phases.get(p.index);
+      const b = this.registry.phaseFor(p.index, a);
       if (b) {
         const row: PhaseListRow = { index: p.index, name: p.name, owner: b.owner, gate: p.gate };
         const note = env && b.describe?.(env);
         return note ? { ...row, note } : row;
       }
-      if (binding?.target.phases?.[p.name]) return { index: p.index, name: p.name, owner: binding.owner, gate: p.gate };
-      return { index: p.index, name: p.name, owner: 'placeholder', gate: p.gate };
+      const scoped = arch ? [] : scopedOwners(this.registry.phases.get(p.index) ?? []);
+      return { index: p.index, name: p.name, owner: scoped.length ? scoped.join('+') : 'placeholder', gate: p.gate };
     });
   }
+}
+
+/** `owner(sm_50,sm_52)` for arch-scoped contributions (a listing without -arch). */
+function scopedOwners(list: ReadonlyArray<{ owner: string; archs: ReadonlySet<string> | '*' }>): string[] {
+  return list.filter((b) => b.archs !== '*').map((b) => `${b.owner}(${[...(b.archs as ReadonlySet<string>)].join(',')})`);
 }
 
 export function createToolchain(config: ToolchainConfig): Toolchain {

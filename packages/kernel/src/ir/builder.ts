@@ -3,7 +3,6 @@ import {
   Block, Instr, Register, imm, label, reg, type ControlInfo, type Guard, type Operand, type OriFunction, type RegClass,
   type RegWidth, type SrcLoc,
 } from './core.js';
-import { opcodeInfo } from './opcodes.js';
 import { operandFitsKind } from './verify.js';
 
 /**
@@ -108,7 +107,7 @@ export class IRBuilder {
 
   /** Build `[@guard] defs = OPCODE.MODS uses` and insert it at the insertion point. */
   build(opcode: string, defs: readonly OperandLike[], uses: readonly OperandLike[], opts: BuildOptions = {}): Instr {
-    const info = opcodeInfo(opcode);
+    const info = this.fn.opcodes.get(opcode);
     if (!info) throw new PtxforgeError('IR_BUILD_OPCODE', `IRBuilder: unknown opcode ${opcode}`);
     const d = defs.map(toOperand);
     const u = uses.map(toOperand);

@@ -1,5 +1,5 @@
 import { PtxforgeError } from '../errors.js';
-import { opcodeInfo, type OpcodeInfo } from './opcodes.js';
+import { CORE_OPCODES, type OpcodeInfo, type OpcodeTable } from './opcodes.js';
 
 /** Register classes of Ori: general (R), predicate (P), uniform (UR), uniform predicate (UP), convergence barrier (B). */
 export type RegClass = 'R' | 'P' | 'UR' | 'UP' | 'B';
@@ -167,7 +167,21 @@ export class Register {
     readonly cls: RegClass,
     readonly width: RegWidth,
     readonly name: string,
+    /**
+     * For a physical register, its first register number in the class (`%RD4` = R4:R5 has phys 4); undefined
+     * for a virtual register. Physical registers are named with the upper-case prefix (`%R4`, `%URD2`, `%P0`).
+     */
+    readonly phys?: number,
   ) {}
+
+  /** Whether this names a machine register (after register allocation) rather than a virtual one. */
+  get isPhysical(): boolean {
+    return this.phys !== undefined;
+  }
+  /** Whether two physical registers share a hardware register (R4:R5 overlaps R5); false for virtual ones. */
+  overlaps(o: Register): boolean {
+    return this.phys !== undefined && o.phys !== undefined && this.cls === o.cls && this.phys < o.phys + o.width && o.phys < this.phys + this.width;
+  }
 
   /** The single defining instruction, or undefined when there is none or more than one. */
   get def(): Instr | undefined {
@@ -261,8 +275,9 @@ export class Instr {
       this._id = fn._allocInstrId();
     }
   }
+  /** The opcode's properties from its function's opcode table (the core ISA while detached). */
   get info(): OpcodeInfo | undefined {
-    return opcodeInfo(this.opcode);
+    return (this.block?.fn.opcodes ?? CORE_OPCODES).get(this.opcode);
   }
   /** Position in its block (amortized O(1); -1 when detached). */
   get index(): number {
@@ -638,6 +653,8 @@ export class OriFunction {
   private _irVersion = 0;
   private blockCounter = 0;
   private instrCounter = 0;
+  /** The opcode table its instructions are read with: the core ISA, or its toolchain's (core + plugins). */
+  opcodes: OpcodeTable = CORE_OPCODES;
 
   constructor(public name: string, public kind: 'entry' | 'func' = 'entry') {}
 
@@ -685,14 +702,24 @@ export class OriFunction {
   getReg(name: string): Register | undefined {
     return this.regsByName.get(name);
   }
-  /** The register named `%<prefix><n>`; the prefix fixes class and width. */
+  /** The physical register of a class starting at number `index`, `width` registers wide (`%RD4` = R4:R5). */
+  physReg(cls: RegClass, index: number, width: RegWidth = 1): Register {
+    if (!Number.isInteger(index) || index < 0) throw new PtxforgeError('IR_BAD_REGISTER', `physical register number ${index} must be a non-negative integer`);
+    return this.getOrCreateReg(`%${regPrefix(cls, width).toUpperCase()}${index}`);
+  }
+  /**
+   * The register named `%<prefix><n>`; the prefix fixes class and width. A lower-case prefix names a virtual
+   * register (`%rd5`), an upper-case one the physical register(s) starting at number n (`%RD4` = R4:R5).
+   */
   getOrCreateReg(name: string): Register {
     const got = this.regsByName.get(name);
     if (got) return got;
-    const m = /^%([a-z]+)(\d+)$/.exec(name);
-    const p = m && REG_PREFIXES.find((e) => e.prefix === m[1]);
+    const m = /^%([a-zA-Z]+)(\d+)$/.exec(name);
+    const upper = !!m && m[1] === m[1]!.toUpperCase();
+    const p = m && REG_PREFIXES.find((e) => (upper ? e.prefix.toUpperCase() : e.prefix) === m[1]);
     if (!m || !p) throw new PtxforgeError('IR_BAD_REGISTER', `bad register name ${name}`);
-    const r = new Register(this.regList.length, p.cls, p.width, name);
+    if (upper && String(Number(m[2])) !== m[2]) throw new PtxforgeError('IR_BAD_REGISTER', `bad register name ${name}: a physical register number has no leading zeros`);
+    const r = new Register(this.regList.length, p.cls, p.width, name, upper ? Number(m[2]) : undefined);
     this.regsByName.set(name, r);
     this.regList.push(r);
     return r;
@@ -962,7 +989,8 @@ export class OriFunction {
     if (opts.registers !== 'shared') {
       for (const b of region) {
         for (const i of b.instrs) {
-          for (const d of i.defs) if (d.kind === 'reg' && !regMap.has(d.reg)) regMap.set(d.reg, this.newReg(d.reg.cls, d.reg.width));
+          // Physical registers are machine state, not values: a clone after allocation keeps them.
+          for (const d of i.defs) if (d.kind === 'reg' && !d.reg.isPhysical && !regMap.has(d.reg)) regMap.set(d.reg, this.newReg(d.reg.cls, d.reg.width));
         }
       }
     }
@@ -1158,6 +1186,17 @@ export class OriModule {
   readonly vars: VarDecl[] = [];
   /** File names referenced by source locations (`loc.file` indexes this). */
   readonly files: string[] = [];
+  private _opcodes: OpcodeTable = CORE_OPCODES;
+
+  /** The opcode table of the module's functions (see OriFunction.opcodes). */
+  get opcodes(): OpcodeTable {
+    return this._opcodes;
+  }
+  /** Read the module (every function, also ones added later through addFunction) with another table. */
+  setOpcodes(t: OpcodeTable): void {
+    this._opcodes = t;
+    for (const fn of this.functions) fn.opcodes = t;
+  }
 
   getFunction(name: string): OriFunction | undefined {
     // Modules hold few functions; a scan is fine here (blocks and instructions never are scanned).
@@ -1165,6 +1204,7 @@ export class OriModule {
   }
   addFunction(fn: OriFunction): OriFunction {
     if (this.getFunction(fn.name)) throw new Error(`function ${fn.name} already exists`);
+    if (fn.opcodes === CORE_OPCODES) fn.opcodes = this._opcodes;
     this.functions.push(fn);
     return fn;
   }

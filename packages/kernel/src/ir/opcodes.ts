@@ -14,6 +14,9 @@ import { PtxforgeError } from '../errors.js';
  *   'x'  anything
  * A trailing '*' on the last kind means "zero or more of this kind".
  * Opcodes without a signature are checked only for general well-formedness.
+ *
+ * Plugins add opcodes through their manifest (`opcodes: [...]`); the toolchain makes its own table
+ * (CORE_OPCODES.extend(...)), so nothing here is mutated after load.
  */
 export type OperandKindSpec = 'r' | 'p' | 'b' | 'a' | 'l' | 'L' | 's' | 'x';
 
@@ -42,55 +45,89 @@ export interface OpcodeInfo {
   readonly description?: string;
 }
 
-const table = new Map<string, OpcodeInfo>();
+/**
+ * An opcode table: the core ISA of Ori, or a toolchain's table (the core plus what its plugins and targets
+ * add). Tables are immutable once made: `extend` returns a new child table, so there is no process-global
+ * mutable opcode table and two toolchains with different plugin opcodes live in one process. A function's
+ * instructions are interpreted with its table (`OriFunction.opcodes`, set by the parser and the toolchain).
+ */
+export class OpcodeTable {
+  private readonly own = new Map<string, OpcodeInfo>();
+  private sealed = false;
+
+  constructor(readonly parent?: OpcodeTable) {}
+
+  get(name: string): OpcodeInfo | undefined {
+    return this.own.get(name) ?? this.parent?.get(name);
+  }
+  has(name: string): boolean {
+    return this.get(name) !== undefined;
+  }
+  /** Every opcode of the table (parents' first). */
+  all(): OpcodeInfo[] {
+    return [...(this.parent?.all() ?? []), ...this.own.values()];
+  }
+  /**
+   * Check that `infos` could be added (OPCODE_BAD_NAME / OPCODE_CONFLICT otherwise): a name already in the
+   * table (or twice in the batch) must come with the same properties.
+   */
+  check(infos: readonly OpcodeInfo[]): Map<string, OpcodeInfo> {
+    const batch = new Map<string, OpcodeInfo>();
+    for (const info of infos) {
+      if (typeof info?.name !== 'string' || !/^[A-Z][A-Z0-9_]*$/.test(info.name)) {
+        throw new PtxforgeError('OPCODE_BAD_NAME', `opcode name ${JSON.stringify(info?.name)} must be upper-case letters, digits and _`);
+      }
+      const prev = batch.get(info.name) ?? this.get(info.name);
+      if (prev && !sameOpcode(prev, info)) {
+        throw new PtxforgeError('OPCODE_CONFLICT', `opcode ${info.name} is already defined with other properties`);
+      }
+      batch.set(info.name, info);
+    }
+    return batch;
+  }
+  /** A new table with these opcodes added, all or nothing (this table is unchanged). */
+  extend(infos: readonly OpcodeInfo[]): OpcodeTable {
+    const batch = this.check(infos);
+    const t = new OpcodeTable(this);
+    for (const info of batch.values()) if (!this.has(info.name)) t.own.set(info.name, Object.freeze({ ...info }));
+    t.sealed = true;
+    return t;
+  }
+  /** Internal: building the core table. */
+  _def(info: OpcodeInfo): void {
+    if (this.sealed) throw new PtxforgeError('OPCODE_TABLE_SEALED', `opcode table is immutable; use extend() to add ${info.name}`);
+    this.own.set(info.name, Object.freeze(info));
+  }
+  _seal(): this {
+    this.sealed = true;
+    return this;
+  }
+}
+
+/** The core ISA: SASS mnemonics and Ori pseudo-ops every toolchain knows (sealed after this module loads). */
+export const CORE_OPCODES = new OpcodeTable();
 
 function def(info: OpcodeInfo): void {
-  table.set(info.name, Object.freeze(info));
+  CORE_OPCODES._def(info);
 }
 
-/**
- * Add an opcode (targets and plugins extend the instruction set this way).
- * Registering the same name twice with different properties is an error; the same definition twice is fine.
- */
-export function defineOpcode(info: OpcodeInfo): void {
-  defineOpcodes([info]);
-}
-
-/**
- * Add several opcodes at once, all or nothing: every definition is checked (against the table and against
- * each other) before any is added, so a conflict leaves the table as it was (OPCODE_CONFLICT).
- */
-export function defineOpcodes(infos: readonly OpcodeInfo[]): void {
-  const batch = checkOpcodes(infos);
-  for (const info of batch.values()) if (!table.has(info.name)) def(info);
-}
-
-/** Check that `infos` could be added (OPCODE_BAD_NAME / OPCODE_CONFLICT otherwise) without adding them. */
+/** Check that `infos` could be added to the core table (OPCODE_BAD_NAME / OPCODE_CONFLICT) without adding them. */
 export function checkOpcodes(infos: readonly OpcodeInfo[]): Map<string, OpcodeInfo> {
-  const batch = new Map<string, OpcodeInfo>();
-  for (const info of infos) {
-    if (typeof info.name !== 'string' || !/^[A-Z][A-Z0-9_]*$/.test(info.name)) {
-      throw new PtxforgeError('OPCODE_BAD_NAME', `opcode name ${JSON.stringify(info.name)} must be upper-case letters, digits and _`);
-    }
-    const prev = batch.get(info.name) ?? table.get(info.name);
-    if (prev && !sameOpcode(prev, info)) {
-      throw new PtxforgeError('OPCODE_CONFLICT', `opcode ${info.name} is already defined with other properties`);
-    }
-    batch.set(info.name, info);
-  }
-  return batch;
+  return CORE_OPCODES.check(infos);
 }
 
 function sameOpcode(a: OpcodeInfo, b: OpcodeInfo): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-export function opcodeInfo(name: string): OpcodeInfo | undefined {
+/** An opcode of the core ISA, or of `table` (a toolchain's) when given. */
+export function opcodeInfo(name: string, table: OpcodeTable = CORE_OPCODES): OpcodeInfo | undefined {
   return table.get(name);
 }
 
-export function allOpcodes(): OpcodeInfo[] {
-  return [...table.values()];
+/** Every opcode of the core ISA (or of `table`). */
+export function allOpcodes(table: OpcodeTable = CORE_OPCODES): OpcodeInfo[] {
+  return table.all();
 }
 
 const ALU = (name: string, category: OpcodeCategory, defs: string[], uses: string[], description: string): void =>
@@ -210,3 +247,5 @@ def({ name: 'PHI', category: 'pseudo', defs: ['x'], uses: ['x*'], description: '
 def({ name: 'MOVPHI', category: 'pseudo', defs: ['x'], uses: ['x'], description: 'MovPhi: the copy on a predecessor edge that feeds a phi (GenerateMovPhi / ConvertAllMovPhiToMov)' });
 def({ name: 'COPY', category: 'pseudo', defs: ['x'], uses: ['x'], description: 'register copy (any class)' });
 def({ name: 'UNDEF', category: 'pseudo', defs: ['x'], uses: [], description: 'defines a register with an unspecified value' });
+
+CORE_OPCODES._seal();

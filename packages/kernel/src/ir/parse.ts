@@ -1,16 +1,17 @@
 import { PtxforgeError } from '../errors.js';
 import {
-  Block, Instr, OriFunction, OriModule, type FuncParam, type Guard, type Operand, type Register, type SrcLoc,
+  Block, Instr, OriFunction, OriModule, type ControlInfo, type FuncParam, type Guard, type Operand, type Register, type SrcLoc,
   type VarDecl, type VarReloc,
 } from './core.js';
-import { opcodeInfo } from './opcodes.js';
+import { parseControl } from './machine.js';
+import { CORE_OPCODES, type OpcodeTable } from './opcodes.js';
 
 /**
  * Ori text parser (the inverse of print.ts). Errors are PtxforgeErrors with code ORI_PARSE (or a more
  * specific ORI_* code) and the file:line:col of the offending token.
  */
 
-type TokKind = 'nl' | 'comment' | 'ident' | 'dir' | 'reg' | 'sym' | 'at' | 'num' | 'str' | 'punct' | 'eof';
+type TokKind = 'nl' | 'comment' | 'ident' | 'dir' | 'reg' | 'sym' | 'at' | 'num' | 'str' | 'punct' | 'ctrl' | 'eof';
 interface Tok {
   kind: TokKind;
   text: string;
@@ -65,9 +66,16 @@ function tokenize(src: string, file: string): Tok[] {
       push('num', num[0]);
       continue;
     }
+    if (c === '[' && rest[1] === 'B') {
+      // A control record `[B------:R-:W-:Y:S04]` (a memory operand never starts with B).
+      const m = /^\[([^\]\n]*)\]/.exec(rest);
+      if (!m) err('unterminated control record');
+      push('ctrl', m![0]);
+      continue;
+    }
     if (c === '%') {
-      const m = /^%[a-z]+\d+/.exec(rest);
-      if (!m) err(`expected a register name like %r1 after '%'`);
+      const m = /^%[a-zA-Z]+\d+/.exec(rest);
+      if (!m) err(`expected a register name like %r1 (virtual) or %R1 (physical) after '%'`);
       push('reg', m![0]);
       continue;
     }
@@ -107,6 +115,8 @@ function tokenize(src: string, file: string): Tok[] {
 export interface ParseOptions {
   /** File name used in error positions. */
   file?: string;
+  /** Opcode table to read with (a toolchain's, with its plugins' opcodes); default the core ISA. */
+  opcodes?: OpcodeTable;
 }
 
 class Parser {
@@ -115,7 +125,7 @@ class Parser {
   private pendingBlocks = new Map<string, { block: Block; tok: Tok }>();
   private defined = new Set<string>();
 
-  constructor(private readonly toks: Tok[], private readonly file: string) {}
+  constructor(private readonly toks: Tok[], private readonly file: string, private readonly opcodes: OpcodeTable) {}
 
   private get t(): Tok {
     return this.toks[this.p]!;
@@ -158,6 +168,7 @@ class Parser {
 
   parseModule(): OriModule {
     const m = new OriModule();
+    m.setOpcodes(this.opcodes);
     let comments: string[] = [];
     for (;;) {
       this.skipBlank(comments);
@@ -178,6 +189,7 @@ class Parser {
         const fn = this.parseFunction();
         setComments(fn, comments);
         if (m.getFunction(fn.name)) this.fail(`function @${fn.name} is defined twice`, t);
+        fn.opcodes = this.opcodes;
         m.functions.push(fn);
       } else {
         m.vars.push(this.parseVar());
@@ -246,6 +258,7 @@ class Parser {
     const kindTok = this.next();
     const name = this.expect('sym', undefined, 'a function name like @kernel').text.slice(1);
     const fn = new OriFunction(name, kindTok.text === '.entry' ? 'entry' : 'func');
+    fn.opcodes = this.opcodes;
     this.fn = fn;
     this.pendingBlocks = new Map();
     this.defined = new Set();
@@ -353,6 +366,15 @@ class Parser {
   }
 
   private parseInstr(fn: OriFunction): Instr {
+    let control: ControlInfo | undefined;
+    if (this.is('ctrl')) {
+      const c = this.next();
+      try {
+        control = parseControl(c.text.slice(1, -1));
+      } catch (e) {
+        this.fail((e as Error).message, c, 'ORI_BAD_CONTROL');
+      }
+    }
     let guard: Guard | undefined;
     if (this.accept('at')) {
       const not = !!this.accept('punct', '!');
@@ -379,7 +401,7 @@ class Parser {
     }
     const opTok = this.expect('ident', undefined, 'an opcode');
     const [opcode, ...mods] = opTok.text.split('.');
-    if (!opcodeInfo(opcode!)) this.fail(`unknown opcode ${opcode}`, opTok, 'ORI_UNKNOWN_OPCODE');
+    if (!this.opcodes.has(opcode!)) this.fail(`unknown opcode ${opcode}`, opTok, 'ORI_UNKNOWN_OPCODE');
     if (mods.some((m) => m === '')) this.fail(`empty modifier in ${opTok.text}`, opTok);
     const uses: Operand[] = [];
     if (!this.is('nl') && !this.is('eof') && !this.is('comment') && !this.is('punct', '{')) {
@@ -401,7 +423,7 @@ class Parser {
         } else flags.push(k.text);
       }
     }
-    return new Instr(opcode!, { guard, mods, defs, uses, loc, flags });
+    return new Instr(opcode!, { guard, mods, defs, uses, loc, flags, control });
   }
 
   private parseOperand(fn: OriFunction): Operand {
@@ -471,7 +493,7 @@ class Parser {
     try {
       return fn.getOrCreateReg(t.text);
     } catch {
-      this.fail(`bad register name ${t.text} (use %r, %rd, %rq, %p, %ur, %urd, %up or %b with a number)`, t);
+      this.fail(`bad register name ${t.text} (use %r, %rd, %rq, %p, %ur, %urd, %up or %b with a number; upper case for a physical register: %R4, %RD4)`, t);
     }
   }
 
@@ -546,7 +568,7 @@ function setModuleTrailing(m: OriModule, c: string[]): void {
 /** Parse Ori text into a module. Throws PtxforgeError (ORI_*) with the position of the problem. */
 export function parseOri(text: string, opts: ParseOptions = {}): OriModule {
   const file = opts.file ?? '<input>';
-  const p = new Parser(tokenize(text, file), file);
+  const p = new Parser(tokenize(text, file), file, opts.opcodes ?? CORE_OPCODES);
   const m = p.parseModule();
   return m;
 }

@@ -4,7 +4,9 @@ import { AnalysisManager, defineAnalysis } from '../analysis/manager.js';
 import { computeRpo } from '../analysis/cfg.js';
 import { IRBuilder } from './builder.js';
 import { Block, Instr, OriFunction, RZ, PT, imm, label, reg } from './core.js';
-import { checkOpcodes, defineOpcodes, opcodeInfo } from './opcodes.js';
+import { definePlugin } from '../plugin.js';
+import { createToolchain } from '../host/toolchain.js';
+import { checkOpcodes, CORE_OPCODES, opcodeInfo } from './opcodes.js';
 import { parseOri } from './parse.js';
 import { printFunction } from './print.js';
 import { verifyFunction } from './verify.js';
@@ -258,14 +260,40 @@ describe('errors are recognised by brand', () => {
   });
 });
 
-describe('opcode registration is all or nothing', () => {
-  it('a conflicting batch adds nothing', () => {
-    const ok = { name: 'TESTOP_A', category: 'misc' as const, defs: [], uses: [] };
+describe('opcode tables', () => {
+  const ok = { name: 'TESTOP_A', category: 'misc' as const, defs: [], uses: [] };
+  it('extending is all or nothing and never changes the core table', () => {
     const clash = { name: 'IADD3', category: 'misc' as const };
-    expect(() => defineOpcodes([ok, clash])).toThrow(expect.objectContaining({ code: 'OPCODE_CONFLICT' }));
+    expect(() => CORE_OPCODES.extend([ok, clash])).toThrow(expect.objectContaining({ code: 'OPCODE_CONFLICT' }));
     expect(opcodeInfo('TESTOP_A')).toBeUndefined();
     expect(() => checkOpcodes([ok, { ...ok, category: 'int' as const }])).toThrow(/other properties/);
-    defineOpcodes([ok, ok]);
-    expect(opcodeInfo('TESTOP_A')?.category).toBe('misc');
+    const t = CORE_OPCODES.extend([ok, ok]);
+    expect(t.get('TESTOP_A')?.category).toBe('misc');
+    expect(t.get('IADD3')).toBe(CORE_OPCODES.get('IADD3'));
+    expect(opcodeInfo('TESTOP_A')).toBeUndefined();
+    expect(() => CORE_OPCODES._def(ok)).toThrow(expect.objectContaining({ code: 'OPCODE_TABLE_SEALED' }));
+  });
+
+  it('two toolchains with different definitions of one opcode live side by side', () => {
+    const target = definePlugin({ name: 't', version: '1.0.0', api: '^1.0.0' }, {
+      targets: [{ id: 't', family: 'T', archs: ['sm_90'], capabilities: { uniformRegisters: true, convergenceBarriers: true, threeInputAlu: true, packedHalf: true, warpgroupMma: true, paramBase: 0x210, maxRegistersPerThread: 255, maxSharedPerBlock: 1024 } }],
+    });
+    const mk = (name: string, category: 'misc' | 'int') => definePlugin({ name, version: '1.0.0', api: '^1.0.0' }, { opcodes: [{ ...ok, name: 'VENDOR_OP', category }] });
+    const a = createToolchain({ plugins: [target, mk('a', 'misc')] });
+    const b = createToolchain({ plugins: [target, mk('b', 'int')] });
+    const src = '.entry @k()\n{\nbb0:\n  VENDOR_OP\n  EXIT\n}\n';
+    expect(a.load(src, 'k.ori').functions[0]!.blocks[0]!.instrs[0]!.info?.category).toBe('misc');
+    expect(b.load(src, 'k.ori').functions[0]!.blocks[0]!.instrs[0]!.info?.category).toBe('int');
+    expect(() => parseOri(src)).toThrow(expect.objectContaining({ code: 'ORI_UNKNOWN_OPCODE' }));
+    // A refused plugin adds nothing to its toolchain's table.
+    const tc = createToolchain({ plugins: [target] });
+    expect(() => tc.use(definePlugin({ name: 'bad', version: '1.0.0', api: '^1.0.0' }, { opcodes: [ok, { name: 'IADD3', category: 'misc' }] }))).toThrow(
+      expect.objectContaining({ code: 'OPCODE_CONFLICT', plugin: 'bad' }),
+    );
+    expect(tc.registry.opcodes.get('TESTOP_A')).toBeUndefined();
+    // An in-memory module built with the core ISA is read with the toolchain's table when compiled.
+    const m = parseOri('.entry @k()\n{\nbb0:\n  EXIT\n}\n');
+    a.compile(m, { arch: 'sm_90' });
+    expect(m.opcodes.get('VENDOR_OP')?.category).toBe('misc');
   });
 });

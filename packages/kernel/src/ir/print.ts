@@ -1,4 +1,5 @@
 import type { Block, Instr, Operand, OriFunction, OriModule, VarDecl, FuncParam } from './core.js';
+import { formatControl } from './machine.js';
 import { getComments, getTrailingComments } from './parse.js';
 
 /** Ori text printer. The output is canonical: parsing it and printing again gives the same bytes. */
@@ -59,7 +60,7 @@ export function printOperand(o: Operand): string {
 }
 
 export function printInstr(i: Instr): string {
-  let s = '';
+  let s = i.control ? `[${formatControl(i.control)}] ` : '';
   if (i.guard) s += `@${i.guard.not ? '!' : ''}${i.guard.reg.name} `;
   if (i.defs.length) s += `${i.defs.map(printOperand).join(', ')} = `;
   s += i.fullOpcode;

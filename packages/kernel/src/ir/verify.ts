@@ -2,7 +2,7 @@ import { PtxforgeError } from '../errors.js';
 import { computeRpo } from '../analysis/cfg.js';
 import type { Block, Instr, Operand, OriFunction, OriModule, Register, VarDecl } from './core.js';
 import { isPredicateClass, operandRegs } from './core.js';
-import { opcodeInfo } from './opcodes.js';
+import { checkMachineState, type MachineIssue, type MachineVerifyOptions } from './machine.js';
 import { printInstr } from './print.js';
 
 /** One problem found by the verifier. */
@@ -21,9 +21,13 @@ export interface VerifyIssue {
  *    control-flow instructions stand last in their block and nothing follows an unguarded one;
  *  - register table: the incrementally kept def/use sets match the instructions;
  *  - every use is reached by a definition (on some path) or is a parameter;
- *  - guards are predicates; operands fit the register classes of their positions (opcode signatures).
+ *  - guards are predicates; operands fit the register classes of their positions (opcode signatures);
+ *  - machine state (machine.ts): control records in range; with `machine` options, physical registers that
+ *    exist in the target's register file (count, pair/quad alignment), no virtual register after allocation,
+ *    a control record on every instruction after scoreboarding. Physical registers count as defined on
+ *    entry (a stack pointer or an ABI register is live-in).
  */
-export function verifyFunction(fn: OriFunction): VerifyIssue[] {
+export function verifyFunction(fn: OriFunction, machine: MachineVerifyOptions = {}): VerifyIssue[] {
   const issues: VerifyIssue[] = [];
   const add = (code: string, message: string, b?: Block, i?: Instr): void => {
     const e: { code: string; message: string; fn: string; block?: string; instr?: string } = { code, message, fn: fn.name };
@@ -37,13 +41,14 @@ export function verifyFunction(fn: OriFunction): VerifyIssue[] {
   }
   const inFn = new Set(fn.blocks);
   const labels = new Set<string>();
+  const machineIssues: MachineIssue[] = [];
   for (const b of fn.blocks) {
     if (labels.has(b.label)) add('ORI_VERIFY_CFG', `block label ${b.label} is used by two blocks`, b);
     labels.add(b.label);
     let seenCf = false;
     b.instrs.forEach((i, k) => {
       if (i.block !== b) add('ORI_VERIFY_CFG', 'instruction does not know its block', b, i);
-      const info = opcodeInfo(i.opcode);
+      const info = fn.opcodes.get(i.opcode);
       if (!info) add('ORI_VERIFY_OPCODE', `unknown opcode ${i.opcode}`, b, i);
       if (i.isControlFlow) {
         seenCf = true;
@@ -63,6 +68,9 @@ export function verifyFunction(fn: OriFunction): VerifyIssue[] {
       }
       if (info?.defs) checkSignature(info.defs, i.defs, true, (m) => add('ORI_VERIFY_OPERAND', `${i.opcode} def ${m}`, b, i));
       if (info?.uses) checkSignature(info.uses, i.uses, false, (m) => add('ORI_VERIFY_OPERAND', `${i.opcode} operand ${m}`, b, i));
+      machineIssues.length = 0;
+      checkMachineState(i, machine, machineIssues);
+      for (const x of machineIssues) add(x.code, x.message, b, i);
     });
   }
   const last = fn.blocks[fn.blocks.length - 1]!;
@@ -97,7 +105,7 @@ export function verifyFunction(fn: OriFunction): VerifyIssue[] {
   const nRegs = nOwn + foreign.size;
   const words = (nRegs + 31) >>> 5;
   const params = new Uint32Array(words);
-  for (const r of regs) if (r.isParam) params[r.id >>> 5]! |= 1 << (r.id & 31);
+  for (const r of regs) if (r.isParam || r.isPhysical) params[r.id >>> 5]! |= 1 << (r.id & 31);
   const slot = new Map<Block, number>();
   rpo.order.forEach((b, k) => slot.set(b, k));
   const out = new Uint32Array(words * rpo.order.length);
@@ -280,8 +288,8 @@ function describe(o: Operand): string {
   return o.kind;
 }
 
-export function verifyModule(m: OriModule): VerifyIssue[] {
-  return [...verifyVarRelocs(m), ...m.functions.flatMap(verifyFunction)];
+export function verifyModule(m: OriModule, machine: MachineVerifyOptions = {}): VerifyIssue[] {
+  return [...verifyVarRelocs(m), ...m.functions.flatMap((fn) => verifyFunction(fn, machine))];
 }
 
 /**
@@ -311,8 +319,8 @@ export function verifyVarRelocs(m: OriModule): VerifyIssue[] {
 }
 
 /** Throw ORI_VERIFY (listing every issue) when the module is not well formed. */
-export function assertValidModule(m: OriModule, when = 'verification', ignore: readonly string[] = []): void {
-  const issues = verifyModule(m).filter((i) => !ignore.includes(i.code));
+export function assertValidModule(m: OriModule, when = 'verification', ignore: readonly string[] = [], machine: MachineVerifyOptions = {}): void {
+  const issues = verifyModule(m, machine).filter((i) => !ignore.includes(i.code));
   if (issues.length) {
     const lines = issues.map((x) => `  [${x.code}] @${x.fn}${x.block ? ` ${x.block}` : ''}: ${x.message}${x.instr ? `\n      at: ${x.instr}` : ''}`);
     throw new PtxforgeError('ORI_VERIFY', `IR is not well formed (${when}):\n${lines.join('\n')}`);

@@ -10,7 +10,31 @@ export type Preserved = PreservedAnalyses;
  * The phase protocol (spec: "Phase Object Layout": execute, isNoOp, getName). A phase implementation is
  * created once per compilation by its factory; `isNoOp` is asked first and a no-op phase is skipped.
  */
-export interface PhaseImpl {
+/**
+ * IR properties a phase may require, establish or invalidate (LLVM's MachineFunctionProperties). The host
+ * walks the pipeline it is about to run with the set of properties that hold and refuses a chain in which a
+ * phase requires a property no earlier phase established (PHASE_CHAIN_BROKEN), so no phase number is
+ * special in the host: what phase 6 does is declared data (`establishes: ['ControlFlowLast']`).
+ *
+ * The kernel's vocabulary (a plugin may add its own PascalCase names):
+ * - `ControlFlowLast`: control-flow instructions stand last in their block (the verifier checks it once
+ *   established; before, a branch inside a block is legal input);
+ * - `PhysicalRegisters`: every register operand names a physical register (R0, UR4, P1 ...);
+ * - `Scheduled`: instructions are in their final order;
+ * - `ControlRecords`: every instruction has its control record (stall, yield, barriers, wait mask, reuse);
+ * - `Encoded`: machine code has been produced.
+ */
+export type IrProperty = 'ControlFlowLast' | 'PhysicalRegisters' | 'Scheduled' | 'ControlRecords' | 'Encoded' | (string & {});
+export const KERNEL_IR_PROPERTIES: readonly IrProperty[] = ['ControlFlowLast', 'PhysicalRegisters', 'Scheduled', 'ControlRecords', 'Encoded'];
+
+/** What a phase needs and what it changes about the IR's properties. */
+export interface PhaseProperties {
+  readonly requires?: readonly IrProperty[];
+  readonly establishes?: readonly IrProperty[];
+  readonly invalidates?: readonly IrProperty[];
+}
+
+export interface PhaseImpl extends PhaseProperties {
   isNoOp?(ctx: PhaseContext): boolean;
   execute(ctx: PhaseContext): void;
   /** Analyses still valid after execute. Default 'none'. */
@@ -87,4 +111,6 @@ export interface PhaseContext {
   service<T>(token: ServiceToken<T>): T;
   /** The selected arch's provider of a service, or undefined. */
   tryService<T>(token: ServiceToken<T>): T | undefined;
+  /** Whether an IR property holds at this point of the pipeline (see IrProperty). */
+  hasProperty(p: IrProperty): boolean;
 }

@@ -33,6 +33,9 @@ export interface ModuleInfo {
   readonly moduleVars: import('@ptxforge/kernel').VarDecl[];
   /** PTX before 3.1: names in variable initializers are implicitly generic() (module.ts, legacyGenericInit). */
   legacyGenericInit?: boolean;
+  /** `.version` as major * 100 + minor, and the `.target` SM number (for ptxas's version/target rules). */
+  ptxVersion?: number;
+  targetSm?: number;
 }
 
 const SREG_S2R: Record<string, string> = {

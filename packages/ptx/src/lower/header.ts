@@ -21,7 +21,9 @@ export const NEWEST_PTX_VERSION = '9.0';
 
 const TARGET_OPTIONS = new Set(['texmode_unified', 'texmode_independent', 'debug']);
 
-function versionNumber(v: string): number | undefined {
+/** `8.0` -> 800 (major * 100 + minor). */
+export function versionNumber(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
   const m = /^(\d+)\.(\d+)$/.exec(v);
   return m ? Number(m[1]) * 100 + Number(m[2]) : undefined;
 }

@@ -275,7 +275,20 @@ function minMax(isMin: boolean): Handler {
   return (c: FnLowerer) => {
     c.expectOperands(3);
     const t = typeOf(c);
-    refuse(c, 'NaN', 'xorsign', 'abs', 'relu');
+    refuse(c, 'xorsign', 'abs');
+    if (has(c, 'NaN') && (t.name === 'f32' || t.name === 'f64')) {
+      // min/max.NaN: a NaN input gives the canonical NaN (PTX ISA), else the ordinary min/max.
+      const a = c.src(c.operand(1), t);
+      const b = c.src(c.operand(2), t);
+      const wide = t.bits === 64;
+      const m = c.tmp(wide ? 2 : 1, wide ? 'DMNMX' : 'FMNMX', wide ? [] : ftzSat(c, false), [a, b, isMin ? PT : NOT_PT]);
+      const nan = c.tmpP(wide ? 'DSETP' : 'FSETP', ['NAN', 'AND'], [a, b, PT]);
+      const qnan = wide ? imm(0x7fffffffffffffffn, 'hex') : imm(0x7fffffffn, 'hex');
+      withDst(c, c.operand(0), t, (d) => c.emit('SEL', [], [reg(d)], [qnan, reg(m), reg(nan)]));
+      return;
+    }
+    if (has(c, 'NaN')) c.unsupported(`${c.opText} (.NaN on .${t.name})`);
+    if (has(c, 'relu') && t.name !== 's32') c.unsupported(`${c.opText} (.relu on .${t.name})`);
     if (t.kind === 'f') {
       if (t.name !== 'f32' && t.name !== 'f64') {
         // f16: compare in f32 (exact), select the original bits
@@ -296,6 +309,12 @@ function minMax(isMin: boolean): Handler {
     const a = c.norm(c.operand(1), t);
     const b = c.norm(c.operand(2), t);
     const mt = t.bits < 32 ? (t.kind === 's' ? S32 : U32) : t;
+    if (has(c, 'relu')) {
+      // .relu: negative results become 0 (max with 0 after the min/max).
+      const m = c.tmp(1, 'IMNMX', [intMod(mt)], [a, b, isMin ? PT : NOT_PT]);
+      withDst(c, c.operand(0), mt, (d) => c.emit('IMNMX', ['S32'], [reg(d)], [reg(m), RZ, NOT_PT]));
+      return;
+    }
     withDst(c, c.operand(0), mt, (d) => c.emit('IMNMX', [intMod(mt)], [reg(d)], [a, b, isMin ? PT : NOT_PT]));
   };
 }

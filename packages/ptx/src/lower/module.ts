@@ -1,7 +1,8 @@
 import { OriFunction, OriModule, PT, PtxforgeError, RZ, type Register, type TargetView, type VarDecl as OriVar } from '@ptxforge/kernel';
 import type { FunctionDecl, Init, Operand, PtxModule, Statement, VarDecl } from '../ast.js';
 import { FnLowerer, splitRangeName, type ModuleInfo, type Sym } from './context.js';
-import { checkModuleHeader } from './header.js';
+import { checkInstruction } from './check.js';
+import { checkModuleHeader, versionNumber } from './header.js';
 import { HANDLERS } from './instructions.js';
 import { defineMaybeUndefined } from './undef.js';
 import { byteSize, ptxType, type PtxType } from './types.js';
@@ -38,6 +39,8 @@ export function lowerPtx(ast: PtxModule, options: LowerOptions): OriModule {
     return g?.kind === 'var' && m.vars.some((x) => x.name === g.oriName) ? g.oriName : undefined;
   };
   checkModuleHeader(ast, options.target.arch);
+  mod.ptxVersion = versionNumber(ast.version);
+  mod.targetSm = Number(/^(?:sm|compute)_(\d+)/.exec(ast.target.find((t) => /^(?:sm|compute)_\d/.test(t)) ?? '')?.[1] ?? 0);
 
   for (const v of ast.vars) {
     if (v.space === 'tex' || v.space === 'texref' || v.space === 'samplerref' || v.space === 'surfref' || v.type === 'texref' || v.type === 'samplerref' || v.type === 'surfref') {
@@ -75,6 +78,7 @@ type Fail = (code: string, msg: string, pos: { line: number; col: number }) => n
 function declType(v: VarDecl, fail: Fail): PtxType {
   const t = ptxType(v.type);
   if (!t) fail('PTX_UNSUPPORTED', `type .${v.type} of '${v.name}' is not supported`, v.pos);
+  if (t.kind === 'pred' && v.space !== 'reg') fail('PTX_SEMANTIC', `Predicate variable '${v.name.split('.').pop()}' must be in register state space`, v.pos);
   return t;
 }
 
@@ -130,6 +134,8 @@ function oriVar(v: VarDecl, t: PtxType, space: OriVar['space'], fail: Fail, reso
     });
     init = bytes;
   }
+  // ptxas: only an .extern declaration may leave the size to another module.
+  if (unsized && !init && v.linkage !== 'extern') fail('PTX_SEMANTIC', `Non-external variable '${v.name.split('.').pop()}' has incomplete type (an unsized array needs .extern or an initializer)`, v.pos);
   const ov: OriVar = { space, name: v.name, size: unsized && !init ? 0 : elem * count, align: v.align ?? byteSize(t) * Math.max(1, v.vec) };
   if (init) ov.init = init;
   if (relocs) ov.relocs = relocs;
@@ -247,6 +253,7 @@ function lowerFunction(f: FunctionDecl, mod: ModuleInfo, ast: PtxModule, fail: F
     let off = 0;
     for (const p of f.params) {
       if (p.space !== 'param') fail('PTX_SEMANTIC', `kernel parameter '${p.name}' must be in .param space`, p.pos);
+      if (p.dims.includes(-1)) fail('PTX_SEMANTIC', `Parameter to entry function cannot be an incomplete array ('${p.name}[]')`, p.pos);
       const t = declType(p, fail);
       const elem = byteSize(t) * Math.max(1, p.vec);
       const size = elem * p.dims.reduce((a, b) => a * Math.max(b, 1), 1);
@@ -340,6 +347,7 @@ function lowerBody(c: FnLowerer, root: Statement[], fail: Fail): void {
           if (!g || g.kind !== 'reg' || g.regs[0]!.cls !== 'P') fail('PTX_SEMANTIC', `guard '${s.guard.name}' is not a .pred register`, s.pos);
           c.guard = { reg: g.regs[0]!, not: s.guard.not };
         }
+        checkInstruction(c);
         const h = HANDLERS[s.opcode];
         if (!h) {
           const what = TEX_OPS.has(s.opcode) ? `texture/surface instruction '${[s.opcode, ...s.mods].join('.')}'` : `instruction '${[s.opcode, ...s.mods].join('.')}'`;

@@ -33,10 +33,11 @@ function nextBlock(succs: readonly number[], step: number): number {
   return succs.length ? succs[(step * 7 + 3) % succs.length]! : -1;
 }
 
-export function runVirtual(fn: RaFunction, maxSteps: number): Trace {
+/** Run `fn`; instruction ids (in traces and hashes) come from `idSource` (the function before rescheduling). */
+export function runVirtual(fn: RaFunction, maxSteps: number, idSource: RaFunction = fn): Trace {
   const ids = new Map<RaInstr, number>();
   let n = 0;
-  for (const b of fn.blocks) for (const i of b.instrs) ids.set(i, n++);
+  for (const b of idSource.blocks) for (const i of b.instrs) ids.set(i, n++);
   const vals: number[][] = fn.vregs.map((v) => new Array<number>(v.width).fill(UNDEF));
   const reads: string[] = [];
   let b = 0, steps = 0;
@@ -90,6 +91,14 @@ export function runAllocated(fn: RaFunction, res: RaResult, maxSteps: number): T
         set(ins.vreg, Array.from({ length: res.vregs[ins.vreg]!.width }, (_, k) => mem.get(ins.slot + 4 * k) ?? UNDEF));
         continue;
       }
+      if (ins.kind === 'save') {
+        set(ins.home, get(ins.vreg));
+        continue;
+      }
+      if (ins.kind === 'restore') {
+        set(ins.vreg, get(ins.home));
+        continue;
+      }
       if (ins.kind === 'remat') {
         const id = ids.get(ins.source)!;
         set(ins.vreg, Array.from({ length: res.vregs[ins.vreg]!.width }, (_, k) => defValue(id, 0, k, [])));
@@ -109,14 +118,31 @@ export function runAllocated(fn: RaFunction, res: RaResult, maxSteps: number): T
   return { reads, steps };
 }
 
-/** Positions where the two traces read different defined values (an undefined virtual value matches anything). */
-export function traceMismatches(virt: Trace, alloc: Trace): number[] {
-  const bad: number[] = [];
-  const n = Math.max(virt.reads.length, alloc.reads.length);
-  for (let i = 0; i < n; i++) {
-    const a = virt.reads[i]?.split(/[,:|]/) ?? [];
-    const b = alloc.reads[i]?.split(/[,:|]/) ?? [];
-    if (a.length !== b.length || a.some((x, k) => x !== String(UNDEF) && x !== b[k])) bad.push(i);
+/**
+ * Instructions whose reads differ between the two traces (an undefined virtual value matches anything).
+ * Reads are compared per instruction, in the order each instruction executed, so traces of a rescheduled
+ * function compare with the original's.
+ */
+export function traceMismatches(virt: Trace, alloc: Trace): string[] {
+  const byId = (t: Trace): Map<string, string[]> => {
+    const m = new Map<string, string[]>();
+    for (const r of t.reads) {
+      const k = r.slice(0, r.indexOf(':'));
+      let l = m.get(k);
+      if (!l) m.set(k, (l = []));
+      l.push(r.slice(r.indexOf(':') + 1));
+    }
+    return m;
+  };
+  const a = byId(virt), b = byId(alloc);
+  const bad: string[] = [];
+  for (const k of new Set([...a.keys(), ...b.keys()])) {
+    const xs = a.get(k) ?? [], ys = b.get(k) ?? [];
+    if (xs.length !== ys.length) { bad.push(`${k}: executed ${xs.length} vs ${ys.length} times`); continue; }
+    xs.forEach((x, i) => {
+      const p = x.split(/[,|]/), q = ys[i]!.split(/[,|]/);
+      if (p.length !== q.length || p.some((v, j) => v !== String(UNDEF) && v !== q[j])) bad.push(`${k}#${i}: ${x} vs ${ys[i]}`);
+    });
   }
   return bad;
 }

@@ -1,0 +1,481 @@
+/**
+ * PTX instruction checks ptxas makes before any lowering (issue #16, row 10): instruction types an opcode
+ * takes, comparison qualifiers, operand types and sizes (PTX ISA "Type Information for Instructions and
+ * Operands": exact for arithmetic, the relaxed rules of "Operand Size Exceeding Instruction-Type Size" for
+ * ld/st/cvt), immediates of the wrong kind, vector operand sizes and state spaces of addresses. Messages
+ * use ptxas's wording (compared with ptxas 13.0.88 on small cases) and add which operand is wrong.
+ *
+ * The tables cover the opcodes programs use most; an opcode without a row is not checked here (its
+ * handler still rejects what it cannot lower).
+ */
+import { PtxforgeError } from '@ptxforge/kernel';
+import type { Operand } from '../ast.js';
+import { isSpecialRegister, type FnLowerer } from './context.js';
+import { isTypeMod, ptxType, type PtxType } from './types.js';
+
+const INT = ['u16', 'u32', 'u64', 's16', 's32', 's64'];
+const F16 = ['f16', 'f16x2', 'bf16', 'bf16x2'];
+const FLT = ['f32', 'f64'];
+const BITS = ['b16', 'b32', 'b64'];
+
+/** Instruction types each opcode takes (ptxas: "Unexpected instruction types specified for 'op'"). */
+const TYPES: Record<string, readonly string[]> = {
+  add: [...INT, ...F16, ...FLT], sub: [...INT, ...F16, ...FLT], min: [...INT, ...F16, ...FLT, 'u16x2', 's16x2'],
+  max: [...INT, ...F16, ...FLT, 'u16x2', 's16x2'], abs: ['s16', 's32', 's64', ...F16, ...FLT], neg: ['s16', 's32', 's64', ...F16, ...FLT],
+  mul: [...INT, ...F16, ...FLT], mad: [...INT, ...F16, ...FLT], div: [...INT, ...FLT], rem: INT,
+  and: ['pred', ...BITS], or: ['pred', ...BITS], xor: ['pred', ...BITS], not: ['pred', ...BITS], cnot: BITS,
+  shl: BITS, shr: [...BITS, ...INT], selp: [...BITS, ...INT, ...FLT],
+  fma: [...F16, ...FLT], rcp: FLT, sqrt: FLT, rsqrt: FLT, sin: ['f32'], cos: ['f32'], lg2: ['f32'],
+  ex2: ['f32', ...F16], tanh: ['f32', ...F16], popc: ['b32', 'b64'], clz: ['b32', 'b64'], brev: ['b32', 'b64'],
+  bfind: ['u32', 'u64', 's32', 's64'], bfe: ['u32', 'u64', 's32', 's64'], bfi: ['b32', 'b64'], prmt: ['b32'],
+  copysign: FLT, testp: FLT, cvta: ['u32', 'u64'],
+  ld: ['b8', 'b16', 'b32', 'b64', 'b128', 'u8', 'u16', 'u32', 'u64', 's8', 's16', 's32', 's64', 'f32', 'f64'],
+};
+TYPES.st = TYPES.ld!;
+TYPES.ldu = TYPES.ld!;
+
+const INT_CMP = new Set(['eq', 'ne', 'lt', 'le', 'gt', 'ge']);
+const UNS_CMP = new Set(['lo', 'ls', 'hi', 'hs']);
+const FLT_CMP = new Set(['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'equ', 'neu', 'ltu', 'leu', 'gtu', 'geu', 'num', 'nan']);
+const ALL_CMP = new Set([...INT_CMP, ...UNS_CMP, ...FLT_CMP]);
+
+/** How an operand is checked against its type. */
+type Mode = 'exact' | 'relaxed';
+/** One operand's expectation: a type, or 'pred', with the check mode; 'skip' leaves it alone. */
+type Want = { t: PtxType; mode: Mode; dst?: boolean } | 'skip';
+
+const T = (n: string): PtxType => ptxType(n)!;
+const U32 = T('u32');
+const B32 = T('b32');
+const PRED = T('pred');
+
+function fail(c: FnLowerer, code: string, message: string): never {
+  throw new PtxforgeError(code, message, { pos: { file: c.mod.file, line: c.ins.pos.line, col: c.ins.pos.col } });
+}
+
+/** ptxas names the instruction with the modifiers that select its form (`mul.wide`, `cvta.to`). */
+function ptxasName(c: FnLowerer): string {
+  const { opcode, mods } = c.ins;
+  if ((opcode === 'mul' || opcode === 'mad') && (mods.includes('lo') || mods.includes('hi') || mods.includes('wide'))) {
+    return `${opcode}.${mods.find((m) => m === 'lo' || m === 'hi' || m === 'wide')}`;
+  }
+  if (opcode === 'cvta' && mods.includes('to')) return 'cvta.to';
+  return opcode;
+}
+
+/** Whether a register of type r may stand where the instruction wants type t. */
+export function compatible(t: PtxType, r: PtxType, mode: Mode): boolean {
+  if (t.kind === 'pred' || r.kind === 'pred') return t.kind === r.kind;
+  if (mode === 'exact') {
+    if (r.bits !== t.bits) return false;
+    if (t.kind === 'b') return true;
+    if (t.kind === 'f') return r.kind === 'b' || r.name === t.name;
+    return r.kind !== 'f';
+  }
+  // Relaxed (ld, st, cvt): a wider register is fine, except that a float register must match exactly
+  // unless the instruction type is untyped bits.
+  if (t.kind === 'b') return r.bits >= t.bits;
+  if (t.kind === 'f') return r.name === t.name || (r.kind === 'b' && r.bits >= t.bits) || (t.bits === 16 && r.kind !== 'f' && r.bits >= 16);
+  return r.kind !== 'f' && r.bits >= t.bits;
+}
+
+/** Why an immediate cannot be an operand of type t (undefined when it can). */
+function immediateProblem(o: Operand, t: PtxType): string | undefined {
+  if (o.kind === 'int') return t.kind === 'f' ? `the integer ${o.value} is not a .${t.name} value (write a float literal)` : undefined;
+  if (o.kind !== 'float') return undefined;
+  if (t.kind === 'f') return undefined;
+  if (t.kind === 'b' && o.bits !== undefined && o.width === t.bits) return undefined;
+  return `the float literal is not a .${t.name} value`;
+}
+
+const describeType = (r: PtxType): string => `.${r.name}`;
+
+/** Check one operand against its expectation; vectors element by element. */
+function checkOperand(c: FnLowerer, o: Operand, k: number, w: Want): void {
+  if (w === 'skip') return;
+  const name = ptxasName(c);
+  const bad = (why: string): never => fail(c, 'PTX_ARGUMENT_MISMATCH', `Arguments mismatch for instruction '${name}': operand ${k + 1} ${why}`);
+  switch (o.kind) {
+    case 'int': case 'float': {
+      if (w.dst) bad(`is an immediate where a destination register is needed`);
+      const p = immediateProblem(o, w.t);
+      if (p) bad(`(${c.describe(o)}): ${p}`);
+      return;
+    }
+    case 'not':
+      if (w.t.kind !== 'pred') bad(`'${c.describe(o)}': '!' applies to predicates`);
+      return checkOperand(c, o.operand, k, w);
+    case 'name': {
+      const full = o.comp !== undefined ? `${o.name}.${o.comp}` : o.name;
+      const s = c.lookup(o.name);
+      if (!s) {
+        if (isSpecialRegister(full)) {
+          if (w.t.kind === 'f') fail(c, 'PTX_ARGUMENT_MISMATCH', `Special register argument not allowed for instruction '${name}' (${full} with .${w.t.name})`);
+          if (w.t.kind === 'pred') bad(`(${full}) is not a predicate`);
+        }
+        return; // undeclared names: the handler reports them
+      }
+      if (s.kind === 'reg') {
+        // A whole vector register (`.reg .v2 .u32 v` used as `v`): its size is checked with the vector modifier.
+        if (s.vec && o.comp === undefined) return;
+        if (!compatible(w.t, s.type, w.mode)) bad(`'${full}' is a ${describeType(s.type)} register, expected ${w.t.kind === 'pred' ? 'a .pred register' : `.${w.t.name}`}`);
+        return;
+      }
+      if (s.kind === 'var' && w.t.kind !== 'b' && w.t.kind !== 'u' && w.t.kind !== 's') bad(`(the address of '${o.name}') is not a .${w.t.name} value`);
+      return;
+    }
+    case 'vec':
+      for (const e of o.elems) if (e.kind !== 'sink') checkOperand(c, e, k, w);
+      return;
+    case 'pair':
+      checkOperand(c, o.first, k, w);
+      // The second destination of a pair (`setp ... p|q`, `shfl ... r|p`) is a predicate.
+      if (o.second.kind !== 'sink') checkOperand(c, o.second, k, { t: PRED, mode: 'exact', dst: true });
+      return;
+    default:
+  }
+}
+
+/** Immediates at these operand positions must lie in [lo, hi] (ptxas: "Argument N of instruction ..."). */
+function checkImmediateRange(c: FnLowerer, at: readonly number[], lo: bigint, hi: bigint): void {
+  for (const k of at) {
+    const o = c.ins.operands[k];
+    if (o?.kind === 'int' && (o.value < lo || o.value > hi)) {
+      fail(c, 'PTX_IMMEDIATE_RANGE', `Argument ${k} of instruction '${ptxasName(c)}': value '${o.value}' out of range, expected to be in range [${lo}..${hi}]`);
+    }
+  }
+}
+
+/** The expectation of each operand of the current instruction, or undefined when it is not checked. */
+function operandWants(c: FnLowerer, t: PtxType, types: PtxType[]): Want[] | undefined {
+  const { opcode, mods } = c.ins;
+  const ex = (x: PtxType): Want => ({ t: x, mode: 'exact' });
+  const dst = (x: PtxType, mode: Mode = 'exact'): Want => ({ t: x, mode, dst: true });
+  const wide = (x: PtxType): PtxType => T(`${x.kind}${x.bits * 2}`);
+  const n = c.ins.operands.length;
+  const all = (): Want[] => [dst(t), ...Array.from({ length: n - 1 }, () => ex(t))];
+  switch (opcode) {
+    case 'add': case 'sub': case 'min': case 'max': case 'abs': case 'neg': case 'div': case 'rem': case 'fma':
+    case 'and': case 'or': case 'xor': case 'not': case 'cnot': case 'copysign': case 'rcp': case 'sqrt': case 'rsqrt':
+    case 'sin': case 'cos': case 'lg2': case 'ex2': case 'tanh': case 'brev':
+      if (t.name.endsWith('x2') && t.bits === 32 && (opcode === 'min' || opcode === 'max') && t.kind !== 'f') return undefined;
+      return all();
+    case 'mul': case 'mad':
+      if (mods.includes('wide') && t.kind !== 'f') {
+        if (t.bits > 32) return undefined;
+        return opcode === 'mul' ? [dst(wide(t)), ex(t), ex(t)] : [dst(wide(t)), ex(t), ex(t), ex(wide(t))];
+      }
+      return all();
+    case 'shl': case 'shr':
+      return [dst(t), ex(t), ex(U32)];
+    case 'popc': case 'clz': case 'bfind':
+      return [dst(U32), ex(t)];
+    case 'bfe':
+      checkImmediateRange(c, [2, 3], 0n, 255n);
+      return [dst(t), ex(t), ex(U32), ex(U32)];
+    case 'bfi':
+      checkImmediateRange(c, [3, 4], 0n, 255n);
+      return [dst(t), ex(t), ex(t), ex(U32), ex(U32)];
+    case 'atom':
+      if (mods.some((m) => /^v\d$/.test(m)) || t.name.endsWith('x2')) return undefined;
+      return [dst(t), 'skip', ex(t), ex(t)];
+    case 'red':
+      if (mods.some((m) => /^v\d$/.test(m)) || t.name.endsWith('x2')) return undefined;
+      return ['skip', ex(t)];
+    case 'shfl':
+      if (!mods.includes('sync')) return undefined;
+      return [dst(B32), ex(B32), ex(B32), ex(B32), ex(B32)];
+    case 'prmt':
+      return [dst(B32), ex(B32), ex(B32), ex(B32)];
+    case 'selp':
+      return [dst(t), ex(t), ex(t), ex(PRED)];
+    case 'setp':
+      return [dst(PRED), ex(t), ex(t), ex(PRED)];
+    case 'testp':
+      return [dst(PRED), ex(t)];
+    case 'cvt': {
+      if (types.length !== 2) return undefined;
+      return [dst(types[0]!, 'relaxed'), { t: types[1]!, mode: 'relaxed' }];
+    }
+    case 'cvta':
+      return [dst(t), mods.includes('to') || n < 2 ? ex(t) : 'skip'];
+    case 'mov': {
+      if (n !== 2 || c.ins.operands.some((o) => o.kind === 'vec')) return undefined;
+      return [dst(t), ex(t)];
+    }
+    case 'ld': case 'ldu':
+      return [dst(t, 'relaxed'), 'skip', 'skip'];
+    case 'st':
+      return ['skip', { t, mode: 'relaxed' }, 'skip'];
+    default:
+      return undefined;
+  }
+}
+
+/** ld/st: `.vN` and the vector operand agree in size; vector elements have one size. */
+function checkVector(c: FnLowerer, o: Operand | undefined): void {
+  if (!o) return;
+  const v = c.ins.mods.find((m) => /^v\d+$/.test(m));
+  const want = v ? Number(v.slice(1)) : 0;
+  const name = ptxasName(c);
+  if (o.kind === 'vec') {
+    // A one-element {r} without .vN is a scalar (LLVM/Triton write it so); ptxas takes it.
+    if (o.elems.length !== want && !(want === 0 && o.elems.length === 1)) fail(c, 'PTX_VECTOR_SIZE', `Argument vector size mismatch for instruction '${name}': {${o.elems.length} elements} with ${want ? `.v${want}` : 'no vector modifier'}`);
+    let bits = 0;
+    for (const e of o.elems) {
+      if (e.kind !== 'name') continue;
+      const s = c.lookup(e.name);
+      if (s?.kind !== 'reg') continue;
+      if (bits && s.type.bits !== bits) fail(c, 'PTX_VECTOR_SIZE', `Incompatible elements of vector expression in '${name}': '${e.name}' is ${s.type.bits}-bit, an earlier element ${bits}-bit`);
+      bits = s.type.bits;
+    }
+  } else if (o.kind === 'name' && o.comp === undefined && c.lookup(o.name)?.kind === 'reg') {
+    const s = c.lookup(o.name) as { vec: number };
+    if (s.vec !== want) fail(c, 'PTX_VECTOR_SIZE', `Argument vector size mismatch for instruction '${name}': '${o.name}' has ${s.vec || 'no'} vector components${want ? `, .v${want} needs ${want}` : ''}`);
+  } else if (want && o.kind !== 'sink') {
+    fail(c, 'PTX_VECTOR_SIZE', `Argument vector size mismatch for instruction '${name}': .v${want} needs a {…} operand of ${want} elements`);
+  }
+}
+
+/** ld/st: the address names a variable of the instruction's state space (generic reaches any). */
+function checkStateSpace(c: FnLowerer, o: Operand | undefined): void {
+  if (!o || o.kind !== 'addr' || o.base === undefined) return;
+  const space = c.ins.mods.find((m) => m === 'global' || m === 'shared' || m === 'local' || m === 'const' || m === 'param' || m.startsWith('shared::'));
+  const s = c.lookup(o.base.split('.')[0]!);
+  if (!s) return;
+  if (c.ins.opcode === 'st' && space === 'const') fail(c, 'PTX_STATE_SPACE', `State space incorrect for instruction 'st': .const memory is read-only`);
+  if (space === undefined) return;
+  const sp = space.startsWith('shared') ? 'shared' : space;
+  let have: string | undefined;
+  if (s.kind === 'var') have = s.space;
+  else if (s.kind === 'kparam' || s.kind === 'pvar') have = 'param';
+  if (have && have !== sp) {
+    fail(c, 'PTX_STATE_SPACE', `State space mismatch between instruction and address in instruction '${c.ins.opcode}': '${o.base}' is in .${have}, the instruction accesses .${sp}`);
+  }
+}
+
+const NARROW_FLOATS = ['e4m3x2', 'e5m2x2', 'e2m1x2', 'e2m3x2', 'e3m2x2', 'ue8m0x2', 'e4m3x4', 'e5m2x4', 'e2m1x4', 'e2m3x4', 'e3m2x4', 's2f6x2', 'e4m3', 'e5m2'];
+const RND = ['rn', 'rz', 'rm', 'rp'];
+const IRND = ['rni', 'rzi', 'rmi', 'rpi'];
+const ROUNDING = new Set([...RND, ...IRND, 'rna', 'rs']);
+const SPACE_MODS = new Set(['global', 'shared', 'local', 'const', 'param', 'shared::cta', 'shared::cluster', 'param::entry', 'param::func', 'tex']);
+const LD_ST_COMMON = [
+  'global', 'shared', 'local', 'const', 'param', 'shared::cta', 'shared::cluster', 'param::entry', 'param::func',
+  'weak', 'volatile', 'relaxed', 'mmio', 'cta', 'cluster', 'gpu', 'sys', 'cg', 'cs', 'v2', 'v4', 'v8', 'unified',
+  'L1::evict_normal', 'L1::evict_unchanged', 'L1::evict_first', 'L1::evict_last', 'L1::no_allocate',
+  'L2::evict_normal', 'L2::evict_first', 'L2::evict_last', 'L2::cache_hint', 'L2::64B', 'L2::128B', 'L2::256B',
+];
+const LD_MODS = new Set([...LD_ST_COMMON, 'acquire', 'ca', 'lu', 'cv', 'nc']);
+const ST_MODS = new Set([...LD_ST_COMMON, 'release', 'wb', 'wt']);
+
+/**
+ * The modifiers (other than types) an opcode takes for instruction type t, per the PTX ISA and ptxas
+ * 13.0.88 (".ftz" only on f32/f16 forms, ".sat" on s32 add/sub, ".cc" on integer forms ...); undefined
+ * for opcodes this table does not describe (they are not checked).
+ */
+function allowedMods(opcode: string, t: PtxType | undefined, mods: readonly string[]): ReadonlySet<string> | undefined {
+  const f32 = t?.name === 'f32';
+  const f64 = t?.name === 'f64';
+  const half = t?.name === 'f16' || t?.name === 'f16x2';
+  const bhalf = t?.name === 'bf16' || t?.name === 'bf16x2';
+  const int = !!t && t.kind !== 'f';
+  const set = (...xs: Array<string | false>): ReadonlySet<string> => new Set(xs.filter((x): x is string => !!x));
+  switch (opcode) {
+    case 'add': case 'sub':
+      if (int) return set('cc', t!.name === 's32' && 'sat');
+      return set(...(f32 || f64 ? RND : ['rn']), (f32 || half) && 'ftz', (f32 || half) && 'sat');
+    case 'addc': case 'subc':
+      return set('cc');
+    case 'mul':
+      if (int) return set('lo', 'hi', 'wide');
+      return set(...(f32 || f64 ? RND : ['rn']), (f32 || half) && 'ftz', (f32 || half) && 'sat');
+    case 'mad':
+      if (int) return set('lo', 'hi', 'wide', !mods.includes('wide') && 'cc', mods.includes('hi') && t!.name === 's32' && 'sat');
+      return set(...(f32 || f64 ? RND : ['rn']), (f32 || half) && 'ftz', (f32 || half) && 'sat');
+    case 'fma':
+      return set(...(f32 || f64 ? RND : ['rn']), (f32 || half) && 'ftz', (f32 || half) && 'sat', (half || bhalf) && 'relu', (half || bhalf) && 'oob');
+    case 'div':
+      if (int) return set();
+      return f32 ? set('approx', 'full', 'ftz', ...RND) : set(...RND);
+    case 'rem': case 'and': case 'or': case 'xor': case 'not': case 'cnot': case 'shl': case 'shr': case 'selp':
+    case 'bfe': case 'bfi': case 'brev': case 'popc': case 'clz': case 'copysign':
+      return set();
+    case 'min': case 'max':
+      if (int) return set('relu');
+      return set((f32 || half || bhalf) && 'NaN', (f32 || half || bhalf) && 'xorsign', (f32 || half || bhalf) && 'abs', (f32 || half) && 'ftz');
+    case 'abs': case 'neg':
+      return set((f32 || half) && 'ftz');
+    case 'bfind':
+      return set('shiftamt');
+    case 'prmt':
+      return set('f4e', 'b4e', 'rc8', 'ecl', 'ecr', 'rc16');
+    case 'testp':
+      return set('finite', 'infinite', 'number', 'notanumber', 'normal', 'subnormal');
+    case 'rcp': case 'sqrt':
+      return set('approx', 'ftz', ...RND);
+    case 'rsqrt': case 'sin': case 'cos': case 'lg2': case 'ex2':
+      return set('approx', 'ftz');
+    case 'tanh':
+      return set('approx');
+    case 'setp': case 'set':
+      return set(...FLT_CMP, ...UNS_CMP, 'and', 'or', 'xor', (t?.name === 'f32' || t?.name === 'f16' || t?.name === 'f16x2' || (opcode === 'set' && mods.includes('f32'))) && 'ftz');
+    case 'cvt':
+      // Plus the narrow float formats and packing forms (cvt.rn.satfinite.e4m3x2.f32, cvt.pack.sat.u8.s32.b32).
+      return set(...RND, ...IRND, 'ftz', 'sat', 'relu', 'satfinite', 'rna', 'rs', 'pack', ...NARROW_FLOATS);
+    case 'cvta':
+      return set('to', 'global', 'shared', 'local', 'const', 'param', 'shared::cta', 'shared::cluster', 'param::entry');
+    case 'mov':
+      return set('v2', 'v4', 'v8');
+    case 'ret': case 'bra': case 'call':
+      return set('uni');
+    case 'vote':
+      return set('sync', 'all', 'any', 'uni', 'ballot');
+    case 'shfl':
+      return set('sync', 'up', 'down', 'bfly', 'idx');
+    case 'exit':
+      return set();
+    case 'ld': case 'ldu':
+      return LD_MODS;
+    case 'st':
+      return ST_MODS;
+    default:
+      return undefined;
+  }
+}
+
+/** ptxas's wording for a modifier an instruction does not take. */
+function illegalModifier(c: FnLowerer, m: string): never {
+  const name = ptxasName(c);
+  if (ROUNDING.has(m)) fail(c, 'PTX_ILLEGAL_MODIFIER', `Illegal rounding modifier for instruction '${name}' (.${m})`);
+  if (ALL_CMP.has(m)) fail(c, 'PTX_ILLEGAL_MODIFIER', `Comparison qualifier is not allowed for instruction '${name}' (.${m})`);
+  if (SPACE_MODS.has(m)) fail(c, 'PTX_ILLEGAL_MODIFIER', `No state space qualifier expected for instruction '${name}' (.${m})`);
+  if (/^v\d+$/.test(m)) fail(c, 'PTX_ILLEGAL_MODIFIER', `Vector qualifier is not allowed for instruction '${name}' (.${m})`);
+  fail(c, 'PTX_ILLEGAL_MODIFIER', `Illegal modifier '.${m}' for instruction '${name}'`);
+}
+
+/** Modifiers the form needs: a rounding mode for fma/mad/div/rcp/sqrt and for conversions that round. */
+function checkRequiredMods(c: FnLowerer, t: PtxType, types: PtxType[]): void {
+  const { opcode, mods } = c.ins;
+  const has = (xs: readonly string[]): boolean => mods.some((m) => xs.includes(m));
+  const name = ptxasName(c);
+  const need = (what: string): never => fail(c, 'PTX_MODIFIER_REQUIRED', `${what} required for instruction '${name}'`);
+  if (t.kind === 'f' && (t.name === 'f32' || t.name === 'f64')) {
+    if ((opcode === 'fma' || opcode === 'mad') && !has(RND)) need('Rounding modifier');
+    if (opcode === 'div' && !has(RND) && !(t.name === 'f32' && has(['approx', 'full']))) need(t.name === 'f32' ? "Rounding modifier or '.approx' modifier" : 'Rounding modifier');
+    if ((opcode === 'rcp' || opcode === 'sqrt') && !has(RND) && !mods.includes('approx')) need("Rounding modifier or '.approx' modifier");
+  }
+  if (opcode === 'mul' && t.kind !== 'f' && !has(['lo', 'hi', 'wide'])) {
+    fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for 'mul' (an integer mul needs .lo, .hi or .wide)`);
+  }
+  if (opcode === 'mad' && t.kind !== 'f' && !has(['lo', 'hi', 'wide'])) {
+    fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for 'mad' (an integer mad needs .lo, .hi or .wide)`);
+  }
+  if (opcode === 'testp' && !has(['finite', 'infinite', 'number', 'notanumber', 'normal', 'subnormal'])) need('Test operation');
+  if (opcode === 'cvt' && types.length === 2) {
+    const [d, s] = types as [PtxType, PtxType];
+    if (d.name.endsWith('x2') || s.name.endsWith('x2') || d.name === 'tf32' || s.name === 'tf32') return;
+    const fr = has(RND);
+    const ir = has(IRND);
+    const df = d.kind === 'f';
+    const sf = s.kind === 'f';
+    if (df && !sf) {
+      if (ir) illegalModifier(c, mods.find((m) => IRND.includes(m))!);
+      if (!fr) need('Rounding modifier');
+    } else if (!df && sf) {
+      if (fr) illegalModifier(c, mods.find((m) => RND.includes(m))!);
+      if (!ir) need('Rounding modifier');
+    } else if (df && sf) {
+      if (d.bits < s.bits && !fr && !has(['rna', 'rs'])) need('Rounding modifier');
+      if (d.bits > s.bits && (fr || ir)) illegalModifier(c, mods.find((m) => ROUNDING.has(m))!);
+    } else if (fr || ir) illegalModifier(c, mods.find((m) => ROUNDING.has(m))!);
+  }
+}
+
+/** Every modifier is one the opcode takes (at most one vector width, one rounding mode). */
+function checkModifiers(c: FnLowerer, t: PtxType | undefined): void {
+  const { opcode, mods } = c.ins;
+  const allowed = allowedMods(opcode, t, mods);
+  if (!allowed) return;
+  let vec = 0;
+  let rnd = 0;
+  for (const m of mods) {
+    if (isTypeMod(m)) continue;
+    if (/^v\d+$/.test(m) && m !== 'v2' && m !== 'v4' && m !== 'v8') fail(c, 'PTX_ILLEGAL_MODIFIER', `Unknown modifier '.${m}'`);
+    if (!allowed.has(m)) illegalModifier(c, m);
+    if (/^v\d+$/.test(m) && ++vec > 1) fail(c, 'PTX_ILLEGAL_MODIFIER', `Multiple vector modifiers specified for instruction '${ptxasName(c)}'`);
+    if (ROUNDING.has(m) && ++rnd > 1) fail(c, 'PTX_ILLEGAL_MODIFIER', `Multiple rounding modifiers specified for instruction '${ptxasName(c)}'`);
+  }
+  if ((opcode === 'ld' || opcode === 'st') && mods.includes('param')) {
+    const cache = mods.find((m) => m.startsWith('L1::') || m.startsWith('L2::') || ['ca', 'cg', 'cs', 'lu', 'cv', 'nc', 'wb', 'wt'].includes(m));
+    if (cache) fail(c, 'PTX_ILLEGAL_MODIFIER', `Modifier '.${cache}' cannot be applied to '.param' space for instruction '${opcode}'`);
+  }
+  if ((opcode === 'ld' || opcode === 'st') && mods.includes('volatile') && mods.includes('local')) {
+    fail(c, 'PTX_ILLEGAL_MODIFIER', `Modifier '.volatile' cannot be applied to '.local' space`);
+  }
+  if ((opcode === 'ld' || opcode === 'st') && mods.some((m) => m === 'cta' || m === 'cluster' || m === 'gpu' || m === 'sys') && !mods.some((m) => m === 'relaxed' || m === 'acquire' || m === 'release')) {
+    fail(c, 'PTX_ILLEGAL_MODIFIER', `Modifier '.${mods.find((m) => m === 'cta' || m === 'cluster' || m === 'gpu' || m === 'sys')}' requires memory order with '${opcode}' instruction`);
+  }
+}
+
+const MEMORY_OPS = new Set(['ld', 'ldu', 'st', 'atom', 'red', 'prefetch', 'prefetchu']);
+
+/**
+ * A 32-bit register as a global or generic address: ptxas 13 warns "Program uses 32-bit address ...
+ * conflicting with .address_size 64" and stops ("32-Bit compilation is no longer supported").
+ * Shared, local, const and param addresses are 32-bit window offsets and stay legal.
+ */
+function checkAddressSize(c: FnLowerer): void {
+  const { opcode, mods, operands } = c.ins;
+  if (!MEMORY_OPS.has(opcode)) return;
+  if (mods.some((m) => m === 'shared' || m.startsWith('shared::') || m === 'local' || m === 'const' || m === 'param')) return;
+  const a = operands.find((o) => o.kind === 'addr');
+  if (!a || a.kind !== 'addr' || a.base === undefined) return;
+  const [name, comp] = a.base.split('.');
+  const s = c.lookup(name!);
+  if (s?.kind !== 'reg' || (s.vec && comp === undefined)) return;
+  if (s.type.bits === 32) {
+    fail(c, 'PTX_ADDRESS_SIZE_32', `Program uses 32-bit address ('${a.base}') which is conflicting with .address_size 64: 32-bit compilation is no longer supported`);
+  }
+}
+
+/** Run every check on the current instruction (`c.ins`). */
+export function checkInstruction(c: FnLowerer): void {
+  const { opcode, mods } = c.ins;
+  if ((opcode === 'vote' || opcode === 'shfl') && !mods.includes('sync') && (c.mod.targetSm ?? 0) >= 70 && (c.mod.ptxVersion ?? 0) >= 604) {
+    fail(c, 'PTX_SYNC_REQUIRED', `Instruction '${opcode}' without '.sync' is not supported on .target sm_70 and higher from PTX ISA version 6.4`);
+  }
+  checkAddressSize(c);
+  const types = mods.filter(isTypeMod).map((m) => ptxType(m)!);
+  const allowed = TYPES[opcode];
+  const t = types[types.length - 1];
+  if ((opcode === 'neg' || opcode === 'abs') && t && t.kind === 'u' && types.length === 1) {
+    fail(c, 'PTX_INSTRUCTION_TYPE', `Instruction '${opcode}' applies only to signed numeric types (.${t.name})`);
+  }
+  if (allowed && t && (types.length !== 1 || !allowed.includes(t.name))) {
+    fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for '${opcode}' (${types.map((x) => `.${x.name}`).join('')}; it takes ${allowed.map((x) => `.${x}`).join(' ')})`);
+  }
+  checkModifiers(c, t);
+  if (t) checkRequiredMods(c, t, types);
+  if (opcode === 'setp' || opcode === 'set') {
+    const cmp = mods.find((m) => ALL_CMP.has(m));
+    const st = opcode === 'set' ? types[1] : t;
+    if (cmp && st) {
+      const ok = st.kind === 'f' ? FLT_CMP.has(cmp) : st.kind === 'b' ? cmp === 'eq' || cmp === 'ne' : st.kind === 'u' ? INT_CMP.has(cmp) || UNS_CMP.has(cmp) : INT_CMP.has(cmp);
+      if (!ok) fail(c, 'PTX_COMPARISON', `Mismatch between instruction type and comparison qualifier (.${cmp} with .${st.name})`);
+    }
+  }
+  if (!t) return;
+  if (opcode === 'ld' || opcode === 'ldu') {
+    checkVector(c, c.ins.operands[0]);
+    checkStateSpace(c, c.ins.operands[1]);
+  } else if (opcode === 'st') {
+    checkVector(c, c.ins.operands[1]);
+    checkStateSpace(c, c.ins.operands[0]);
+  }
+  const wants = operandWants(c, t, types);
+  if (!wants) return;
+  c.ins.operands.forEach((o, k) => {
+    const w = wants[k];
+    if (w) checkOperand(c, o, k, w);
+  });
+}

@@ -1,0 +1,274 @@
+import { computeBlockLiveness, restrictToDefined } from '../liveness.js';
+import type { RaFunction, RaInstr, RaOutInstr, RaResult, RegClass, SchedOp } from '../types.js';
+import type { SchedLatency } from './latency.js';
+import { buildDag, criticalHeights, listSchedule, orderCycles, type Candidate, type SchedNode } from './list.js';
+
+export interface ScheduleStats {
+  readonly blocks: number;
+  /** Blocks whose order changed. */
+  readonly reordered: number;
+  /** Blocks where the new order lost (pressure above the bound, or more cycles) and the original was kept. */
+  readonly reverted: number;
+  /** Estimated cycles (single-issue in-order model), summed over blocks, before and after. */
+  readonly cyclesBefore: number;
+  readonly cyclesAfter: number;
+  /** Highest register pressure of the class `pressureClass` over all blocks, before and after. */
+  readonly maxPressureBefore: number;
+  readonly maxPressureAfter: number;
+  readonly dagEdges: number;
+}
+
+export interface PreRaScheduleOptions {
+  readonly latency: SchedLatency;
+  /**
+   * Register pressure bound per class (registers, widths counted): the scheduler prefers instructions that
+   * free registers once the pressure of a class reaches its bound, and a block's new order never has a
+   * higher peak than max(bound, the original order's peak). Default: R 64, others unbounded.
+   */
+  readonly pressureLimit?: Readonly<Partial<Record<RegClass, number>>>;
+  /**
+   * `pressure`: minimise pressure first, latency second (the forward, register-pressure-reducing pass ptxas
+   * runs at -O2 and below, spec: pipeline, "Optimization Level Gating"); `latency`: critical path first with
+   * pressure only at the bound (the latency-hiding pass of -O3). Default `latency`.
+   */
+  readonly mode?: 'pressure' | 'latency';
+  /** Ready nodes the chooser looks at per pick (default 32). */
+  readonly window?: number;
+}
+
+const CLASSES: readonly RegClass[] = ['R', 'P', 'UR', 'UP', 'B'];
+const CLASS_INDEX: Readonly<Record<RegClass, number>> = { R: 0, P: 1, UR: 2, UP: 3, B: 4 };
+
+function nodeOf(ins: RaInstr, reads: readonly number[], writes: readonly number[]): SchedNode {
+  return { reads, writes, memory: ins.memory, memorySpace: ins.memorySpace, fence: ins.fence, op: ins.op };
+}
+
+/** Per-class pressure simulation of one block order (see `blockPressure`). */
+class PressureTracker {
+  readonly cur = new Float64Array(5);
+  readonly peak = new Float64Array(5);
+  private readonly remainingUses: Map<number, number>;
+  private readonly live = new Set<number>();
+  constructor(
+    private readonly fn: RaFunction, private readonly instrs: readonly RaInstr[], liveIn: Int32Array,
+    private readonly liveOut: Set<number>,
+  ) {
+    this.remainingUses = new Map();
+    for (const ins of instrs) {
+      for (const u of ins.uses) this.remainingUses.set(u, (this.remainingUses.get(u) ?? 0) + 1);
+      for (const u of ins.partialDefs ?? []) this.remainingUses.set(u, (this.remainingUses.get(u) ?? 0) + 1);
+    }
+    for (const v of liveIn) this.add(v);
+    for (let c = 0; c < 5; c++) this.peak[c] = this.cur[c]!;
+  }
+  private w(v: number): number {
+    return this.fn.vregs[v]!.width;
+  }
+  private c(v: number): number {
+    return CLASS_INDEX[this.fn.vregs[v]!.cls];
+  }
+  private add(v: number): void {
+    if (this.live.has(v)) return;
+    this.live.add(v);
+    this.cur[this.c(v)] += this.w(v);
+  }
+  /** Pressure change per class if instruction `i` issued now (new defs minus dying uses). */
+  delta(i: number, out: Float64Array): void {
+    out.fill(0);
+    const ins = this.instrs[i]!;
+    for (const d of ins.defs) if (!this.live.has(d)) out[this.c(d)] += this.w(d);
+    let seen: Set<number> | undefined;
+    for (const u of ins.uses) {
+      if (this.liveOut.has(u) || ins.defs.includes(u)) continue;
+      seen ??= new Set();
+      if (seen.has(u)) continue;
+      seen.add(u);
+      let n = 0;
+      for (const x of ins.uses) if (x === u) n++;
+      if (this.remainingUses.get(u) === n) out[this.c(u)] -= this.w(u);
+    }
+  }
+  issue(i: number): void {
+    const ins = this.instrs[i]!;
+    for (const d of ins.defs) this.add(d);
+    for (const d of ins.partialDefs ?? []) this.add(d);
+    for (let c = 0; c < 5; c++) this.peak[c] = Math.max(this.peak[c]!, this.cur[c]!);
+    for (const u of [...ins.uses, ...(ins.partialDefs ?? [])]) {
+      const r = this.remainingUses.get(u)! - 1;
+      this.remainingUses.set(u, r);
+      if (r === 0 && !this.liveOut.has(u) && this.live.delete(u)) this.cur[this.c(u)] -= this.w(u);
+    }
+    // a definition nobody reads dies at once
+    for (const d of ins.defs) {
+      if (!this.remainingUses.get(d) && !this.liveOut.has(d) && this.live.delete(d)) this.cur[this.c(d)] -= this.w(d);
+    }
+  }
+}
+
+/** Peak pressure per class of `instrs` issued in `order`. */
+export function blockPressure(fn: RaFunction, instrs: readonly RaInstr[], order: readonly number[], liveIn: Int32Array, liveOut: Int32Array): Float64Array {
+  const t = new PressureTracker(fn, instrs, liveIn, new Set(liveOut));
+  for (const i of order) t.issue(i);
+  return t.peak;
+}
+
+/**
+ * AdvancedPhasePreSched (97): list-schedule every block of a function before register allocation, weighing
+ * latency (critical path under the target's latencies) against register pressure (live registers per class,
+ * widths counted). Returns the function with each block's instructions reordered (the same instruction
+ * objects) and statistics. A block whose new order has a higher pressure peak than max(bound, original) or
+ * takes more estimated cycles keeps its original order.
+ */
+export function schedulePreRA<Ref>(fn: RaFunction<Ref>, opts: PreRaScheduleOptions): { fn: RaFunction<Ref>; stats: ScheduleStats } {
+  const limits = new Float64Array(5).fill(Infinity);
+  limits[0] = 64;
+  for (const c of CLASSES) {
+    const l = opts.pressureLimit?.[c];
+    if (l !== undefined) limits[CLASS_INDEX[c]] = l;
+  }
+  const mode = opts.mode ?? 'latency';
+  const input = { numVregs: fn.vregs.length, blocks: fn.blocks };
+  const lv = restrictToDefined(input, computeBlockLiveness(input), fn.entryDefs);
+  let reordered = 0, reverted = 0, cyclesBefore = 0, cyclesAfter = 0, pBefore = 0, pAfter = 0, dagEdges = 0;
+  const blocks = fn.blocks.map((blk, b) => {
+    const instrs = blk.instrs;
+    const nodes = instrs.map((ins) => nodeOf(ins, [...ins.uses, ...(ins.partialDefs ?? [])], [...ins.defs, ...(ins.partialDefs ?? [])]));
+    const dag = buildDag(nodes, opts.latency);
+    dagEdges += dag.edges;
+    const identity = instrs.map((_, i) => i);
+    const before = blockPressure(fn, instrs, identity, lv.liveIn[b]!, lv.liveOut[b]!);
+    const cb = orderCycles(dag, identity);
+    const heights = criticalHeights(dag);
+    const tracker = new PressureTracker(fn, instrs, lv.liveIn[b]!, new Set(lv.liveOut[b]!));
+    const da = new Float64Array(5), db = new Float64Array(5);
+    // pressure excess a candidate causes, summed over classes at or above their bound
+    const excess = (d: Float64Array): number => {
+      let e = 0;
+      for (let c = 0; c < 5; c++) if (tracker.cur[c]! + d[c]! > limits[c]!) e += tracker.cur[c]! + d[c]! - limits[c]!;
+      return e;
+    };
+    const sumDelta = (d: Float64Array): number => d[0]! + d[1]! + d[2]! + d[3]! + d[4]!;
+    const better = (a: Candidate, bb: Candidate, cycle: number): boolean => {
+      tracker.delta(a.node, da);
+      tracker.delta(bb.node, db);
+      const ea = excess(da), eb = excess(db);
+      if (ea !== eb) return ea < eb;
+      if (mode === 'pressure') {
+        const sa = sumDelta(da), sb = sumDelta(db);
+        if (sa !== sb) return sa < sb;
+      }
+      const ra = a.ready <= cycle, rb = bb.ready <= cycle;
+      if (ra !== rb) return ra;
+      if (!ra && a.ready !== bb.ready) return a.ready < bb.ready;
+      if (a.height !== bb.height) return a.height > bb.height;
+      const sa = sumDelta(da), sb = sumDelta(db);
+      if (sa !== sb) return sa < sb;
+      return a.node < bb.node;
+    };
+    let order = listSchedule(dag, heights, better, (i) => tracker.issue(i), opts.window);
+    const after = tracker.peak;
+    let ca = orderCycles(dag, order);
+    let worse = false;
+    for (let c = 0; c < 5; c++) {
+      if (after[c]! > Math.max(limits[c]!, before[c]!)) worse = true;
+      if (mode === 'pressure' && after[c]! > before[c]!) worse = true;
+    }
+    if (!worse && mode === 'latency' && ca > cb) worse = true;
+    if (worse) {
+      reverted++;
+      order = identity;
+      ca = cb;
+    }
+    const pa = worse ? before[0]! : after[0]!;
+    cyclesBefore += cb;
+    cyclesAfter += ca;
+    pBefore = Math.max(pBefore, before[0]!);
+    pAfter = Math.max(pAfter, pa);
+    if (order.some((x, i) => x !== i)) reordered++;
+    return { ...blk, instrs: order.map((i) => instrs[i]!) };
+  });
+  return {
+    fn: { ...fn, blocks },
+    stats: { blocks: fn.blocks.length, reordered, reverted, cyclesBefore, cyclesAfter, maxPressureBefore: pBefore, maxPressureAfter: pAfter, dagEdges },
+  };
+}
+
+export interface PostRaScheduleOptions {
+  readonly latency: SchedLatency;
+  /** Opcode of a spill store / reload for latencies (default STL / LDL). */
+  readonly spillStoreOp?: SchedOp;
+  readonly reloadOp?: SchedOp;
+  /** Opcodes of predicate saves / restores (default SEL / ISETP). */
+  readonly saveOp?: SchedOp;
+  readonly restoreOp?: SchedOp;
+  readonly window?: number;
+}
+
+/**
+ * PostSchedule (110): list-schedule an allocated function on its physical registers (true, anti and output
+ * dependences between registers, each register of a pair or quad on its own), spill code included (spill
+ * slots are one memory space of their own). Critical path first; a block whose new order is not faster keeps
+ * its order. Returns the result with each block's items reordered.
+ */
+export function schedulePostRA<Ref>(res: RaResult<Ref>, opts: PostRaScheduleOptions): { result: RaResult<Ref>; stats: ScheduleStats } {
+  const stl = opts.spillStoreOp ?? { opcode: 'STL' };
+  const ldl = opts.reloadOp ?? { opcode: 'LDL' };
+  const keys = (vs: readonly number[]): number[] => {
+    const out: number[] = [];
+    for (const v of vs) {
+      const vr = res.vregs[v]!;
+      const base = res.assignment[v]!;
+      for (let k = 0; k < vr.width; k++) out.push(CLASS_INDEX[vr.cls] * 256 + base + k);
+    }
+    return out;
+  };
+  const nodeFor = (ins: RaOutInstr<Ref>): SchedNode => {
+    switch (ins.kind) {
+      case 'instr': {
+        const s = ins.source;
+        const clob = (s.clobbers ?? []).flatMap((p) => Array.from({ length: p.width ?? 1 }, (_, k) => CLASS_INDEX[p.cls] * 256 + p.index + k));
+        return nodeOf(s, keys([...ins.uses, ...ins.partialDefs]), [...keys([...ins.defs, ...ins.partialDefs]), ...clob]);
+      }
+      case 'spill-store':
+        return { reads: keys([ins.vreg]), writes: [], memory: 'store', memorySpace: 'spill', op: stl };
+      case 'reload':
+        return { reads: [], writes: keys([ins.vreg]), memory: 'load', memorySpace: 'spill', op: ldl };
+      case 'remat':
+        return nodeOf(ins.source, [], keys([ins.vreg]));
+      case 'save':
+        return { reads: keys([ins.vreg]), writes: keys([ins.home]), op: opts.saveOp ?? { opcode: 'SEL' } };
+      case 'restore':
+        return { reads: keys([ins.home]), writes: keys([ins.vreg]), op: opts.restoreOp ?? { opcode: 'ISETP' } };
+    }
+  };
+  let reordered = 0, reverted = 0, cyclesBefore = 0, cyclesAfter = 0, dagEdges = 0;
+  const blocks = res.blocks.map((instrs) => {
+    const dag = buildDag(instrs.map(nodeFor), opts.latency);
+    dagEdges += dag.edges;
+    const identity = instrs.map((_, i) => i);
+    const cb = orderCycles(dag, identity);
+    const heights = criticalHeights(dag);
+    const better = (a: Candidate, b: Candidate, cycle: number): boolean => {
+      const ra = a.ready <= cycle, rb = b.ready <= cycle;
+      if (ra !== rb) return ra;
+      if (!ra && a.ready !== b.ready) return a.ready < b.ready;
+      if (a.height !== b.height) return a.height > b.height;
+      return a.node < b.node;
+    };
+    let order = listSchedule(dag, heights, better, () => {}, opts.window);
+    let ca = orderCycles(dag, order);
+    if (ca > cb) {
+      reverted++;
+      order = identity;
+      ca = cb;
+    }
+    cyclesBefore += cb;
+    cyclesAfter += ca;
+    if (order.some((x, i) => x !== i)) reordered++;
+    return order.map((i) => instrs[i]!);
+  });
+  return {
+    result: { ...res, blocks },
+    stats: { blocks: res.blocks.length, reordered, reverted, cyclesBefore, cyclesAfter, maxPressureBefore: 0, maxPressureAfter: 0, dagEdges },
+  };
+}

@@ -1,0 +1,898 @@
+import { flatten } from './analyze.js';
+import { getBits, setBits, wordFromHex, type Word } from './bits.js';
+import type { ControlInfo } from './control.js';
+import {
+  applyOperandToken,
+  loadAtom,
+  readWideField,
+  SassEncodeError,
+  storeAtom,
+  tokenAction,
+  writeWideField,
+  type AtomSpec,
+  type CodecOptions,
+  type FamilyLayout,
+  type RowSpec,
+  type TokenAction,
+} from './engine.js';
+import type { DecodedInstruction, MemOperand, RegFile, SassInstruction, SassOperand } from './model.js';
+
+/**
+ * The table codec, compiled for speed: every row's bit fields become limb-local shift/mask chunks, atoms
+ * live in a scratch array indexed by position (no per-word maps), token presence is a generation stamp per
+ * interned token (no per-word sets), and operands are built from per-row templates. Encoding reads the
+ * structured instruction directly (no flattening into strings) and selects rows by mnemonic and shape codes.
+ */
+
+const POW2: number[] = Array.from({ length: 65 }, (_, i) => 2 ** i);
+
+/** Bit runs compiled to chunks that never cross a 32-bit limb: [limb, shift, mask, dst] per chunk. */
+interface Field {
+  c: number[];
+  width: number;
+  parts: [number, number][];
+}
+
+function compileField(parts: [number, number][]): Field {
+  const c: number[] = [];
+  let dst = 0;
+  for (const [p0, n0] of parts) {
+    let p = p0;
+    let n = n0;
+    while (n > 0) {
+      const off = p & 31;
+      const m = Math.min(n, 32 - off);
+      c.push(p >>> 5, off, m === 32 ? 0xffffffff : (1 << m) - 1, dst);
+      dst += m;
+      p += m;
+      n -= m;
+    }
+  }
+  return { c, width: dst, parts };
+}
+
+/** Unsigned value of a field of at most 52 bits. */
+function readField(w: Word, f: Field): number {
+  const c = f.c;
+  if (c.length === 4) return ((w[c[0]!]! >>> c[1]!) & c[2]!) >>> 0;
+  let v = 0;
+  for (let k = 0; k < c.length; k += 4) v += (((w[c[k]!]! >>> c[k + 1]!) & c[k + 2]!) >>> 0) * POW2[c[k + 3]!]!;
+  return v;
+}
+
+/** Writes a non-negative value below 2^width (width <= 52). */
+function writeField(w: Word, f: Field, v: number): void {
+  const c = f.c;
+  const small = f.width <= 32;
+  for (let k = 0; k < c.length; k += 4) {
+    const limb = c[k]!;
+    const off = c[k + 1]!;
+    const mask = c[k + 2]!;
+    const x = small ? (v >>> c[k + 3]!) & mask : Math.floor(v / POW2[c[k + 3]!]!) & mask;
+    w[limb] = ((w[limb]! & ~(mask << off)) | (x << off)) >>> 0;
+  }
+}
+
+interface CSlot {
+  f: Field;
+  /** value → token ids, as an array when the slot is at most 10 bits wide. */
+  arr?: (number[] | undefined)[];
+  map?: Map<number, number[]>;
+  tokens: Set<number>;
+  /** Sorted token ids (up to 3) as a number → slot value; longer sets by joined string. */
+  encNum: Map<number, number>;
+  encStr: Map<string, number>;
+}
+
+interface CAtom {
+  spec: AtomSpec;
+  f: Field;
+  wide: boolean;
+  signedWide: boolean;
+  from: number;
+  fromAdd: number;
+  /** Unsigned, unscaled, at most 31 bits: values 0..max-1 store as themselves. */
+  plainU: boolean;
+  /** Signed, unscaled, at most 31 bits: two's complement of -max/2..max/2-1. */
+  plainS: boolean;
+  max: number;
+  /** Operand index and part ('' n/v, b, o, u, d, r) the value comes from when encoding. */
+  op: number;
+  part: string;
+}
+
+const enum Shape {
+  R = 1,
+  UR,
+  P,
+  UP,
+  B,
+  I,
+  F,
+  C,
+  Cr,
+  Cu,
+  N,
+  M,
+  Md,
+  Mu,
+  Mdu,
+  Mg,
+  Mx,
+}
+
+const SHAPES: Record<string, Shape> = {
+  R: Shape.R,
+  UR: Shape.UR,
+  P: Shape.P,
+  UP: Shape.UP,
+  B: Shape.B,
+  I: Shape.I,
+  F: Shape.F,
+  C: Shape.C,
+  Cr: Shape.Cr,
+  Cu: Shape.Cu,
+  N: Shape.N,
+  M: Shape.M,
+  Md: Shape.Md,
+  Mu: Shape.Mu,
+  Mdu: Shape.Mdu,
+  Mg: Shape.Mg,
+  Mx: Shape.Mx,
+};
+const SPACED = 64;
+/** One character per shape code (spaced shapes included) for form keys. */
+const SHAPE_CHARS: string[] = Array.from({ length: 128 }, (_, i) => String.fromCharCode(0x100 + i));
+const REG_SHAPES: Partial<Record<RegFile, Shape>> = { R: Shape.R, UR: Shape.UR, P: Shape.P, UP: Shape.UP, B: Shape.B };
+
+function shapeCode(o: SassOperand): number {
+  let s: number;
+  switch (o.k) {
+    case 'reg':
+      s = REG_SHAPES[o.file]!;
+      break;
+    case 'int':
+      s = Shape.I;
+      break;
+    case 'float':
+      s = Shape.F;
+      break;
+    case 'cbank':
+      s = o.reg ? (o.reg.file === 'R' ? Shape.Cr : Shape.Cu) : Shape.C;
+      break;
+    case 'mem':
+      s = o.gdesc ? Shape.Mg : o.descOnly ? Shape.Mx : o.desc !== undefined ? (o.ur !== undefined ? Shape.Mdu : Shape.Md) : o.ur !== undefined ? Shape.Mu : Shape.M;
+      break;
+    case 'name':
+      s = Shape.N;
+      break;
+  }
+  return o.sep === ' ' ? s | SPACED : s;
+}
+
+/** Operand template: which atoms fill it when decoding. */
+interface OpTpl {
+  shape: Shape;
+  spaced: boolean;
+  /** Atom indices (-1 = absent): main value / bank / offset / index register / UR term / desc. */
+  a: number;
+  b: number;
+  o: number;
+  r: number;
+  u: number;
+  d: number;
+}
+
+interface CRow {
+  spec: RowSpec;
+  mask: Uint32Array;
+  check: Uint32Array;
+  value: Uint32Array;
+  specificity: number;
+  slots: CSlot[];
+  atoms: CAtom[];
+  fromAtoms: number[];
+  fixed: number[];
+  derived: { token: number; atomConds: { idx: number; eq?: number; pow2?: boolean }[]; tokConds: { id: number; has: boolean }[] }[];
+  derivedIds: Set<number>;
+  /** Token id → the slot holding it (index), ROLE_FIXED or ROLE_DERIVED; absent = this row cannot print it. */
+  tokRole: Map<number, number>;
+  hide: { idx: number; eq: number }[][] | undefined;
+  tpl: OpTpl[];
+  shapes: number[];
+  acts: { id: number; act: TokenAction }[];
+  reuse: [number, number][];
+  hidden: [number, number, string][] | undefined;
+}
+
+const HIDDEN = Symbol('hidden by a shorter row');
+const OP_TOKEN_KIND = [':', '.', '='] as const;
+const ROLE_FIXED = -2;
+const ROLE_DERIVED = -1;
+
+const TYPE_RE = /^(U|S|F|BF|TF)\d+$/;
+
+function popcount32(x: number): number {
+  let c = 0;
+  for (let v = x >>> 0; v; v &= v - 1) c++;
+  return c;
+}
+
+function ilog2exact(x: number): boolean {
+  return x > 0 && Number.isInteger(Math.log2(x));
+}
+
+function partsWidth(parts: [number, number][]): number {
+  let t = 0;
+  for (const [, n] of parts) t += n;
+  return t;
+}
+
+/** Encoder and decoder of one arch over a family table. */
+export class TableCodec {
+  private readonly byOp = new Map<number, CRow[]>();
+  /** Mnemonic → operand shapes (formKey) → rows, in lookup order. */
+  private readonly byForm = new Map<string, Map<number | string, CRow[]>>();
+  private readonly tokIds = new Map<string, number>();
+  private readonly tokNames: string[] = [];
+  private stamp: Uint32Array = new Uint32Array(0);
+  private gen = 0;
+  private vals = new Float64Array(64);
+  private stores = new Float64Array(64);
+  private slotVals = new Float64Array(64);
+  private buckets: Int32Array[] = [];
+  private bucketLen = new Int32Array(64);
+  private readonly wanted: number[] = [];
+  private readonly reuseOps: number[] = [];
+  /** Encoding token caches: mnemonic modifier → ids (index 0 plain, 1 + rank for data types). */
+  private readonly modIds = new Map<string, { isType: boolean; ids: number[] }>();
+  private readonly opTok: Map<string, number>[][] = [];
+  readonly layout: FamilyLayout;
+  readonly archs: string[];
+
+  constructor(opts: CodecOptions) {
+    this.layout = opts.layout;
+    this.archs = opts.archs;
+    const rank = new Map(opts.archs.map((a, i) => [a, i]));
+    const ranked: { row: CRow; r: number; i: number }[] = [];
+    opts.rows.forEach((spec, i) => {
+      let r = Infinity;
+      for (const a of spec.archs) r = Math.min(r, rank.get(a) ?? Infinity);
+      if (r === Infinity) return;
+      ranked.push({ row: this.compile(spec), r, i });
+    });
+    // Preferred arch first; inside an arch, the most specific row (most constant bits) first.
+    ranked.sort((a, b) => a.r - b.r || b.row.specificity - a.row.specificity || a.i - b.i);
+    for (const { row } of ranked) {
+      const l = this.byOp.get(row.spec.op) ?? [];
+      l.push(row);
+      this.byOp.set(row.spec.op, l);
+      const forms = this.byForm.get(row.spec.name) ?? new Map<number | string, CRow[]>();
+      this.byForm.set(row.spec.name, forms);
+      const key = formKey(row.shapes);
+      const k = forms.get(key) ?? [];
+      k.push(row);
+      forms.set(key, k);
+    }
+    this.stamp = new Uint32Array(this.tokNames.length + 1);
+    let maxAtoms = 0;
+    for (const { row } of ranked) maxAtoms = Math.max(maxAtoms, row.atoms.length);
+    this.vals = new Float64Array(Math.max(64, maxAtoms));
+    this.stores = new Float64Array(Math.max(64, maxAtoms));
+    let maxSlots = 0;
+    for (const { row } of ranked) maxSlots = Math.max(maxSlots, row.slots.length);
+    this.slotVals = new Float64Array(Math.max(64, maxSlots));
+    this.bucketLen = new Int32Array(Math.max(64, maxSlots));
+    this.buckets = Array.from({ length: Math.max(64, maxSlots) }, () => new Int32Array(64));
+  }
+
+  private tokId(t: string): number {
+    let i = this.tokIds.get(t);
+    if (i === undefined) {
+      i = this.tokNames.length;
+      this.tokNames.push(t);
+      this.tokIds.set(t, i);
+    }
+    return i;
+  }
+
+  private compile(spec: RowSpec): CRow {
+    const wb = this.layout.wordBits;
+    const mask = wordFromHex(spec.mask, wb);
+    const value = wordFromHex(spec.value, wb);
+    let specificity = 0;
+    for (const x of mask) specificity += popcount32(x);
+    setBits(value, this.layout.opcode[0], this.layout.opcode[1], spec.op); // encodings start from value + opcode
+    const check = new Uint32Array(mask.length);
+    for (let i = 0; i < mask.length; i++) check[i] = (mask[i]! & value[i]!) >>> 0;
+    const slots = spec.slots.map((s): CSlot => {
+      const f = compileField(s.bits);
+      const tokens = new Set<number>();
+      const encNum = new Map<number, number>();
+      const encStr = new Map<string, number>();
+      const map = new Map<number, number[]>();
+      for (const [k, ts] of Object.entries(s.map)) {
+        const ids = ts.map((t) => this.tokId(t)).sort((a, b) => a - b);
+        for (const i of ids) tokens.add(i);
+        map.set(Number(k), ids);
+        if (ids.length <= 3) {
+          const key = idsKey(ids, ids.length);
+          if (!encNum.has(key)) encNum.set(key, Number(k));
+        } else if (!encStr.has(ids.join(','))) encStr.set(ids.join(','), Number(k));
+      }
+      const slot: CSlot = { f, tokens, encNum, encStr };
+      if (f.width <= 10) {
+        slot.arr = new Array<number[] | undefined>(1 << f.width).fill(undefined);
+        for (const [k, ids] of map) slot.arr[k] = ids;
+      } else slot.map = map;
+      return slot;
+    });
+    const keyIdx = new Map(spec.atoms.map((a, i) => [a.key, i]));
+    for (const a of spec.atoms)
+      if (partsWidth(a.parts) > 64) throw new Error(`SASS_TABLE: ${spec.name} ${spec.sig}: atom ${a.key} is wider than 64 bits`);
+    const atoms = spec.atoms.map((a): CAtom => {
+      const f = compileField(a.parts);
+      const dot = a.key.indexOf('.');
+      return {
+        spec: a,
+        f,
+        wide: f.width > 52,
+        signedWide: a.enc === 's' || a.enc === 'rel',
+        plainU: a.enc === 'u' && (a.scale ?? 1) === 1 && a.eq === undefined && !a.from && f.width > 0 && f.width <= 31,
+        plainS: a.enc === 's' && (a.scale ?? 1) === 1 && a.eq === undefined && !a.from && f.width > 1 && f.width <= 31,
+        max: 2 ** f.width,
+        from: a.from ? (keyIdx.get(a.from.key) ?? -1) : -1,
+        fromAdd: a.from?.add ?? 0,
+        op: Number(dot < 0 ? a.key : a.key.slice(0, dot)),
+        part: dot < 0 ? '' : a.key.slice(dot + 1),
+      };
+    });
+    const fromAtoms: number[] = [];
+    atoms.forEach((a, i) => {
+      if (a.spec.from) fromAtoms.push(i);
+    });
+    const derived = spec.derived.map((d) => ({
+      token: this.tokId(d.token),
+      atomConds: d.when.flatMap((c): { idx: number; eq?: number; pow2?: boolean }[] => ('eq' in c ? [{ idx: keyIdx.get(c.atom) ?? -1, eq: c.eq }] : 'pow2' in c ? [{ idx: keyIdx.get(c.atom) ?? -1, pow2: true }] : [])),
+      tokConds: d.when.flatMap((c) => ('token' in c ? [{ id: this.tokId(c.token), has: c.has }] : [])),
+    }));
+    const shapesStr = spec.sig === '' ? [] : spec.sig.split(',');
+    const tpl = shapesStr.map((sh, i): OpTpl => {
+      const spaced = sh.startsWith('_');
+      const shape = SHAPES[spaced ? sh.slice(1) : sh];
+      if (shape === undefined) throw new Error(`SASS_TABLE: ${spec.name} ${spec.sig}: unknown operand shape '${sh}'`);
+      const idx = (part: string): number => keyIdx.get(part === '' ? String(i) : `${i}.${part}`) ?? -1;
+      return { shape, spaced, a: idx(''), b: idx('b'), o: idx('o'), r: idx('r'), u: idx('u'), d: idx('d') };
+    });
+    // Roles for encoding: fixed tokens first, then derived ones (ignored), then the first slot holding a token.
+    const fixedIds = spec.fixed.map((t) => this.tokId(t));
+    const tokRole = new Map<number, number>();
+    for (const id of fixedIds) tokRole.set(id, ROLE_FIXED);
+    for (const d of derived) if (!tokRole.has(d.token)) tokRole.set(d.token, ROLE_DERIVED);
+    slots.forEach((sl, si) => {
+      for (const id of sl.tokens) if (!tokRole.has(id)) tokRole.set(id, si);
+    });
+    const acts: { id: number; act: TokenAction }[] = [];
+    for (const t of spec.order) {
+      const act = tokenAction(t);
+      if (act) acts.push({ id: this.tokId(t), act });
+    }
+    return {
+      spec,
+      mask,
+      check,
+      value,
+      specificity,
+      slots,
+      atoms,
+      fromAtoms,
+      fixed: fixedIds,
+      derived,
+      tokRole,
+      derivedIds: new Set(derived.map((d) => d.token)),
+      hide: spec.hide?.map((h) => h.map((c) => ({ idx: keyIdx.get(c.key) ?? -1, eq: c.eq }))),
+      tpl,
+      shapes: tpl.map((t) => (t.spaced ? t.shape | SPACED : t.shape)),
+      acts,
+      reuse: Object.entries(spec.reuse ?? {}).map(([i, bit]) => [Number(i), bit]),
+      hidden: spec.hidden?.map(([p, n]) => [p, n, `${p}:${n}`]),
+    };
+  }
+
+  /** Number of rows this codec can use. */
+  get rowCount(): number {
+    let n = 0;
+    for (const l of this.byOp.values()) n += l.length;
+    return n;
+  }
+
+  decode(w: Word, addr = 0): DecodedInstruction {
+    const L = this.layout;
+    const op = getBits(w, L.opcode[0], L.opcode[1]);
+    const rows = this.byOp.get(op);
+    const control = L.readControl(w);
+    if (!rows) return { unknown: true, opcodeField: op, reason: 'no table row for this opcode', control };
+    // A row whose PT operands nvdisasm hides defers to the shorter row; if none takes the word (a negated
+    // PT, a modifier the shorter row lacks), the longer row prints it after all.
+    let fallback: CRow | undefined;
+    for (let i = 0; i < rows.length; i++) {
+      const r = this.tryRow(rows[i]!, w, addr, control, true);
+      if (r === undefined) continue;
+      if (r === HIDDEN) {
+        fallback ??= rows[i];
+        continue;
+      }
+      return r;
+    }
+    if (fallback) {
+      const r = this.tryRow(fallback, w, addr, control, false);
+      if (r !== undefined && r !== HIDDEN) return r;
+    }
+    return { unknown: true, opcodeField: op, reason: 'bits no table row claims', control };
+  }
+
+  private tryRow(row: CRow, w: Word, addr: number, control: ControlInfo, useHide: boolean): SassInstruction | typeof HIDDEN | undefined {
+    const n = w.length;
+    const mask = row.mask;
+    const check = row.check;
+    for (let i = 0; i < n; i++) if (((w[i]! & mask[i]!) >>> 0) !== check[i]) return undefined;
+    const gen = ++this.gen;
+    const stamp = this.stamp;
+    const fixed = row.fixed;
+    for (let i = 0; i < fixed.length; i++) stamp[fixed[i]!] = gen;
+    const slots = row.slots;
+    for (let s = 0; s < slots.length; s++) {
+      const sl = slots[s]!;
+      const v = readField(w, sl.f);
+      const ids = sl.arr ? sl.arr[v] : sl.map!.get(v);
+      if (!ids) return undefined;
+      for (let i = 0; i < ids.length; i++) stamp[ids[i]!] = gen;
+    }
+    const vals = this.vals;
+    const atoms = row.atoms;
+    const base = this.layout.branchBase;
+    for (let k = 0; k < atoms.length; k++) {
+      const a = atoms[k]!;
+      const spec = a.spec;
+      if (spec.from) continue;
+      if (spec.eq !== undefined) vals[k] = spec.eq;
+      else if (a.wide) {
+        const stored = readWideField(w, a.f.parts, a.signedWide);
+        if (Number.isNaN(stored)) return undefined;
+        vals[k] = loadAtom(spec, stored, a.f.width, addr, base);
+      } else vals[k] = loadAtom(spec, readField(w, a.f), a.f.width, addr, base);
+    }
+    for (const k of row.fromAtoms) {
+      const a = atoms[k]!;
+      vals[k] = (a.from >= 0 ? vals[a.from]! : 0) + a.fromAdd;
+    }
+    if (useHide && row.hide) {
+      for (const h of row.hide) {
+        let all = true;
+        for (const c of h) if (c.idx < 0 || vals[c.idx] !== c.eq) all = false;
+        if (all) return HIDDEN;
+      }
+    }
+    for (const d of row.derived) {
+      let ok = true;
+      for (const c of d.atomConds) {
+        const v = c.idx >= 0 ? vals[c.idx]! : undefined;
+        if (c.pow2 ? !ilog2exact(v ?? -1) : v !== c.eq) {
+          ok = false;
+          break;
+        }
+      }
+      if (ok) for (const c of d.tokConds) if ((stamp[c.id] === gen) !== c.has) ok = false;
+      if (ok) stamp[d.token] = gen;
+    }
+    const L = this.layout;
+    const ins = this.build(row, vals, gen, getBits(w, L.guardPred[0], L.guardPred[1]), getBits(w, L.guardNot, 1) === 1);
+    if (row.hidden) {
+      const hidden: Record<string, number> = {};
+      for (const [p, nb, key] of row.hidden) hidden[key] = getBits(w, p, nb);
+      ins.hidden = hidden;
+    }
+    if (control.reuse && row.reuse.length) {
+      for (const [i, bit] of row.reuse) {
+        const o = ins.operands[i];
+        if (o && control.reuse & (1 << bit) && (o.k === 'reg' || o.k === 'cbank')) (o as { reuse?: boolean }).reuse = true;
+      }
+    }
+    ins.control = control;
+    return ins;
+  }
+
+  private build(row: CRow, vals: Float64Array, gen: number, gN: number, gNot: boolean): SassInstruction {
+    const ins: SassInstruction = { opcode: row.spec.name, mods: [], operands: [] };
+    if (gN !== 7 || gNot) ins.guard = { file: row.spec.guard, n: gN, not: gNot };
+    const tpl = row.tpl;
+    const ops: SassOperand[] = new Array(tpl.length);
+    for (let i = 0; i < tpl.length; i++) {
+      const t = tpl[i]!;
+      let o: SassOperand;
+      switch (t.shape) {
+        case Shape.R:
+          o = { k: 'reg', file: 'R', n: (t.a >= 0 ? vals[t.a]! : 0) };
+          break;
+        case Shape.UR:
+          o = { k: 'reg', file: 'UR', n: (t.a >= 0 ? vals[t.a]! : 0) };
+          break;
+        case Shape.P:
+          o = { k: 'reg', file: 'P', n: (t.a >= 0 ? vals[t.a]! : 0) };
+          break;
+        case Shape.UP:
+          o = { k: 'reg', file: 'UP', n: (t.a >= 0 ? vals[t.a]! : 0) };
+          break;
+        case Shape.B:
+          o = { k: 'reg', file: 'B', n: (t.a >= 0 ? vals[t.a]! : 0) };
+          break;
+        case Shape.I:
+          o = { k: 'int', v: (t.a >= 0 ? vals[t.a]! : 0) };
+          break;
+        case Shape.F: {
+          const v = (t.a >= 0 ? vals[t.a]! : 0);
+          o = Number.isNaN(v) ? { k: 'float', v, nan: '+QNAN' } : { k: 'float', v };
+          break;
+        }
+        case Shape.C:
+          o = { k: 'cbank', bank: (t.b >= 0 ? vals[t.b]! : 0), off: (t.o >= 0 ? vals[t.o]! : 0) };
+          break;
+        case Shape.Cr:
+          o = { k: 'cbank', bank: (t.b >= 0 ? vals[t.b]! : 0), off: (t.o >= 0 ? vals[t.o]! : 0), reg: { file: 'R', n: (t.r >= 0 ? vals[t.r]! : 0) } };
+          break;
+        case Shape.Cu:
+          o = { k: 'cbank', bank: (t.b >= 0 ? vals[t.b]! : 0), off: (t.o >= 0 ? vals[t.o]! : 0), reg: { file: 'UR', n: (t.r >= 0 ? vals[t.r]! : 0) } };
+          break;
+        case Shape.N:
+          o = { k: 'name', name: '' };
+          break;
+        case Shape.Mg:
+          o = { k: 'mem', base: 255, off: 0, gdesc: true, ur: (t.u >= 0 ? vals[t.u]! : 63) };
+          break;
+        case Shape.Mx:
+          o = { k: 'mem', base: 255, off: 0, descOnly: true, desc: (t.d >= 0 ? vals[t.d]! : 63) };
+          break;
+        default: {
+          const m: MemOperand = { k: 'mem', base: (t.b >= 0 ? vals[t.b]! : 255), off: 0 };
+          if (t.shape === Shape.Md || t.shape === Shape.Mdu) m.desc = (t.d >= 0 ? vals[t.d]! : 63);
+          if (t.shape === Shape.Mu || t.shape === Shape.Mdu) m.ur = (t.u >= 0 ? vals[t.u]! : 63);
+          m.off = (t.o >= 0 ? vals[t.o]! : 0);
+          o = m;
+        }
+      }
+      if (t.spaced) o.sep = ' ';
+      ops[i] = o;
+    }
+    const stamp = this.stamp;
+    for (const { id, act } of row.acts) {
+      if (stamp[id] !== gen) continue;
+      if (act.mod !== undefined) ins.mods.push(act.mod);
+      else applyOperandToken(ops, act);
+    }
+    ins.operands = ops;
+    return ins;
+  }
+
+  /**
+   * Why a word is unknown, for table work: per candidate row of its opcode, the constant bits that differ
+   * and the slot values the row does not list. Closest rows first.
+   */
+  explain(w: Word): { row: string; archs: string[]; badBits: number[]; badSlots: string[] }[] {
+    const op = getBits(w, this.layout.opcode[0], this.layout.opcode[1]);
+    const out: { row: string; archs: string[]; badBits: number[]; badSlots: string[] }[] = [];
+    for (const row of this.byOp.get(op) ?? []) {
+      const badBits: number[] = [];
+      for (let b = 0; b < w.length * 32; b++) {
+        const i = b >>> 5;
+        const m = 1 << (b & 31);
+        if (row.mask[i]! & m && (w[i]! & m) !== (row.value[i]! & m)) badBits.push(b);
+      }
+      const badSlots: string[] = [];
+      for (const sl of row.slots) {
+        const v = readField(w, sl.f);
+        if (!(sl.arr ? sl.arr[v] : sl.map!.get(v))) badSlots.push(`${JSON.stringify(sl.f.parts)}=${v}`);
+      }
+      out.push({ row: `${row.spec.name} ${row.spec.sig}`, archs: row.spec.archs, badBits, badSlots });
+    }
+    return out.sort((a, b) => a.badBits.length + a.badSlots.length - b.badBits.length - b.badSlots.length);
+  }
+
+  // ---------------------------------------------------------------- encoding
+
+  /** Token id of a string, or throws (a token no row of this arch knows cannot be encoded). */
+  private knownTok(t: string, opcode: string): number {
+    const id = this.tokIds.get(t);
+    if (id === undefined) throw new SassEncodeError('SASS_NO_FORM', `${this.archs[0]}: '${t}' is not known for ${opcode}`);
+    return id;
+  }
+
+  /**
+   * Marks token `id` wanted; a repeated token gets its `#k` count like `flatten` (spelled from `op` and
+   * `rest`: operand index and suffix, or -1 and the modifier token).
+   */
+  private want(list: number[], gen: number, id: number, op: number, kind: 0 | 1 | 2, rest: string, opcode: string): void {
+    const stamp = this.stamp;
+    if (stamp[id] === gen) {
+      const t = op < 0 ? rest : `${op}${OP_TOKEN_KIND[kind]}${rest}`;
+      for (let k = 1; ; k++) {
+        const j = this.knownTok(`${t}#${k}`, opcode);
+        if (stamp[j] !== gen) {
+          id = j;
+          break;
+        }
+      }
+    }
+    stamp[id] = gen;
+    list.push(id);
+  }
+
+  /** Interned id of operand token `<i><kind><rest>` (`2:neg`, `1.H0_H0`, `0=SR_TID.X`), cached per operand. */
+  private opTokId(i: number, kind: 0 | 1 | 2, rest: string, opcode: string): number {
+    const maps = (this.opTok[i] ??= [new Map(), new Map(), new Map()]);
+    const m = maps[kind]!;
+    let id = m.get(rest);
+    if (id === undefined) {
+      id = this.knownTok(`${i}${OP_TOKEN_KIND[kind]}${rest}`, opcode);
+      m.set(rest, id);
+    }
+    return id;
+  }
+
+  private wantOp(list: number[], gen: number, i: number, kind: 0 | 1 | 2, rest: string, opcode: string): void {
+    this.want(list, gen, this.opTokId(i, kind, rest, opcode), i, kind, rest, opcode);
+  }
+
+  /** Encodes a structured instruction; throws SassEncodeError when no row of this arch can hold it. */
+  encode(ins: SassInstruction, addr = 0): Word {
+    const ops = ins.operands;
+    const nOps = ops.length;
+    const forms = this.byForm.get(ins.opcode);
+    let rows: CRow[] | undefined;
+    if (forms) {
+      if (nOps <= 8) {
+        let key = 0;
+        for (let i = 0; i < nOps; i++) key = key * 128 + shapeCode(ops[i]!);
+        rows = forms.get(key * 16 + nOps);
+      } else {
+        let key = '';
+        for (let i = 0; i < nOps; i++) key += SHAPE_CHARS[shapeCode(ops[i]!)]!;
+        rows = forms.get(key);
+      }
+    }
+    if (!rows) throw new SassEncodeError('SASS_NO_ROW', `no ${this.archs[0]} table row for '${ins.opcode}' with operands (${flatten(ins).sig})`);
+
+    // Wanted tokens (the same set `flatten` gives, as interned ids).
+    const gen = ++this.gen;
+    const wanted = this.wanted;
+    wanted.length = 0;
+    let typeRank = 0;
+    for (const m of ins.mods) {
+      let e = this.modIds.get(m);
+      if (!e) {
+        e = { isType: TYPE_RE.test(m), ids: [] };
+        this.modIds.set(m, e);
+      }
+      const slot = e.isType ? 1 + typeRank++ : 0;
+      let id = e.ids[slot];
+      if (id === undefined) id = e.ids[slot] = this.knownTok(slot ? `m:${m}^${slot - 1}` : `m:${m}`, ins.opcode);
+      if (this.stamp[id] === gen) this.want(wanted, gen, id, -1, 0, slot ? `m:${m}^${slot - 1}` : `m:${m}`, ins.opcode);
+      else {
+        this.stamp[id] = gen;
+        wanted.push(id);
+      }
+    }
+    const reuseOps = this.reuseOps;
+    reuseOps.length = 0;
+    for (let i = 0; i < nOps; i++) {
+      const o = ops[i]!;
+      switch (o.k) {
+        case 'reg':
+          if (o.neg) this.wantOp(wanted, gen, i, 0, 'neg', ins.opcode);
+          if (o.abs) this.wantOp(wanted, gen, i, 0, 'abs', ins.opcode);
+          if (o.not) this.wantOp(wanted, gen, i, 0, 'not', ins.opcode);
+          if (o.reuse) reuseOps.push(i);
+          if (o.sfxOutsideAbs) this.wantOp(wanted, gen, i, 0, 'sfxout', ins.opcode);
+          if (o.sfx) for (const x of o.sfx) this.wantOp(wanted, gen, i, 1, x, ins.opcode);
+          break;
+        case 'float':
+          if (Number.isNaN(o.v)) this.wantOp(wanted, gen, i, 2, o.nan ?? '+QNAN', ins.opcode);
+          break;
+        case 'cbank':
+          if (o.neg) this.wantOp(wanted, gen, i, 0, 'neg', ins.opcode);
+          if (o.abs) this.wantOp(wanted, gen, i, 0, 'abs', ins.opcode);
+          if (o.not) this.wantOp(wanted, gen, i, 0, 'not', ins.opcode);
+          if (o.sfx) for (const x of o.sfx) this.wantOp(wanted, gen, i, 1, x, ins.opcode);
+          break;
+        case 'mem':
+          if (!o.gdesc && !o.descOnly && o.baseSfx) for (const x of o.baseSfx) this.wantOp(wanted, gen, i, 1, x, ins.opcode);
+          break;
+        case 'name':
+          this.wantOp(wanted, gen, i, 2, o.name, ins.opcode);
+          break;
+        default:
+          break;
+      }
+    }
+
+    const L = this.layout;
+    const gN = ins.guard ? ins.guard.n : 7;
+    const gNot = ins.guard ? ins.guard.not : false;
+    const gFile = ins.guard ? ins.guard.file : 'P';
+    const stamp = this.stamp;
+    // Why the last candidate row failed, kept as data: the message is only built when nothing fits.
+    let whyKind = 0;
+    let whyData: number | string = 0;
+    const slotVals = this.slotVals;
+    const stores = this.stores;
+    rowLoop: for (const row of rows!) {
+      if (gFile !== row.spec.guard && gN !== 7) continue;
+      // Every wanted token must be fixed, derived (ignored) or held by a slot of this row.
+      const slots = row.slots;
+      const buckets = this.buckets;
+      const blen = this.bucketLen;
+      for (let si = 0; si < slots.length; si++) blen[si] = 0;
+      let fixedSeen = 0;
+      for (const id of wanted) {
+        const role = row.tokRole.get(id);
+        if (role === undefined) {
+          whyKind = 4;
+          whyData = wanted
+            .filter((j) => row.tokRole.get(j) === undefined)
+            .map((j) => this.tokNames[j])
+            .join(' ');
+          continue rowLoop;
+        }
+        if (role >= 0) buckets[role]![blen[role]!++] = id;
+        else if (role === ROLE_FIXED) fixedSeen++;
+      }
+      if (fixedSeen !== row.fixed.length) {
+        for (const f of row.fixed)
+          if (stamp[f] !== gen) {
+            whyKind = 1;
+            whyData = f;
+          }
+        continue rowLoop;
+      }
+      let reuse = ins.control?.reuse ?? 0;
+      for (const i of reuseOps) {
+        let bit = -1;
+        for (const [j, b] of row.reuse) if (j === i) bit = b;
+        if (bit < 0) {
+          whyKind = 2;
+          whyData = i;
+          continue rowLoop;
+        }
+        reuse |= 1 << bit;
+      }
+      for (let si = 0; si < slots.length; si++) {
+        const s = slots[si]!;
+        const mine = buckets[si]!;
+        const n = blen[si]!;
+        if (n > 1) sortSmall(mine, n);
+        const v = n <= 3 ? s.encNum.get(idsKey(mine, n)) : s.encStr.get(mine.slice(0, n).join(','));
+        if (v === undefined) {
+          whyKind = 3;
+          continue rowLoop;
+        }
+        slotVals[si] = v;
+      }
+      const atoms = row.atoms;
+      const vals = this.vals;
+      for (let k = 0; k < atoms.length; k++) {
+        const v = operandValue(ops[atoms[k]!.op], atoms[k]!.part);
+        if (v === undefined) continue rowLoop;
+        vals[k] = v;
+      }
+      for (let k = 0; k < atoms.length; k++) {
+        const a = atoms[k]!;
+        const v = vals[k]!;
+        if (a.spec.from) {
+          if (a.from < 0 || v !== vals[a.from]! + a.fromAdd) {
+            whyKind = 5;
+            whyData = k;
+            continue rowLoop;
+          }
+          continue;
+        }
+        let st: number | undefined;
+        if (a.plainU) st = v >= 0 && v < a.max && (v | 0) === v ? v : storeAtom(a.spec, v, addr, L.branchBase);
+        else if (a.plainS) st = (v | 0) === v && v >= -a.max / 2 && v < a.max / 2 ? (v < 0 ? v + a.max : v) : storeAtom(a.spec, v, addr, L.branchBase);
+        else st = storeAtom(a.spec, v, addr, L.branchBase);
+        if (st === undefined) {
+          whyKind = 6;
+          whyData = `value ${v} of operand ${a.spec.key} does not fit`;
+          continue rowLoop;
+        }
+        stores[k] = st;
+      }
+      const w = new Uint32Array(row.value.length);
+      for (let i = 0; i < w.length; i++) w[i] = row.value[i]!;
+      for (let si = 0; si < slots.length; si++) writeField(w, slots[si]!.f, slotVals[si]!);
+      for (let k = 0; k < atoms.length; k++) {
+        const a = atoms[k]!;
+        if (a.spec.from) continue;
+        if (a.wide) writeWideField(w, a.f.parts, stores[k]!);
+        else if (a.f.width) writeField(w, a.f, stores[k]!);
+      }
+      if (row.hidden && ins.hidden) {
+        for (const [p, nb, key] of row.hidden) {
+          const v = ins.hidden[key];
+          if (v !== undefined) setBits(w, p, nb, v);
+        }
+      }
+      setBits(w, L.guardPred[0], L.guardPred[1], gN);
+      setBits(w, L.guardNot, 1, gNot ? 1 : 0);
+      const c = ins.control;
+      L.writeControl(w, c && c.reuse === reuse ? c : { ...(c ?? NO_CONTROL_RW), reuse });
+      return w;
+    }
+    const why =
+      whyKind === 1
+        ? `missing .${this.tokNames[whyData as number]}`
+        : whyKind === 2
+          ? `operand ${whyData} has no reuse flag in this form`
+          : whyKind === 3
+            ? 'modifier combination not in table'
+            : whyKind === 4
+              ? `unsupported ${whyData}`
+              : whyKind === 5
+                ? 'an operand must equal another plus a constant'
+                : String(whyData || '');
+    throw new SassEncodeError('SASS_NO_FORM', `${this.archs[0]}: no table row encodes '${ins.opcode}${ins.mods.map((m) => '.' + m).join('')}' (${flatten(ins).sig}): ${why}`);
+  }
+}
+
+const NO_CONTROL_RW: ControlInfo = { stall: 0, yieldBit: 0, writeBarrier: 0, readBarrier: 0, waitMask: 0, reuse: 0 };
+
+/** Operand shape codes as one key: a number for up to 8 operands (7 bits each, then the count). */
+function formKey(codes: number[]): number | string {
+  if (codes.length <= 8) {
+    let key = 0;
+    for (const c of codes) key = key * 128 + c;
+    return key * 16 + codes.length;
+  }
+  let key = '';
+  for (const c of codes) key += SHAPE_CHARS[c]!;
+  return key;
+}
+
+/** Insertion sort of the first n entries (slot token sets are tiny). */
+function sortSmall(a: Int32Array, n: number): void {
+  for (let i = 1; i < n; i++) {
+    const x = a[i]!;
+    let j = i - 1;
+    while (j >= 0 && a[j]! > x) {
+      a[j + 1] = a[j]!;
+      j--;
+    }
+    a[j + 1] = x;
+  }
+}
+
+/** Sorted ids (at most 3, each below 65536) as one number. */
+function idsKey(ids: ArrayLike<number>, n: number): number {
+  let k = 0;
+  for (let i = 0; i < n; i++) k = k * 65537 + ids[i]! + 1;
+  return k;
+}
+
+/** The number an atom takes from an operand (the same values `flatten` gives its atoms). */
+function operandValue(o: SassOperand | undefined, part: string): number | undefined {
+  if (!o) return undefined;
+  switch (o.k) {
+    case 'reg':
+      return part === '' ? o.n : undefined;
+    case 'int':
+    case 'float':
+      return part === '' ? o.v : undefined;
+    case 'cbank':
+      return part === 'b' ? o.bank : part === 'o' ? o.off : part === 'r' ? o.reg?.n : undefined;
+    case 'mem':
+      if (o.gdesc) return part === 'u' ? (o.ur ?? 63) : undefined;
+      if (o.descOnly) return part === 'd' ? (o.desc ?? 63) : undefined;
+      return part === 'b' ? o.base : part === 'o' ? o.off : part === 'u' ? o.ur : part === 'd' ? o.desc : undefined;
+    case 'name':
+      return undefined;
+  }
+}
+
