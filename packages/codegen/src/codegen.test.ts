@@ -186,6 +186,330 @@ ${lines.join('\n')}
     expect(hazardsInCubin(r.cubin, 'sm_90')).toBe(0);
   });
 
+  it('bit fields: bfe/bfi with register and immediate positions (SHF + SGXT, shifted masks + LOP3)', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b) {
+  .reg .u32 %r<16>;
+  .reg .u64 %rd<3>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  ld.global.u32 %r1, [%rd1];
+  ld.global.u32 %r2, [%rd1+4];
+  ld.global.u32 %r3, [%rd1+8];
+  bfe.u32 %r4, %r1, %r2, %r3;
+  bfe.s32 %r5, %r1, %r2, %r3;
+  bfe.s32 %r6, %r1, 4, 12;
+  bfe.u32 %r7, %r1, 40, 3;
+  bfi.b32 %r8, %r2, %r1, %r3, %r2;
+  bfi.b32 %r9, %r3, %r1, 30, 8;
+  st.global.u32 [%rd2], %r4;
+  st.global.u32 [%rd2+4], %r5;
+  st.global.u32 [%rd2+8], %r6;
+  st.global.u32 [%rd2+12], %r7;
+  st.global.u32 [%rd2+16], %r8;
+  st.global.u32 [%rd2+20], %r9;
+  ret;
+}`;
+    // a = 0x8badf00d, pos = 0x105 (mod 256: 5), len = 0x0b
+    sameAsPtxPath(ptx, io('k', '0df0ad8b050100000b000000', 24));
+  });
+
+  it('carry chains (add.cc/addc.cc), saturating conversions and signed wide products', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b) {
+  .reg .u32 %r<16>;
+  .reg .s64 %rd<8>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  ld.global.u32 %r1, [%rd1];
+  ld.global.u32 %r2, [%rd1+4];
+  add.cc.u32 %r3, %r1, %r2;
+  addc.cc.u32 %r4, %r1, %r2;
+  addc.u32 %r5, %r1, 0;
+  cvt.sat.u8.s32 %r6, %r1;
+  cvt.sat.s32.u32 %r7, %r1;
+  cvt.sat.u32.s32 %r8, %r2;
+  mul.wide.s32 %rd3, %r1, %r2;
+  cvt.s64.s32 %rd4, %r1;
+  mul.lo.s64 %rd4, %rd4, 3;
+  cvt.sat.s32.s64 %r9, %rd4;
+  st.global.u32 [%rd2], %r3;
+  st.global.u32 [%rd2+4], %r4;
+  st.global.u32 [%rd2+8], %r5;
+  st.global.u32 [%rd2+12], %r6;
+  st.global.u32 [%rd2+16], %r7;
+  st.global.u32 [%rd2+20], %r8;
+  st.global.u64 [%rd2+24], %rd3;
+  st.global.u32 [%rd2+32], %r9;
+  ret;
+}`;
+    sameAsPtxPath(ptx, io('k', '00000090feffff7f', 36));
+    sameAsPtxPath(ptx, io('k', 'ffffff7f05000000', 36));
+  });
+
+  it('atomics (global add/inc/cas, shared add), ballot, FTZ compares and conversions', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b) {
+  .shared .align 4 .b32 s[1];
+  .reg .u32 %r<16>;
+  .reg .f32 %f<4>;
+  .reg .f64 %fd<2>;
+  .reg .u16 %h<2>;
+  .reg .u64 %rd<3>;
+  .reg .pred %p<3>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  ld.global.u32 %r1, [%rd1];
+  atom.global.add.u32 %r2, [%rd1+4], %r1;
+  atom.global.inc.u32 %r3, [%rd1+4], 100;
+  atom.global.cas.b32 %r4, [%rd1+4], %r3, 7;
+  st.shared.u32 [s], %r1;
+  atom.shared.add.u32 %r5, [s], 3;
+  ld.shared.u32 %r6, [s];
+  ld.global.u32 %r7, [%rd1+4];
+  setp.ne.u32 %p1, %r1, 0;
+  vote.sync.ballot.b32 %r8, %p1, -1;
+  ld.global.f32 %f1, [%rd1+8];
+  ld.global.f32 %f2, [%rd1+12];
+  setp.gt.ftz.f32 %p2, %f1, %f2;
+  selp.u32 %r9, 1, 2, %p2;
+  cvt.ftz.f64.f32 %fd1, %f1;
+  cvt.rni.u16.f32 %h1, %f2;
+  cvt.u32.u16 %r10, %h1;
+  st.global.u32 [%rd2], %r2;
+  st.global.u32 [%rd2+4], %r3;
+  st.global.u32 [%rd2+8], %r4;
+  st.global.u32 [%rd2+12], %r5;
+  st.global.u32 [%rd2+16], %r6;
+  st.global.u32 [%rd2+20], %r7;
+  st.global.u32 [%rd2+24], %r8;
+  st.global.u32 [%rd2+28], %r9;
+  st.global.f64 [%rd2+32], %fd1;
+  st.global.u32 [%rd2+40], %r10;
+  ret;
+}`;
+    // f1 = a subnormal (0x00000010), f2 = -0.0 ... then 70000.5 for the u16 saturation
+    sameAsPtxPath(ptx, { ...io('k', '0500000009000000100000000000008000000000', 44), sharedBytes: 4 });
+    sameAsPtxPath(ptx, { ...io('k', '050000000900000000000040803e8847', 44), sharedBytes: 4 });
+  });
+
+  it('device calls are inlined (two call sites, two results, a guarded call), .local variables live in the frame', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.func (.reg .u32 r, .reg .u32 q) twice(.reg .u32 x, .reg .u32 y)
+{
+  .reg .pred %p;
+  setp.gt.u32 %p, x, y;
+  @%p bra BIG;
+  add.u32 r, x, x;
+  mov.u32 q, 1;
+  ret;
+BIG:
+  sub.u32 r, x, y;
+  mov.u32 q, 2;
+  ret;
+}
+.visible .entry k(.param .u64 a, .param .u64 b) {
+  .local .align 4 .b8 buf[16];
+  .reg .u32 %r<12>;
+  .reg .u64 %rd<3>;
+  .reg .pred %p1;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  ld.global.u32 %r1, [%rd1];
+  ld.global.u32 %r2, [%rd1+4];
+  call (%r3, %r4), twice, (%r1, %r2);
+  call (%r5, %r6), twice, (%r2, %r1);
+  st.local.u32 [buf], %r3;
+  st.local.u32 [buf+4], %r5;
+  setp.eq.u32 %p1, %r4, 2;
+  mov.u32 %r7, 0;
+  mov.u32 %r8, 0;
+  @%p1 call (%r7, %r8), twice, (%r3, %r3);
+  ld.local.u32 %r9, [buf];
+  ld.local.u32 %r10, [buf+4];
+  st.global.u32 [%rd2], %r9;
+  st.global.u32 [%rd2+4], %r10;
+  st.global.u32 [%rd2+8], %r4;
+  st.global.u32 [%rd2+12], %r6;
+  st.global.u32 [%rd2+16], %r7;
+  st.global.u32 [%rd2+20], %r8;
+  ret;
+}`;
+    sameAsPtxPath(ptx, io('k', '0900000004000000', 24));
+    sameAsPtxPath(ptx, io('k', '0300000004000000', 24));
+  });
+
+  it('integer division and remainder (signed, unsigned, by zero), f32 rounding to integers, NUM compares, indexed constants', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b) {
+  .reg .u32 %r<16>;
+  .reg .f32 %f<8>;
+  .reg .u64 %rd<4>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  ld.global.u32 %r1, [%rd1];
+  ld.global.u32 %r2, [%rd1+4];
+  div.s32 %r3, %r1, %r2;
+  rem.s32 %r4, %r1, %r2;
+  div.u32 %r5, %r1, %r2;
+  rem.u32 %r6, %r1, %r2;
+  div.u32 %r7, %r1, 0;
+  ld.global.f32 %f1, [%rd1+8];
+  cvt.rni.f32.f32 %f2, %f1;
+  cvt.rzi.f32.f32 %f3, %f1;
+  cvt.rmi.f32.f32 %f4, %f1;
+  cvt.rpi.f32.f32 %f5, %f1;
+  setp.num.f32 %p1, %f1, %f2;
+  selp.u32 %r8, 1, 0, %p1;
+  st.global.u32 [%rd2], %r3;
+  st.global.u32 [%rd2+4], %r4;
+  st.global.u32 [%rd2+8], %r5;
+  st.global.u32 [%rd2+12], %r6;
+  st.global.u32 [%rd2+16], %r7;
+  st.global.f32 [%rd2+20], %f2;
+  st.global.f32 [%rd2+24], %f3;
+  st.global.f32 [%rd2+28], %f4;
+  st.global.f32 [%rd2+32], %f5;
+  st.global.u32 [%rd2+36], %r8;
+  ret;
+}`;
+    sameAsPtxPath(ptx, io('k', '85ffffff070000000000b0c0', 40)); // -123 / 7, -5.5
+    sameAsPtxPath(ptx, io('k', 'ffffff7ffdffffff00001841', 40)); // big / -3, 9.5
+    sameAsPtxPath(ptx, io('k', '2a00000000000000ffffffff', 40)); // by zero, NaN
+  });
+
+  it('64-bit high products, f32 square roots (all ranges and specials), bf16 conversion', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b) {
+  .reg .u32 %r<4>;
+  .reg .b16 %h<2>;
+  .reg .f32 %f<8>;
+  .reg .u64 %rd<8>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  ld.global.u64 %rd3, [%rd1];
+  ld.global.u64 %rd4, [%rd1+8];
+  mul.hi.u64 %rd5, %rd3, %rd4;
+  mul.hi.s64 %rd6, %rd3, %rd4;
+  ld.global.f32 %f1, [%rd1+16];
+  sqrt.rn.f32 %f2, %f1;
+  sqrt.rn.ftz.f32 %f3, %f1;
+  cvt.rn.bf16.f32 %h1, %f1;
+  cvt.u32.u16 %r1, %h1;
+  st.global.u64 [%rd2], %rd5;
+  st.global.u64 [%rd2+8], %rd6;
+  st.global.f32 [%rd2+16], %f2;
+  st.global.f32 [%rd2+20], %f3;
+  st.global.u32 [%rd2+24], %r1;
+  ret;
+}`;
+    const inputs = ['0000c040', '00000000', '00000080', '0000c0bf', '0000807f', '0000c07f', '01000000', 'ffff7f7f', '6f12833a'];
+    const words = ['f1debc9a78563412fffffffffffffff7', '0100000000000080ffffffffffffffff', '00000000010000000000000001000000'];
+    inputs.forEach((f, i) => sameAsPtxPath(ptx, io('k', words[i % words.length]! + f, 28)));
+  });
+
+  it('f32 division (RN, FTZ and not) over normal, subnormal and special operands', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b) {
+  .reg .f32 %f<6>;
+  .reg .u64 %rd<3>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  ld.global.f32 %f1, [%rd1];
+  ld.global.f32 %f2, [%rd1+4];
+  div.rn.f32 %f3, %f1, %f2;
+  div.rn.ftz.f32 %f4, %f1, %f2;
+  st.global.f32 [%rd2], %f3;
+  st.global.f32 [%rd2+4], %f4;
+  ret;
+}`;
+    const f = (x: number): string => Buffer.from(new Float32Array([x]).buffer).toString('hex');
+    const bits = (u: number): string => Buffer.from(new Uint32Array([u]).buffer).toString('hex');
+    const pairs: Array<[string, string]> = [
+      [f(1), f(3)], [f(-7.25), f(0.1)], [f(3e38), f(1e-38)], [f(1e-38), f(3e38)], [bits(1), f(3)], [f(2), bits(3)],
+      [bits(0x007fffff), bits(0x00000007)], [f(0), f(0)], [f(0), f(-5)], [f(5), f(0)], [f(Infinity), f(2)], [f(2), f(-Infinity)],
+      [f(Infinity), f(Infinity)], [bits(0x7fc00001), f(1)], [f(1), bits(0xffc00000)], [f(16777215), f(16777216)],
+    ];
+    // and pseudo-random bit patterns (a fixed LCG: deterministic), the exponents kept finite
+    let seed = 12345;
+    const next = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
+    for (let i = 0; i < 16; i++) pairs.push([bits(next() & 0xbfffffff), bits(next() & 0xbfffffff)]);
+    for (const [a, b] of pairs) sameAsPtxPath(ptx, io('k', a + b, 8));
+  });
+
+  it('64-bit addends from the parameter bank stay 64-bit (IMAD.WIDE.U32 with a constant pair); static shared memory comes from the cubin', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b) {
+  .shared .align 4 .b8 t[128];
+  .reg .u32 %r<6>;
+  .reg .f32 %f<3>;
+  .reg .u64 %rd<8>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  cvta.to.global.u64 %rd3, %rd1;
+  cvta.to.global.u64 %rd4, %rd2;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd5, %r1, 4;
+  add.u64 %rd6, %rd3, %rd5;
+  ld.global.f32 %f1, [%rd6];
+  mov.u32 %r2, t;
+  shl.b32 %r3, %r1, 2;
+  add.u32 %r4, %r2, %r3;
+  st.shared.f32 [%r4], %f1;
+  bar.sync 0;
+  xor.b32 %r5, %r3, 4;
+  add.u32 %r5, %r2, %r5;
+  ld.shared.f32 %f2, [%r5];
+  add.u64 %rd7, %rd4, %rd5;
+  st.global.f32 [%rd7], %f2;
+  ret;
+}`;
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [32, 1, 1],
+      buffers: { input: { hex: Array.from({ length: 32 }, (_, i) => (i + 1).toString(16).padStart(2, '0') + '000000').join('') }, output: { hex: '00'.repeat(128) } },
+      params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    sameAsPtxPath(ptx, launch);
+  });
+
+  it('sin/cos.approx scale the angle to turns before MUFU.SIN/COS, as ptxas', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b) {
+  .reg .f32 %f<4>;
+  .reg .u64 %rd<3>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  ld.global.f32 %f1, [%rd1];
+  sin.approx.f32 %f2, %f1;
+  cos.approx.f32 %f3, %f1;
+  st.global.f32 [%rd2], %f2;
+  st.global.f32 [%rd2+4], %f3;
+  ret;
+}`;
+    // angles whose turns round trip (x * 1/2pi rounded toward zero, lifted back with * 2pi) is exact
+    sameAsPtxPath(ptx, io('k', '00000000', 8));
+    sameAsPtxPath(ptx, io('k', '00000080', 8));
+  });
+
   it('is deterministic: the same input gives the same bytes', () => {
     const ptx = `.version 7.8
 .target sm_90
@@ -206,15 +530,15 @@ ${lines.join('\n')}
 .target sm_90
 .address_size 64
 .visible .entry k(.param .u64 a, .param .u64 b) {
-  .reg .f32 %f<4>;
+  .reg .f64 %f<4>;
   .reg .u64 %rd<3>;
   ld.param.u64 %rd1, [a];
   ld.param.u64 %rd2, [b];
-  ld.global.f32 %f1, [%rd1];
-  div.rn.f32 %f2, %f1, %f1;
-  st.global.f32 [%rd2], %f2;
+  ld.global.f64 %f1, [%rd1];
+  div.rn.f64 %f2, %f1, %f1;
+  st.global.f64 [%rd2], %f2;
   ret;
 }`;
-    expect(() => compileToCubin(tc, ptx, { arch: 'sm_90' })).toThrow(/not implemented: FDIV/);
+    expect(() => compileToCubin(tc, ptx, { arch: 'sm_90' })).toThrow(/not implemented: FDIV \(f64 division\)/);
   });
 });

@@ -45,8 +45,8 @@ export function compileFunction(m: OriModule, fnName: string, opts: CodegenOptio
   const fn = m.functions.find((f) => f.name === fnName);
   if (!fn) throw new CodegenError('CODEGEN_BAD_INPUT', `no function ${fnName}`);
   const mf = selectFunction(m, fn, { paramBase: opts.paramBase });
-  const temp = (): VReg => {
-    const v: VReg = { id: mf.vregs.length, file: 'R', width: 1, name: `%t${mf.vregs.length}` };
+  const temp = (file: 'R' | 'P' = 'R'): VReg => {
+    const v: VReg = { id: mf.vregs.length, file, width: 1, name: `%t${mf.vregs.length}` };
     mf.vregs.push(v);
     return v;
   };

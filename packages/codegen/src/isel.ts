@@ -1,7 +1,7 @@
 import type { Block, Instr, OriFunction, OriModule, Operand, Register, VarDecl } from '@ptxforge/kernel';
 import type { SassOperand } from '@ptxforge/sass';
 import {
-  CodegenError, type MBlock, type MFunction, type MGuard, type MInstr, type MOperand, type MParam, type VFile, type VReg, type VRegOperand,
+  CodegenError, type VMemOperand, type MBlock, type MFunction, type MGuard, type MInstr, type MOperand, type MParam, type VFile, type VReg, type VRegOperand,
 } from './mir.js';
 
 /**
@@ -32,6 +32,15 @@ function f32OfBits(bits: number): number {
   return dv.getFloat32(0);
 }
 
+/** Inlining limits: call nesting and total inlined Ori instructions per kernel. */
+const MAX_INLINE_DEPTH = 16;
+const MAX_INLINED_INSTRS = 200_000;
+
+interface LabelOperandLike {
+  k: string;
+  block: number;
+}
+
 const FLOAT_OPS = new Set(['FADD', 'FMUL', 'FFMA', 'FSETP', 'FSET', 'FMNMX', 'FSEL']);
 const INT_TYPES = new Set(['U8', 'S8', 'U16', 'S16', 'U32', 'S32', 'U64', 'S64']);
 
@@ -46,7 +55,10 @@ class Selector {
   usesGlobal = false;
   private readonly blockIndex = new Map<Block, number>();
 
-  constructor(readonly fn: OriFunction, readonly shared: ReadonlyMap<string, number>, readonly opts: SelectOptions) {}
+  constructor(
+    readonly module: OriModule, readonly fn: OriFunction, readonly shared: ReadonlyMap<string, number>, readonly opts: SelectOptions,
+    readonly locals: ReadonlyMap<string, number> = new Map(),
+  ) {}
 
   fail(why: string): never {
     throw new CodegenError('CODEGEN_NOT_IMPLEMENTED', `${this.fn.name}${this.line ? ` line ${this.line}` : ''}: not implemented: ${this.curOp}${why ? ` (${why})` : ''}`);
@@ -158,14 +170,104 @@ class Selector {
 
   // ---- selection ----------------------------------------------------------------------------------------
 
+  /** Machine blocks by id (creation order) and their layout order. */
+  private created: MBlock[] = [];
+  private layout: number[] = [];
+  /** Device functions being inlined (innermost last): their return continuation. */
+  private inlining: Array<{ fn: OriFunction; results: MOperand[][]; cont: number }> = [];
+  private inlinedInstrs = 0;
+
+  newBlock(label: string): number {
+    this.created.push({ label, instrs: [] });
+    return this.created.length - 1;
+  }
+
   run(): { blocks: MBlock[] } {
-    this.fn.blocks.forEach((b, i) => this.blockIndex.set(b, i));
-    this.blocks = this.fn.blocks.map((b) => ({ label: b.label, instrs: [] }));
-    this.fn.blocks.forEach((b, i) => {
-      this.cur = this.blocks[i]!.instrs;
+    this.selectBody(this.fn, '');
+    // blocks in layout order; label operands name layout positions
+    const pos = new Int32Array(this.created.length);
+    this.layout.forEach((id, i) => (pos[id] = i));
+    this.blocks = this.layout.map((id) => this.created[id]!);
+    for (const b of this.blocks) {
+      for (const mi of b.instrs) for (const o of mi.ops) if ((o as LabelOperandLike).k === 'label') (o as LabelOperandLike).block = pos[(o as LabelOperandLike).block]!;
+    }
+    return { blocks: this.blocks };
+  }
+
+  /** Select the blocks of `f` (the kernel, or a device function being inlined) into new machine blocks. */
+  selectBody(f: OriFunction, prefix: string): void {
+    const ids = f.blocks.map((b) => this.newBlock(prefix + b.label));
+    this.blockIndex.clear();
+    f.blocks.forEach((b, i) => this.blockIndex.set(b, ids[i]!));
+    f.blocks.forEach((b, i) => {
+      this.layout.push(ids[i]!);
+      this.cur = this.created[ids[i]!]!.instrs;
       for (const ins of b.instrs) this.select(ins);
     });
-    return { blocks: this.blocks };
+  }
+
+  /**
+   * A device-function call, inlined: arguments moved into a fresh copy of the callee's parameter registers,
+   * the callee's blocks selected after the call site, each RET moving the returned values into the call's
+   * results and branching to the continuation block that takes the rest of the caller's block. (The ABI call
+   * with CALL.REL/RET.REL is not selected yet; ptxas inlines small functions the same way.)
+   */
+  call(ins: Instr): void {
+    const t = ins.uses[0];
+    const callee = t?.kind === 'sym' ? this.module.getFunction(t.name) : undefined;
+    if (!callee || callee.blocks.length === 0) this.fail('call of a function without a body (extern or indirect)');
+    if (this.inlining.length >= MAX_INLINE_DEPTH || this.inlining.some((c) => c.fn === callee)) this.fail('recursive or deeply nested calls (the ABI call is not selected yet)');
+    this.inlinedInstrs += callee.instructionCount;
+    if (this.inlinedInstrs > MAX_INLINED_INSTRS) this.fail('too much code to inline (the ABI call is not selected yet)');
+    const args = ins.uses.slice(1);
+    if (args.length !== callee.params.length || callee.params.some((p) => !p.reg)) this.fail('call with parameters passed in memory');
+    // read the arguments and name the results under the caller's registers
+    const argParts = args.map((a, i) => {
+      const w = callee.params[i]!.reg!.width;
+      return Array.from({ length: w }, (_, p) => (a.kind === 'reg' && a.reg.width <= p ? c2rz() : this.part(a, p)));
+    });
+    const results = ins.defs.map((d) => {
+      if (d.kind !== 'reg') return [] as MOperand[];
+      const v = this.vOf(d.reg);
+      return Array.from({ length: v.width }, (_, p) => this.r(v, p) as MOperand);
+    });
+    const cont = this.newBlock(`${this.created[this.layout[this.layout.length - 1]!]!.label}.ret${this.created.length}`);
+    const guard = this.guard;
+    if (guard) this.emit('BRA', [], [{ k: 'label', block: cont }], 0, { v: guard.v, not: !guard.not });
+    const savedMap = new Map(this.map);
+    const savedIndex = new Map(this.blockIndex);
+    // a fresh copy of the callee's registers for this call site
+    for (const r of callee.registers) this.map.delete(r);
+    callee.params.forEach((p, i) => {
+      const v = this.vOf(p.reg!);
+      argParts[i]!.forEach((src, k) => {
+        if (k < v.width) this.emit('MOV', [], [this.r(v, k), src], 1, undefined);
+      });
+    });
+    this.inlining.push({ fn: callee, results, cont });
+    this.selectBody(callee, `${callee.name}.${this.created.length}.`);
+    this.inlining.pop();
+    this.map.clear();
+    for (const [k, v] of savedMap) this.map.set(k, v);
+    this.blockIndex.clear();
+    for (const [k, v] of savedIndex) this.blockIndex.set(k, v);
+    this.layout.push(cont);
+    this.cur = this.created[cont]!.instrs;
+  }
+
+  /** RET of an inlined function: the returned values into the call's results, then on to the continuation. */
+  ret(ins: Instr): void {
+    const site = this.inlining[this.inlining.length - 1];
+    if (!site) {
+      if (this.fn.kind !== 'entry') this.fail('device-function returns outside a call');
+      return this.emit('EXIT', [], [], 0);
+    }
+    ins.uses.forEach((u, i) => {
+      const dst = site.results[i];
+      if (!dst) return;
+      dst.forEach((d, p) => this.emit('MOV', [], [d, u.kind === 'reg' && u.reg.width <= p ? c2rz() : this.part(u, p)], 1));
+    });
+    this.emit('BRA', [], [{ k: 'label', block: site.cont }], 0);
   }
 
   label(b: Block): MOperand {
@@ -195,8 +297,9 @@ class Selector {
       case 'EXIT':
         return this.emit('EXIT', [], [], 0);
       case 'RET':
-        if (this.fn.kind !== 'entry') this.fail('device-function returns (calls are not selected yet)');
-        return this.emit('EXIT', [], [], 0);
+        return this.ret(ins);
+      case 'CALL':
+        return this.call(ins);
       case 'BRA': {
         const t = ins.labelTargets()[0];
         if (!t) this.fail('branch without a target');
@@ -223,7 +326,7 @@ class Selector {
       case 'FSETP':
       case 'DSETP': {
         const comb = mods.filter((m) => m !== 'F32' && m !== 'F64');
-        return this.emit(op, comb, [this.def(d[0]), d[1] ? this.def(d[1]) : { k: 'reg', file: 'P', n: 7 }, this.whole(u[0]!, { float: true }), this.whole(u[1]!, { float: true }), this.whole(u[2] ?? { kind: 'pt' })], 2);
+        return this.emit(op, comb, [this.def(d[0]), d[1] ? this.def(d[1]) : { k: 'reg', file: 'P', n: 7 }, ...(op === 'DSETP' ? [this.dsrc(u[0]!), this.dsrc(u[1]!)] : [this.whole(u[0]!, { float: true }), this.whole(u[1]!, { float: true })]), this.whole(u[2] ?? { kind: 'pt' })], 2);
       }
       case 'IMNMX': {
         if (this.widthOf(d[0]) !== 1) this.fail('64-bit min/max');
@@ -247,6 +350,12 @@ class Selector {
       case 'IABS':
       case 'FLO': {
         if (this.widthOf(d[0]) !== 1 || this.widthOf(u[0]) !== 1) this.fail('64-bit operand');
+        if (op === 'MUFU' && (mods.includes('SIN') || mods.includes('COS'))) {
+          // SASS MUFU.SIN/COS take the angle in turns: ptxas scales by 1/2pi (FMUL.RZ) first; Ori's take radians
+          const t = this.newV('R', 1);
+          this.emit('FMUL', ['RZ'], [this.r(t), this.inReg(this.part(u[0]!, 0, { float: true })), { k: 'float', v: Math.fround(1 / (2 * Math.PI)) }], 1);
+          return this.emit(op, mods.filter((m) => m !== 'F32'), [this.def(d[0]), this.r(t)], 1);
+        }
         return this.emit(op, mods.filter((m) => m !== 'F32'), [this.def(d[0]), this.part(u[0]!, 0)], 1);
       }
       case 'PRMT':
@@ -274,10 +383,52 @@ class Selector {
       case 'STS':
       case 'STL':
         return this.store(ins);
+      case 'IDIV':
+      case 'IREM':
+        return this.divide(ins);
+      case 'FRND':
+        return this.round(ins);
+      case 'FSQRT':
+        return this.sqrt(ins);
+      case 'FDIV':
+        return this.fdiv(ins);
+      case 'BFE':
+        return this.bfe(ins);
+      case 'BFI':
+        return this.bfi(ins);
+      case 'PLOP3': {
+        // Ori: d = PLOP3.LUT a, b, c, lut, 0 — SASS writes two predicates (the second unused: PT)
+        const srcs = u.slice(0, 3).map((x) => this.pred(x));
+        const lut = u[3];
+        if (!lut || lut.kind !== 'imm') this.fail('PLOP3 with a non-immediate LUT');
+        return this.emit('PLOP3', ['LUT'], [this.def(d[0]), d[1] ? this.def(d[1]) : PT(), ...srcs, { k: 'int', v: u32(lut.value) & 0xff }, { k: 'int', v: 0 }], 2);
+      }
+      case 'VOTE': {
+        // Ori: r = VOTE.ANY p (ballot) or p' = VOTE.ALL/ANY/EQ p; SASS: VOTE.m Rd, Pd, Psrc
+        const kind = mods.find((m) => m === 'ALL' || m === 'ANY' || m === 'EQ');
+        if (!kind) this.fail('vote mode');
+        const rd = d.find((x) => x.kind === 'reg' && x.reg.cls !== 'P' && x.reg.cls !== 'UP');
+        const pd = d.find((x) => x.kind === 'reg' && (x.reg.cls === 'P' || x.reg.cls === 'UP'));
+        return this.emit('VOTE', [kind], [rd ? this.def(rd) : c2rz(), pd ? this.def(pd) : PT(), this.pred(u[0] ?? { kind: 'pt' })], 2);
+      }
+      case 'HFMA2': {
+        if (mods.some((m) => m !== 'RN')) this.fail('HFMA2 modifiers');
+        const srcs = u.map((x) => this.inReg(this.part(x, 0)));
+        return this.emit('HFMA2', [], [this.def(d[0]), ...srcs], 1);
+      }
+      case 'ATOM':
+      case 'ATOMG':
+      case 'ATOMS':
+        return this.atomic(ins);
       case 'LDC': {
         const c = u[0]!;
-        if (c.kind !== 'cbank' || c.index) this.fail('indexed constant load');
+        if (c.kind !== 'cbank') this.fail('constant load of a non-constant operand');
         const w = this.widthOf(d[0]);
+        if (c.index) {
+          const ix = this.vOf(c.index);
+          if (ix.width !== 1) this.fail('64-bit constant-bank index');
+          return this.emit('LDC', w === 2 ? ['64'] : [], [this.defWhole(d[0]), { k: 'vcbank', bank: c.bank, off: c.offset, index: ix }], 1);
+        }
         return this.emit('LDC', w === 2 ? ['64'] : [], [this.defWhole(d[0]), { k: 'cbank', bank: c.bank, off: c.offset }], 1);
       }
       case 'BAR': {
@@ -292,6 +443,420 @@ class Selector {
       default:
         return this.fail('');
     }
+  }
+
+  /**
+   * 32-bit integer division and remainder, the sequence ptxas emits: a reciprocal of the divisor from MUFU.RCP
+   * (I2F.U32.RP, +0x0ffffffe on its bits, F2I.U32.TRUNC), one Newton step in integers, the quotient estimate as
+   * the high product, then two corrections (the estimate is at most 2 low). Signed: on magnitudes, signs fixed
+   * after. Division by zero gives all ones and the dividend as remainder, as the PTX path.
+   */
+  divide(ins: Instr): void {
+    const d = ins.defs[0]!;
+    if (this.widthOf(d) !== 1) this.fail('64-bit division');
+    const signed = !ins.mods.includes('U32');
+    const rem = ins.opcode === 'IREM';
+    const R = (): VReg => this.newV('R', 1);
+    const P = (): VReg => this.newV('P', 1);
+    const a0 = this.inReg(this.part(ins.uses[0]!, 0));
+    const b0 = this.inReg(this.part(ins.uses[1]!, 0));
+    let a = a0;
+    let b = b0;
+    if (signed) {
+      const aa = R();
+      const bb = R();
+      this.emit('IABS', [], [this.r(aa), a0], 1);
+      this.emit('IABS', [], [this.r(bb), b0], 1);
+      a = this.r(aa);
+      b = this.r(bb);
+    }
+    const f = R();
+    this.emit('I2F', ['U32', 'RP'], [this.r(f), b], 1);
+    const rf = R();
+    this.emit('MUFU', ['RCP'], [this.r(rf), this.r(f)], 1);
+    const rb = R();
+    this.emit('IADD3', [], [this.r(rb), this.r(rf), { k: 'int', v: 0x0ffffffe }, c2rz()], 1);
+    const y = R();
+    this.emit('F2I', ['FTZ', 'U32', 'TRUNC', 'NTZ'], [this.r(y), this.r(rb)], 1);
+    const nb = R();
+    this.emit('IADD3', [], [this.r(nb), { ...(b as VRegOperand), neg: true }, c2rz(), c2rz()], 1);
+    const e = R();
+    this.emit('IMAD', [], [this.r(e), this.r(y), this.r(nb), c2rz()], 1);
+    const h = R();
+    this.emit('IMAD', ['HI', 'U32'], [this.r(h), this.r(y), this.r(e), c2rz()], 1);
+    const y2 = R();
+    this.emit('IADD3', [], [this.r(y2), this.r(y), this.r(h), c2rz()], 1);
+    const q = R();
+    this.emit('IMAD', ['HI', 'U32'], [this.r(q), this.r(y2), a, c2rz()], 1);
+    const r = R();
+    this.emit('IMAD', [], [this.r(r), this.r(q), this.r(nb), a], 1);
+    for (let k = 0; k < 2; k++) {
+      const p = P();
+      this.emit('ISETP', ['GE', 'U32', 'AND'], [this.r(p), PT(), this.r(r), b, PT()], 2);
+      this.emit('IADD3', [], [this.r(q), this.r(q), { k: 'int', v: 1 }, c2rz()], 1, this.andGuard(p));
+      this.emit('IADD3', [], [this.r(r), this.r(r), this.r(nb), c2rz()], 1, this.andGuard(p));
+    }
+    let out = rem ? r : q;
+    if (signed) {
+      // quotient negative when the signs differ, remainder takes the dividend's sign
+      const neg = P();
+      if (rem) this.emit('ISETP', ['LT', 'AND'], [this.r(neg), PT(), a0, c2rz(), PT()], 2);
+      else {
+        const x = R();
+        this.emit('LOP3', ['LUT'], [this.r(x), a0, b0, c2rz(), { k: 'int', v: 0x3c }, PT(true)], 1);
+        this.emit('ISETP', ['LT', 'AND'], [this.r(neg), PT(), this.r(x), c2rz(), PT()], 2);
+      }
+      const n = R();
+      this.emit('IADD3', [], [this.r(n), { ...this.r(out), neg: true }, c2rz(), c2rz()], 1);
+      const sgn = R();
+      this.emit('SEL', [], [this.r(sgn), this.r(n), this.r(out), this.r(neg)], 1);
+      out = sgn;
+    }
+    // division by zero
+    const z = P();
+    this.emit('ISETP', ['EQ', 'U32', 'AND'], [this.r(z), PT(), b0, c2rz(), PT()], 2);
+    this.emit('SEL', [], [this.def(d), rem ? a0 : { k: 'int', v: 0xffffffff }, this.r(out), this.r(z)], 1);
+  }
+
+  /** The instruction's guard combined with `p` (an unguarded context: just `p`). */
+  andGuard(p: VReg): MGuard {
+    if (!this.guard) return { v: p, not: false };
+    const c = this.newV('P', 1);
+    this.emit('PLOP3', ['LUT'], [this.r(c), PT(), { ...this.r(this.guard.v), ...(this.guard.not ? { not: true } : {}) }, this.r(p), PT(), { k: 'int', v: 0x80 }, { k: 'int', v: 0 }], 2, undefined);
+    return { v: c, not: false };
+  }
+
+  /**
+   * f32 round to integer (cvt.rni/rzi/rmi/rpi.f32.f32): F2I in the rounding mode, back with I2F, the source's sign
+   * bit ORed in (-0.3 -> -0), and the source itself where |x| >= 2^23 (already integral) or NaN (canonical).
+   */
+  round(ins: Instr): void {
+    const d = ins.defs[0]!;
+    if (ins.mods.includes('F64') || this.widthOf(d) !== 1) this.fail('f64 round to integer');
+    const mode = ins.mods.find((m) => m === 'TRUNC' || m === 'FLOOR' || m === 'CEIL');
+    let x = this.inReg(this.whole(ins.uses[0]!, { float: true }));
+    if (ins.mods.includes('FTZ')) {
+      const t = this.newV('R', 1);
+      this.emit('FMUL', ['FTZ'], [this.r(t), x, { k: 'float', v: 1 }], 1);
+      x = this.r(t);
+    }
+    const i = this.newV('R', 1);
+    this.emit('F2I', [...(mode ? [mode] : []), 'NTZ'], [this.r(i), x], 1);
+    const f = this.newV('R', 1);
+    this.emit('I2F', [], [this.r(f), this.r(i)], 1);
+    const sf = this.newV('R', 1);
+    this.emit('LOP3', ['LUT'], [this.r(sf), this.r(f), x, { k: 'int', v: 0x80000000 }, { k: 'int', v: 0xf8 }, PT(true)], 1);
+    const ax = this.newV('R', 1);
+    this.emit('LOP3', ['LUT'], [this.r(ax), x, { k: 'int', v: 0x7fffffff }, c2rz(), { k: 'int', v: 0xc0 }, PT(true)], 1);
+    const big = this.newV('P', 1);
+    this.emit('ISETP', ['GE', 'U32', 'AND'], [this.r(big), PT(), this.r(ax), { k: 'int', v: 0x4b000000 }, PT()], 2);
+    // the integral-already values pass through x * 1 (NaNs come out canonical, as FRND's)
+    const xb = this.newV('R', 1);
+    this.emit('FMUL', [], [this.r(xb), x, { k: 'float', v: 1 }], 1);
+    this.emit('SEL', [], [this.def(d), this.r(xb), this.r(sf), this.r(big)], 1);
+  }
+
+  /**
+   * mul.hi.u64/s64: the high 64 bits of the 128-bit product from four 32x32 wide products, each partial sum
+   * kept below 2^64 by accumulating through IMAD.WIDE.U32's 64-bit addend; signed: minus b where a < 0 and
+   * minus a where b < 0 (two's complement high word).
+   */
+  mulHi64(ins: Instr): void {
+    const d = ins.defs[0]!;
+    const [a, b, c] = ins.uses as [Operand, Operand, Operand | undefined];
+    if (c && c.kind !== 'rz' && !(c.kind === 'imm' && c.value === 0n)) this.fail('64-bit high product with an addend');
+    const signed = !ins.hasMod('U64') && !ins.hasMod('U32');
+    const hi = (o: Operand): MOperand => (o.kind === 'reg' && o.reg.width === 1 ? c2rz() : this.inReg(this.part(o, 1)));
+    const a0 = this.inReg(this.part(a, 0));
+    const b0 = this.inReg(this.part(b, 0));
+    const a1 = hi(a);
+    const b1 = hi(b);
+    const pair = (lo: MOperand): VReg => {
+      const p = this.newV('R', 2);
+      this.emit('MOV', [], [this.r(p, 0), lo], 1);
+      this.emit('MOV', [], [this.r(p, 1), c2rz()], 1);
+      return p;
+    };
+    const p00 = this.newV('R', 2);
+    this.emit('IMAD', ['WIDE', 'U32'], [this.r(p00, 0, 2), a0, b0, c2rz()], 1);
+    const t = this.newV('R', 2);
+    this.emit('IMAD', ['WIDE', 'U32'], [this.r(t, 0, 2), a0, b1, this.r(pair(this.r(p00, 1)), 0, 2)], 1);
+    const m = this.newV('R', 2);
+    this.emit('IMAD', ['WIDE', 'U32'], [this.r(m, 0, 2), a1, b0, this.r(pair(this.r(t, 0)), 0, 2)], 1);
+    const r = this.newV('R', 2);
+    this.emit('IMAD', ['WIDE', 'U32'], [this.r(r, 0, 2), a1, b1, this.r(pair(this.r(t, 1)), 0, 2)], 1);
+    const cy = this.newV('P', 1);
+    let lo: MOperand = this.r(r, 0);
+    let hw: MOperand = this.r(r, 1);
+    const lo1 = this.newV('R', 1);
+    const hi1 = this.newV('R', 1);
+    this.emit('IADD3', [], [this.r(lo1), this.r(cy), PT(), lo, this.r(m, 1), c2rz()], 3);
+    this.emit('IADD3', ['X'], [this.r(hi1), hw, c2rz(), c2rz(), this.r(cy), PT(true)], 1);
+    lo = this.r(lo1);
+    hw = this.r(hi1);
+    if (signed) {
+      // subtract (a < 0 ? b : 0) and (b < 0 ? a : 0)
+      for (const [sgn, x0, x1] of [[a1, b0, b1], [b1, a0, a1]] as Array<[MOperand, MOperand, MOperand]>) {
+        const neg = this.newV('P', 1);
+        this.emit('ISETP', ['LT', 'AND'], [this.r(neg), PT(), sgn, c2rz(), PT()], 2);
+        const s0 = this.newV('R', 1);
+        const s1 = this.newV('R', 1);
+        this.emit('SEL', [], [this.r(s0), x0, c2rz(), this.r(neg)], 1);
+        this.emit('SEL', [], [this.r(s1), x1, c2rz(), this.r(neg)], 1);
+        const c2 = this.newV('P', 1);
+        const l2 = this.newV('R', 1);
+        const h2 = this.newV('R', 1);
+        this.emit('IADD3', [], [this.r(l2), this.r(c2), PT(), lo, { ...this.r(s0), neg: true }, c2rz()], 3);
+        this.emit('IADD3', ['X'], [this.r(h2), hw, { ...this.r(s1), not: true }, c2rz(), this.r(c2), PT(true)], 1);
+        lo = this.r(l2);
+        hw = this.r(h2);
+      }
+    }
+    this.emit('MOV', [], [this.def(d, 0), lo], 1);
+    this.emit('MOV', [], [this.def(d, 1), hw], 1);
+  }
+
+  /**
+   * f32 sqrt.rn as ptxas's fast path (MUFU.RSQ, s = x*y, r = fma(-s, s, x), fma(r, y/2, s)), made total without
+   * its slow-path call: inputs outside [2^-101, 2^128) are scaled by 2^64 (result by 2^-32), and zeros, negatives,
+   * infinities and NaNs get their IEEE results by selects.
+   */
+  sqrt(ins: Instr): void {
+    const d = ins.defs[0]!;
+    if (ins.mods.includes('F64') || this.widthOf(d) !== 1) this.fail('f64 square root');
+    if (ins.mods.some((m) => ['RZ', 'RM', 'RP', 'APPROX'].includes(m))) this.fail('directed-rounding square root');
+    const R = (): VReg => this.newV('R', 1);
+    const P = (): VReg => this.newV('P', 1);
+    let x = this.inReg(this.whole(ins.uses[0]!, { float: true }));
+    if (ins.mods.includes('FTZ')) {
+      const t = R();
+      this.emit('FMUL', ['FTZ'], [this.r(t), x, { k: 'float', v: 1 }], 1);
+      x = this.r(t);
+    }
+    const off = R();
+    this.emit('IADD3', [], [this.r(off), x, { k: 'int', v: 0xf3000000 }, c2rz()], 1);
+    const slow = P();
+    this.emit('ISETP', ['GT', 'U32', 'AND'], [this.r(slow), PT(), this.r(off), { k: 'int', v: 0x727fffff }, PT()], 2);
+    const up = R();
+    this.emit('FMUL', [], [this.r(up), x, { k: 'float', v: 2 ** 64 }], 1);
+    const xs = R();
+    this.emit('SEL', [], [this.r(xs), this.r(up), x, this.r(slow)], 1);
+    const y = R();
+    this.emit('MUFU', ['RSQ'], [this.r(y), this.r(xs)], 1);
+    const sq = R();
+    this.emit('FMUL', [], [this.r(sq), this.r(xs), this.r(y)], 1);
+    const h = R();
+    this.emit('FMUL', [], [this.r(h), this.r(y), { k: 'float', v: 0.5 }], 1);
+    const rr = R();
+    this.emit('FFMA', [], [this.r(rr), { ...this.r(sq), neg: true }, this.r(sq), this.r(xs)], 1);
+    const q = R();
+    this.emit('FFMA', [], [this.r(q), this.r(rr), this.r(h), this.r(sq)], 1);
+    const down = R();
+    this.emit('FMUL', [], [this.r(down), this.r(q), { k: 'float', v: 2 ** -32 }], 1);
+    let res = R();
+    this.emit('SEL', [], [this.r(res), this.r(down), this.r(q), this.r(slow)], 1);
+    // +inf -> +inf, NaN -> canonical NaN (x + 1)
+    const ax = R();
+    this.emit('LOP3', ['LUT'], [this.r(ax), x, { k: 'int', v: 0x7fffffff }, c2rz(), { k: 'int', v: 0xc0 }, PT(true)], 1);
+    const inf = P();
+    this.emit('ISETP', ['GE', 'U32', 'AND'], [this.r(inf), PT(), this.r(ax), { k: 'int', v: 0x7f800000 }, PT()], 2);
+    const x1 = R();
+    this.emit('FADD', [], [this.r(x1), x, { k: 'float', v: 1 }], 1);
+    const r2 = R();
+    this.emit('SEL', [], [this.r(r2), this.r(x1), this.r(res), this.r(inf)], 1);
+    // negatives (not -0) -> NaN; zeros -> themselves
+    const neg = P();
+    this.emit('FSETP', ['LT', 'AND'], [this.r(neg), PT(), x, c2rz(), PT()], 2);
+    const r3 = R();
+    this.emit('SEL', [], [this.r(r3), { k: 'int', v: 0x7fffffff }, this.r(r2), this.r(neg)], 1);
+    const zero = P();
+    this.emit('FSETP', ['EQ', 'AND'], [this.r(zero), PT(), x, c2rz(), PT()], 2);
+    res = r3;
+    this.emit('SEL', [], [this.def(d), x, this.r(res), this.r(zero)], 1);
+  }
+
+  /**
+   * f32 div.rn (FTZ or not): the quotient of the operands widened to f64, from MUFU.RCP64H refined by three DFMA
+   * Newton steps, q = a*r corrected once by the residual (correctly rounded in f64), then rounded to f32 (double
+   * rounding from 53 to 24 bits is innocuous for division). Zeros, infinities and NaNs take a * rcp(b) in f32
+   * with b replaced by +-1 when it is finite, which gives the IEEE results.
+   */
+  fdiv(ins: Instr): void {
+    const d = ins.defs[0]!;
+    if (ins.mods.includes('F64') || this.widthOf(d) !== 1) this.fail('f64 division');
+    if (ins.mods.some((m) => ['RZ', 'RM', 'RP', 'APPROX', 'FULL'].includes(m))) this.fail('directed-rounding or approximate division');
+    const ftz = ins.mods.includes('FTZ');
+    const R = (): VReg => this.newV('R', 1);
+    const W = (): VReg => this.newV('R', 2);
+    const P = (): VReg => this.newV('P', 1);
+    const flush = (o: MOperand): MOperand => {
+      if (!ftz) return o;
+      const t = R();
+      this.emit('FMUL', ['FTZ'], [this.r(t), o, { k: 'float', v: 1 }], 1);
+      return this.r(t);
+    };
+    const a = flush(this.inReg(this.whole(ins.uses[0]!, { float: true })));
+    const b = flush(this.inReg(this.whole(ins.uses[1]!, { float: true })));
+    // special operands: exponent all zeros with a zero fraction (after FTZ), or all ones
+    const special = (x: MOperand): VReg => {
+      const ax = R();
+      this.emit('LOP3', ['LUT'], [this.r(ax), x, { k: 'int', v: 0x7fffffff }, c2rz(), { k: 'int', v: 0xc0 }, PT(true)], 1);
+      const m1 = R();
+      this.emit('IADD3', [], [this.r(m1), this.r(ax), { k: 'int', v: 0xffffffff }, c2rz()], 1);
+      const p = P();
+      // |x| - 1 >= 0x7f7fffff (unsigned) <=> |x| == 0 or |x| >= 0x7f800000
+      this.emit('ISETP', ['GE', 'U32', 'AND'], [this.r(p), PT(), this.r(m1), { k: 'int', v: 0x7f7fffff }, PT()], 2);
+      return p;
+    };
+    const sa = special(a);
+    const sb = special(b);
+    const one = R();
+    this.emit('LOP3', ['LUT'], [this.r(one), b, { k: 'int', v: 0x80000000 }, { k: 'int', v: 0x3f800000 }, { k: 'int', v: 0xf8 }, PT(true)], 1);
+    const bq = R();
+    this.emit('SEL', [], [this.r(bq), b, this.r(one), this.r(sb)], 1);
+    const rq = R();
+    this.emit('MUFU', ['RCP'], [this.r(rq), this.r(bq)], 1);
+    const sq = R();
+    this.emit('FMUL', ftz ? ['FTZ'] : [], [this.r(sq), a, this.r(rq)], 1);
+    // the f64 path
+    const A = W();
+    const B = W();
+    this.emit('F2F', ['F64', 'F32'], [this.r(A, 0, 2), a], 1);
+    this.emit('F2F', ['F64', 'F32'], [this.r(B, 0, 2), b], 1);
+    const ONE = W();
+    this.emit('MOV', [], [this.r(ONE, 0), c2rz()], 1);
+    this.emit('MOV', [], [this.r(ONE, 1), { k: 'int', v: 0x3ff00000 }], 1);
+    let r = W();
+    this.emit('MOV', [], [this.r(r, 0), c2rz()], 1);
+    this.emit('MUFU', ['RCP64H'], [this.r(r, 1), this.r(B, 1)], 1);
+    for (let k = 0; k < 3; k++) {
+      const e = W();
+      this.emit('DFMA', [], [this.r(e, 0, 2), { ...this.r(B, 0, 2), neg: true }, this.r(r, 0, 2), this.r(ONE, 0, 2)], 1);
+      const r2 = W();
+      this.emit('DFMA', [], [this.r(r2, 0, 2), this.r(r, 0, 2), this.r(e, 0, 2), this.r(r, 0, 2)], 1);
+      r = r2;
+    }
+    const q0 = W();
+    this.emit('DMUL', [], [this.r(q0, 0, 2), this.r(A, 0, 2), this.r(r, 0, 2)], 1);
+    const rem = W();
+    this.emit('DFMA', [], [this.r(rem, 0, 2), { ...this.r(B, 0, 2), neg: true }, this.r(q0, 0, 2), this.r(A, 0, 2)], 1);
+    const q = W();
+    this.emit('DFMA', [], [this.r(q, 0, 2), this.r(rem, 0, 2), this.r(r, 0, 2), this.r(q0, 0, 2)], 1);
+    let f = R();
+    this.emit('F2F', ['F32', 'F64'], [this.r(f), this.r(q, 0, 2)], 1);
+    if (ftz) {
+      const t = R();
+      this.emit('FMUL', ['FTZ'], [this.r(t), this.r(f), { k: 'float', v: 1 }], 1);
+      f = t;
+    }
+    const any = P();
+    this.emit('PLOP3', ['LUT'], [this.r(any), PT(), this.r(sa), this.r(sb), PT(), { k: 'int', v: 0xfc }, { k: 'int', v: 0 }], 2);
+    this.emit('SEL', [], [this.def(d), this.r(sq), this.r(f), this.r(any)], 1);
+  }
+
+  /** A predicate source (register, PT, their complements). */
+  pred(o: Operand): MOperand {
+    if (o.kind === 'pt') return PT(!!o.not);
+    if (o.kind === 'reg') return { ...this.r(this.vOf(o.reg)), ...(o.not ? { not: true } : {}) };
+    if (o.kind === 'imm') return PT(o.value === 0n);
+    return this.fail(`predicate operand ${o.kind}`);
+  }
+
+  /** The low 8 bits of a position/length operand (PTX bfe/bfi read them mod 256). */
+  byte(o: Operand): MOperand {
+    if (o.kind === 'imm') return { k: 'int', v: Number(BigInt.asUintN(8, o.value)) };
+    const t = this.newV('R', 1);
+    this.emit('LOP3', ['LUT'], [this.r(t), this.part(o, 0), { k: 'int', v: 0xff }, c2rz(), { k: 'int', v: 0xc0 }, PT(true)], 1);
+    return this.r(t);
+  }
+
+  /** BFE: shift the field down (SHF, clamping at 32 like PTX), then zero/sign-extend from `len` bits (SGXT), as ptxas. */
+  bfe(ins: Instr): void {
+    const d = ins.defs[0]!;
+    const [a, pos, len] = ins.uses as [Operand, Operand, Operand];
+    if (this.widthOf(d) !== 1 || ins.hasMod('U64') || ins.hasMod('S64')) this.fail('64-bit bit-field extract');
+    const signed = ins.hasMod('S32');
+    const p = this.byte(pos);
+    const l = this.byte(len);
+    let src: MOperand = this.part(a, 0);
+    if (!((p as SassOperand).k === 'int' && (p as { v: number }).v === 0)) {
+      const t = this.newV('R', 1);
+      this.emit('SHF', ['R', signed ? 'S32' : 'U32', 'HI'], [this.r(t), c2rz(), p, this.inReg(src)], 1);
+      src = this.r(t);
+    }
+    if ((l as SassOperand).k === 'int' && (l as { v: number }).v >= 32) return this.emit('MOV', [], [this.def(d), src], 1);
+    this.emit('SGXT', signed ? [] : ['U32'], [this.def(d), this.inReg(src), l], 1);
+  }
+
+  /** BFI: the mask ~(-1 << len) << pos, the inserted value shifted to pos, merged with LOP3 (m ? ins : base). */
+  bfi(ins: Instr): void {
+    const d = ins.defs[0]!;
+    const [a, b, pos, len] = ins.uses as [Operand, Operand, Operand, Operand];
+    if (this.widthOf(d) !== 1) this.fail('64-bit bit-field insert');
+    const p = this.byte(pos);
+    const l = this.byte(len);
+    const ones = this.newV('R', 1);
+    this.emit('MOV', [], [this.r(ones), { k: 'int', v: 0xffffffff }], 1);
+    const hi = this.newV('R', 1);
+    this.emit('SHF', ['L', 'U32'], [this.r(hi), this.r(ones), l, c2rz()], 1);
+    const low = this.newV('R', 1);
+    this.emit('LOP3', ['LUT'], [this.r(low), this.r(hi), c2rz(), c2rz(), { k: 'int', v: 0x0f }, PT(true)], 1);
+    const m = this.newV('R', 1);
+    this.emit('SHF', ['L', 'U32'], [this.r(m), this.r(low), p, c2rz()], 1);
+    const x = this.newV('R', 1);
+    this.emit('SHF', ['L', 'U32'], [this.r(x), this.inReg(this.part(a, 0)), p, c2rz()], 1);
+    this.emit('LOP3', ['LUT'], [this.def(d), this.r(x), this.r(m), this.part(b, 0), { k: 'int', v: 0xe2 }, PT(true)], 1);
+  }
+
+  /**
+   * Atomics as ptxas spells them: generic/global `ATOM(G).E.<op>.STRONG.GPU PT, Rd, desc[UR4][Ra.64], Rb` (CAS:
+   * compare and new value in a consecutive pair, address without the descriptor), shared `ATOMS.<op> Rd, [Ra], Rb`.
+   */
+  atomic(ins: Instr): void {
+    const op = ins.opcode;
+    const mods = ins.mods;
+    const d = ins.defs[0];
+    const u = ins.uses;
+    const kind = mods.find((m) => ['ADD', 'MIN', 'MAX', 'INC', 'DEC', 'AND', 'OR', 'XOR', 'EXCH', 'CAS'].includes(m));
+    if (!kind) this.fail('atomic operation');
+    const type = mods.find((m) => /^[USBF](32|64)$/.test(m)) ?? 'U32';
+    const w = this.widthOf(d);
+    if (w !== 1 || type.endsWith('64')) this.fail('64-bit atomic');
+    if (type === 'F32' && op === 'ATOMS') this.fail('f32 shared-memory atomic (a CAS loop)');
+    const scope = mods.includes('CTA') ? 'CTA' : mods.includes('SYS') ? 'SYS' : 'GPU';
+    const typeMods = type === 'F32' ? ['F32', 'FTZ', 'RN'] : type === 'S32' && (kind === 'MIN' || kind === 'MAX') ? ['S32'] : [];
+    const vals = kind === 'CAS' ? [u[1]!, u[2]!] : [u[1]!];
+    let srcs: MOperand[];
+    if (kind === 'CAS') {
+      const pair = this.newV('R', 2);
+      this.emit('MOV', [], [this.r(pair, 0), this.part(vals[0]!, 0)], 1);
+      this.emit('MOV', [], [this.r(pair, 1), this.part(vals[1]!, 0)], 1);
+      srcs = [this.r(pair, 0), this.r(pair, 1)];
+    } else srcs = [this.inReg(this.part(vals[0]!, 0))];
+    const dst = d ? this.def(d) : c2rz();
+    if (op === 'ATOMS') {
+      return this.emit('ATOMS', [kind, ...typeMods], [dst, this.address(u[0]!, false), ...srcs], 1);
+    }
+    this.usesGlobal = true;
+    const addr = this.address(u[0]!, true) as VMemOperand;
+    if (kind === 'CAS') {
+      addr.desc = false;
+      addr.plain = true;
+    }
+    return this.emit(op, ['E', kind, ...typeMods, 'STRONG', scope], [PT(), dst, addr, ...srcs], 2);
+  }
+
+  /** A 64-bit integer source as a register pair (RZ stays RZ; a 32-bit register is zero-extended). */
+  wide64(o: Operand): MOperand {
+    if (o.kind === 'rz') return c2rz();
+    if (o.kind === 'reg' && o.reg.width === 2) return this.whole(o);
+    if (o.kind === 'reg' && o.reg.width === 1) {
+      const t = this.newV('R', 2);
+      this.emit('MOV', [], [this.r(t, 0), this.part(o, 0)], 1);
+      this.emit('MOV', [], [this.r(t, 1), c2rz()], 1);
+      return this.r(t, 0, 2);
+    }
+    return this.dsrc(o);
   }
 
   /** A source of an f64 operation: a register pair, or an f64 immediate in a register pair. */
@@ -352,7 +917,8 @@ class Selector {
       ops.push(this.part(u[0]!, 0), this.part(u[1]!, 0), this.part(u[2]!, 0));
       if (x) {
         ops.push(cins[0] ? this.part(cins[0], 0) : PT(true), cins[1] ? this.part(cins[1], 0) : PT(true));
-        if (couts.length) this.fail('IADD3.X with a carry out');
+        // carry chains (add.cc/addc.cc): IADD3.X with carry outs, as ptxas writes `IADD3.X R11, P0, R6, R11, RZ, P0, !PT`
+        if (couts.length > 1) this.fail('IADD3.X with two carry outs');
         return this.emit('IADD3', ['X'], ops, nd);
       }
       notToNeg(ops, 1 + couts.length);
@@ -395,8 +961,10 @@ class Selector {
     const w = this.widthOf(d);
     if (mods.includes('WIDE')) {
       const m = mods.includes('U32') ? ['WIDE', 'U32'] : ['WIDE'];
-      return this.emit('IMAD', m, [this.defWhole(d), this.part(a, 0), this.part(b, 0), this.whole(c)], 1);
+      // the addend is 64-bit: constants (immediates, constant-bank words) go into a register pair first
+      return this.emit('IMAD', m, [this.defWhole(d), this.part(a, 0), this.part(b, 0), this.wide64(c)], 1);
     }
+    if (mods.includes('HI') && w === 2) return this.mulHi64(ins);
     if (mods.includes('HI')) {
       if (w !== 1) this.fail('64-bit high product');
       const m = mods.includes('U32') ? ['HI', 'U32'] : ['HI'];
@@ -409,7 +977,7 @@ class Selector {
     const hi1 = this.newV('R', 1);
     const ahi = a.kind === 'reg' && a.reg.width === 1 ? { k: 'reg', file: 'R', n: 255 } as MOperand : this.part(a, 1);
     const bhi = b.kind === 'reg' && b.reg.width === 1 ? { k: 'reg', file: 'R', n: 255 } as MOperand : this.part(b, 1);
-    this.emit('IMAD', ['WIDE', 'U32'], [this.r(t, 0, 2), this.part(a, 0), this.part(b, 0), c.kind === 'rz' ? c2rz() : this.whole(c)], 1);
+    this.emit('IMAD', ['WIDE', 'U32'], [this.r(t, 0, 2), this.part(a, 0), this.part(b, 0), this.wide64(c)], 1);
     this.emit('IMAD', [], [this.r(hi1), this.part(a, 0), bhi, this.r(t, 1)], 1);
     this.emit('IMAD', [], [this.def(d, 1), ahi, this.part(b, 0), this.r(hi1)], 1);
     this.emit('MOV', [], [this.def(d, 0), this.r(t, 0)], 1);
@@ -488,7 +1056,7 @@ class Selector {
     const d = ins.defs[0]!;
     const a = ins.uses[0]!;
     const [dt, st] = ins.mods.filter((m) => INT_TYPES.has(m));
-    if (ins.mods.includes('SAT')) this.fail('saturating integer conversion');
+    const sat = ins.mods.includes('SAT');
     if (!dt || !st) this.fail('integer conversion without types');
     const dw = this.widthOf(d);
     const bitsOf = (t: string): number => Number(t.slice(1));
@@ -496,10 +1064,24 @@ class Selector {
     const sb = bitsOf(st);
     const signedSrc = st.startsWith('S');
     const RZ = (): MOperand => ({ k: 'reg', file: 'R', n: 255 });
+    if (sat && sb === 64) {
+      if (dw !== 1) this.fail('saturating 64-bit to 64-bit conversion');
+      return this.emit('MOV', [], [this.def(d, 0), this.clamp64(a, signedSrc, dt)], 1);
+    }
     // the 32-bit result (low word)
     let lo: MOperand;
     const small = Math.min(db, sb);
-    if (small >= 32) lo = this.part(a, 0);
+    if (sat) {
+      // the source read at its own width (extended from sb bits), then clamped to the destination's range
+      let src = this.part(a, 0);
+      if (sb < 32) {
+        const t = this.newV('R', 1);
+        if (signedSrc) this.emit('PRMT', [], [this.r(t), src, { k: 'int', v: sb === 8 ? 0x8880 : 0x9910 }, RZ()], 1);
+        else this.emit('LOP3', ['LUT'], [this.r(t), src, { k: 'int', v: sb === 8 ? 0xff : 0xffff }, RZ(), { k: 'int', v: 0xc0 }, PT(true)], 1);
+        src = this.r(t);
+      }
+      lo = this.clamp32(src, signedSrc, dt);
+    } else if (small >= 32) lo = this.part(a, 0);
     else {
       // narrowing or widening through a sub-word type: extend from `small` bits by the source's (widening) or
       // the destination's signedness (narrowing: the value is written extended by the destination type)
@@ -511,7 +1093,7 @@ class Selector {
     }
     if (dw === 1) return this.emit('MOV', [], [this.def(d, 0), lo], 1);
     if (dw !== 2) this.fail('128-bit conversion');
-    const signedExt = db > sb ? signedSrc : dt.startsWith('S');
+    const signedExt = sat ? dt.startsWith('S') : db > sb ? signedSrc : dt.startsWith('S');
     if (db === 64 && sb === 64) {
       this.emit('MOV', [], [this.def(d, 0), this.part(a, 0)], 1);
       return this.emit('MOV', [], [this.def(d, 1), this.part(a, 1)], 1);
@@ -522,6 +1104,65 @@ class Selector {
     this.emit('MOV', [], [this.def(d, 0), loReg], 1);
   }
 
+  /** Range of an integer type as [lo, hi]. */
+  static range(t: string): [bigint, bigint] {
+    const b = BigInt(Number(t.slice(1)));
+    return t.startsWith('S') ? [-(1n << (b - 1n)), (1n << (b - 1n)) - 1n] : [0n, (1n << b) - 1n];
+  }
+
+  /** Clamp a 32-bit value (signed or unsigned) to the range of `dt` with IMNMX (max then min), as a register. */
+  clamp32(src: MOperand, signed: boolean, dt: string): MOperand {
+    const [dlo, dhi] = Selector.range(dt);
+    const [slo, shi] = signed ? [-(1n << 31n), (1n << 31n) - 1n] : [0n, (1n << 32n) - 1n];
+    let cur = this.inReg(src);
+    if (signed) {
+      if (dlo > slo) {
+        const t = this.newV('R', 1);
+        this.emit('IMNMX', [], [this.r(t), cur, { k: 'int', v: u32(dlo) }, PT(true)], 1);
+        cur = this.r(t);
+      }
+      // an unsigned destination wider than the positive half keeps every non-negative value
+      if (dhi < shi) {
+        const t = this.newV('R', 1);
+        this.emit('IMNMX', [], [this.r(t), cur, { k: 'int', v: u32(dhi) }, PT()], 1);
+        cur = this.r(t);
+      }
+      return cur;
+    }
+    // unsigned source: only the upper bound can bind (a signed destination's hi is below 2^31)
+    if (dhi < shi) {
+      const t = this.newV('R', 1);
+      this.emit('IMNMX', ['U32'], [this.r(t), cur, { k: 'int', v: u32(dhi) }, PT()], 1);
+      cur = this.r(t);
+    }
+    return cur;
+  }
+
+  /** Clamp a 64-bit value to the (at most 32-bit) range of `dt`: 64-bit compares (ISETP + ISETP.EX) and SELs. */
+  clamp64(a: Operand, signed: boolean, dt: string): MOperand {
+    const [dlo, dhi] = Selector.range(dt);
+    const ahi = a.kind === 'reg' && a.reg.width === 1 ? c2rz() : this.part(a, 1);
+    const alo = this.part(a, 0);
+    const cmp = (c: string, k: bigint): VReg => {
+      const lt = this.newV('P', 1);
+      const p = this.newV('P', 1);
+      this.emit('ISETP', [c, 'U32', 'AND'], [this.r(lt), PT(), alo, { k: 'int', v: u32(k) }, PT()], 2);
+      this.emit('ISETP', [c, ...(signed ? [] : ['U32']), 'AND', 'EX'], [this.r(p), PT(), ahi, { k: 'int', v: u32(k >> 32n) }, PT(), this.r(lt)], 2);
+      return p;
+    };
+    let cur: MOperand = this.inReg(alo);
+    if (signed || dlo > 0n) {
+      const below = cmp('LT', dlo);
+      const t = this.newV('R', 1);
+      this.emit('SEL', [], [this.r(t), cur, { k: 'int', v: u32(dlo) }, { ...this.r(below), not: true }], 1);
+      cur = this.r(t);
+    }
+    const above = cmp('GT', dhi);
+    const t = this.newV('R', 1);
+    this.emit('SEL', [], [this.r(t), cur, { k: 'int', v: u32(dhi) }, { ...this.r(above), not: true }], 1);
+    return this.r(t);
+  }
+
   convert(ins: Instr): void {
     const d = ins.defs[0]!;
     const a = ins.uses[0]!;
@@ -530,18 +1171,40 @@ class Selector {
     const rest = ins.mods.filter((m) => !types.includes(m));
     const [dt, st] = types;
     if (!dt || !st) this.fail('conversion without types');
+    if (op === 'F2F' && dt === 'BF16' && st === 'F32' && !rest.some((m) => m !== 'RN')) {
+      // f32 -> bf16 (round to nearest even) as ptxas: F2FP.BF16.F32.PACK_AB with RZ for the high half
+      return this.emit('F2FP', ['BF16', 'F32', 'PACK_AB'], [this.def(d), c2rz(), this.inReg(this.whole(a, { float: true }))], 1);
+    }
     if (types.some((t) => t === 'E4M3' || t === 'E5M2' || t === 'BF16')) this.fail('fp8/bf16 conversion');
     let mods: string[];
     if (op === 'I2F') mods = [...(dt === 'F32' ? [] : [dt]), ...(st === 'S32' ? [] : [st]), ...rest.filter((m) => m !== 'RN')];
     else if (op === 'F2I') mods = [...(dt === 'S32' ? [] : [dt]), ...(st === 'F32' ? [] : [st]), ...(rest.some((m) => ['TRUNC', 'FLOOR', 'CEIL', 'RN', 'RZ', 'RM', 'RP'].includes(m)) ? rest : ['TRUNC', ...rest]), 'NTZ'];
     else mods = [dt, st, ...rest.filter((m) => m !== 'RN')];
-    if (op === 'F2I') mods = mods.filter((m, i) => mods.indexOf(m) === i);
+    // RN is F2I's default rounding and not spelled (`F2I.U32.NTZ`)
+    if (op === 'F2I') mods = mods.filter((m, i) => mods.indexOf(m) === i && m !== 'RN');
+    if (op === 'F2I' && /^[SU](8|16)$/.test(dt)) {
+      // sub-word results: convert at 32 bits (saturating to that range), then clamp to the type's range
+      const wide = dt.startsWith('S') ? 'S32' : 'U32';
+      const t = this.newV('R', 1);
+      this.emit('F2I', mods.map((m) => (m === dt ? wide : m)).filter((m) => m !== 'S32'), [this.r(t), this.whole(a)], 1);
+      return this.emit('MOV', [], [this.def(d), this.clamp32(this.r(t), dt.startsWith('S'), dt)], 1);
+    }
+    if (op === 'F2F' && st === 'F32' && dt === 'F64' && mods.includes('FTZ')) {
+      // f32 -> f64 with FTZ: flush the source (x * 1 with FTZ keeps every value, -0 and NaNs included, but subnormals), then widen
+      const t = this.newV('R', 1);
+      this.emit('FMUL', ['FTZ'], [this.r(t), this.whole(a), { k: 'float', v: 1 }], 1);
+      return this.emit(op, mods.filter((m) => m !== 'FTZ'), [this.defWhole(d), this.r(t)], 1);
+    }
     this.emit(op, mods, [this.defWhole(d), this.whole(a)], 1);
   }
 
   address(o: Operand, wide: boolean): MOperand {
     if (o.kind !== 'mem') this.fail('memory operand expected');
     let off = o.offset;
+    if (o.sym && this.locals.has(o.sym)) {
+      if (o.base) this.fail(`indexed access to the local variable ${o.sym}`);
+      return { k: 'vmem', wide: false, off: off + this.locals.get(o.sym)!, stack: true };
+    }
     if (o.sym) {
       const s = this.shared.get(o.sym);
       if (s === undefined) this.fail(`address of ${o.sym} (only .shared variables are laid out yet)`);
@@ -559,7 +1222,6 @@ class Selector {
     const op = ins.opcode;
     const wide = op === 'LD' || op === 'LDG';
     if (wide) this.usesGlobal = true;
-    if (op === 'LDL') this.fail('local memory');
     const mods = this.memMods(ins.mods);
     if (ins.mods.includes('128')) this.fail('128-bit access');
     return this.emit(op, mods, [this.defWhole(ins.defs[0]), this.address(ins.uses[0]!, wide)], 1);
@@ -569,7 +1231,6 @@ class Selector {
     const op = ins.opcode;
     const wide = op === 'ST' || op === 'STG';
     if (wide) this.usesGlobal = true;
-    if (op === 'STL') this.fail('local memory');
     if (ins.mods.includes('128')) this.fail('128-bit access');
     const v = ins.uses[1]!;
     const val = v.kind === 'reg' ? this.whole(v) : this.inReg(this.part(v, 0));
@@ -616,19 +1277,36 @@ export function sharedLayout(m: OriModule, fn: OriFunction): { offsets: Map<stri
   };
   for (const v of m.vars) place(v);
   for (const v of fn.vars) place(v);
+  // `.extern .shared` arrays (dynamic shared memory) all start where the static allocation ends
+
+  for (const v of [...m.vars, ...fn.vars]) {
+    if (v.space !== 'shared' || !v.extern) continue;
+    const a = Math.max(1, v.align);
+    const off = Math.ceil(at / a) * a;
+    offsets.set(v.name, off);
+
+  }
   return { offsets, bytes: at };
 }
 
 /** Select one function of an optimized module. */
 export function selectFunction(m: OriModule, fn: OriFunction, opts: SelectOptions): MFunction {
-  if (fn.vars.some((v) => v.space === 'local')) {
-    throw new CodegenError('CODEGEN_NOT_IMPLEMENTED', `${fn.name}: not implemented: local memory (.local variables need a stack frame)`);
-  }
   if (m.vars.some((v) => v.space === 'global' || v.space === 'const')) {
     throw new CodegenError('CODEGEN_NOT_IMPLEMENTED', `${fn.name}: not implemented: module .global/.const variables (relocations)`);
   }
   const { offsets, bytes } = sharedLayout(m, fn);
-  const s = new Selector(fn, offsets, opts);
+  // `.local` variables at the bottom of the stack frame ([R1 + offset]); spill slots go above them
+  const locals = new Map<string, number>();
+  let localBytes = 0;
+  for (const v of fn.vars) {
+    if (v.space !== 'local') continue;
+    const a = Math.max(1, v.align);
+    localBytes = Math.ceil(localBytes / a) * a;
+    locals.set(v.name, localBytes);
+    localBytes += v.size;
+  }
+  localBytes = Math.ceil(localBytes / 8) * 8;
+  const s = new Selector(m, fn, offsets, opts, locals);
   const { blocks } = s.run();
   const params: MParam[] = [];
   let paramBytes = 0;
@@ -641,7 +1319,7 @@ export function selectFunction(m: OriModule, fn: OriFunction, opts: SelectOption
   }
   return {
     name: fn.name, kind: fn.kind, blocks, vregs: s.vregs, params, paramBase: opts.paramBase, paramBytes,
-    sharedBytes: bytes, frameBytes: 0, usesGlobalDesc: s.usesGlobal, directives: fn.directives,
+    sharedBytes: bytes, frameBytes: localBytes, localBytes, usesGlobalDesc: s.usesGlobal, directives: fn.directives,
   };
 }
 

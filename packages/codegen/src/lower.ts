@@ -1,6 +1,6 @@
 import type { SassInstruction, SassOperand } from '@ptxforge/sass';
 import type { Encoder } from '@ptxforge/kernel';
-import { CodegenError, type MFunction, type MInstr, type MOperand, type VReg, type VRegOperand, type VMemOperand, type LabelOperand } from './mir.js';
+import { CodegenError, type MFunction, type MInstr, type MOperand, type VReg, type VRegOperand, type VMemOperand, type LabelOperand, type VCBankOperand } from './mir.js';
 
 /** Uniform register pair holding the global memory descriptor (`ULDC.64 UR4, c[0x0][0x208]`, as ptxas). */
 export const DESC_UR = 4;
@@ -23,12 +23,16 @@ export function toSass(mi: MInstr, reg: (v: VReg) => number, blockAddr: (b: numb
       case 'vmem': {
         const m = o as VMemOperand;
         return {
-          k: 'mem', base: m.base ? reg(m.base) : 255, off: m.off,
-          ...(m.desc ? { desc: DESC_UR } : {}), ...(m.wide && m.base ? { baseSfx: ['64'] } : {}),
+          k: 'mem', base: m.stack ? 1 : m.base ? reg(m.base) : 255, off: m.off,
+          ...(m.desc ? { desc: DESC_UR } : {}), ...(m.wide && m.base && !m.plain ? { baseSfx: ['64'] } : {}),
         };
       }
       case 'label':
         return { k: 'int', v: blockAddr((o as LabelOperand).block) };
+      case 'vcbank': {
+        const c = o as VCBankOperand;
+        return { k: 'cbank', bank: c.bank, off: c.off, reg: { file: 'R', n: reg(c.index) } };
+      }
       default:
         return { ...(o as SassOperand) };
     }
@@ -72,22 +76,98 @@ function signedVariant(o: MOperand): MOperand | undefined {
  * (immediate spelled signed, commuted sources, then non-register sources moved into registers one at a time)
  * until it does; what still does not encode is CODEGEN_NO_FORM naming the instruction.
  */
-export function legalize(fn: MFunction, enc: Encoder, newTemp: () => VReg): void {
+export function legalize(fn: MFunction, enc: Encoder, newTemp: (file?: 'R' | 'P') => VReg): void {
   for (const b of fn.blocks) {
     const out: MInstr[] = [];
-    for (const mi of b.instrs) {
-      if (encodes(enc, mi)) {
-        out.push(mi);
+    for (const mi0 of b.instrs) {
+      if (encodes(enc, mi0)) {
+        out.push(mi0);
         continue;
       }
-      const fixed = fix(mi, enc, newTemp, out);
-      if (!fixed) {
-        throw new CodegenError('CODEGEN_NO_FORM', `${fn.name}${mi.line ? ` line ${mi.line}` : ''}: no encodable form for ${describe(mi)}`);
+      // a form the target lacks may have an equivalent sequence of forms it has; each is then legalized
+      const seq = expand(mi0, enc, newTemp) ?? [mi0];
+      for (const mi of seq) {
+        if (encodes(enc, mi)) {
+          out.push(mi);
+          continue;
+        }
+        const fixed = fix(mi, enc, newTemp, out);
+        if (!fixed) {
+          throw new CodegenError('CODEGEN_NO_FORM', `${fn.name}${mi.line ? ` line ${mi.line}` : ''}: no encodable form for ${describe(mi)}`);
+        }
+        out.push(fixed);
       }
-      out.push(fixed);
     }
     b.instrs = out;
   }
+}
+
+const vr = (v: VReg, part = 0, span = 1): VRegOperand => ({ k: 'vreg', v, part, span });
+const isPT = (o: MOperand): boolean => (o as SassOperand).k === 'reg' && (o as { file: string }).file === 'P' && (o as { n: number }).n === 7 && !(o as { not?: boolean }).not;
+const RZ: MOperand = { k: 'reg', file: 'R', n: 255 };
+
+/**
+ * Equivalent sequences for forms the encoder lacks (asked, never assumed):
+ * - a global access as the generic one and back (`LDG.E.U8` as `LD.E.U8`): generic addresses of global memory
+ *   are the global addresses;
+ * - a compare with `.FTZ` as the compare of flushed sources (`FMUL.FTZ t, x, 1` keeps every value but
+ *   subnormals, which become zeros of the same sign, as FTZ reads them);
+ * - signed `IMAD.WIDE` as `IMAD.WIDE.U32` plus the two sign corrections of the high word
+ *   (hi -= (a < 0 ? b : 0) + (b < 0 ? a : 0), as sign-word products: (a >> 31) * b).
+ */
+function expand(mi: MInstr, enc: Encoder, newTemp: (file?: 'R' | 'P') => VReg): MInstr[] | undefined {
+  const base = { ...(mi.guard ? { guard: mi.guard } : {}), ...(mi.line ? { line: mi.line } : {}) };
+  const swap: Record<string, string> = { LDG: 'LD', LD: 'LDG', STG: 'ST', ST: 'STG' };
+  if (swap[mi.opcode]) {
+    const c = { ...mi, opcode: swap[mi.opcode]! };
+    return encodes(enc, c) ? [c] : undefined;
+  }
+  if ((mi.opcode === 'FSETP' || mi.opcode === 'FSET') && mi.mods.includes('FTZ')) {
+    const pre: MInstr[] = [];
+    const ops = mi.ops.map((o, i) => {
+      if (i < mi.ndefs || (o as { k: string }).k !== 'vreg' || (o as VRegOperand).v.file !== 'R') return o;
+      const t = newTemp();
+      const { neg, abs, ...plain } = o as VRegOperand;
+      pre.push({ opcode: 'FMUL', mods: ['FTZ'], ops: [vr(t), plain, { k: 'float', v: 1 }], ndefs: 1, ...base });
+      return { ...vr(t), ...(neg ? { neg } : {}), ...(abs ? { abs } : {}) };
+    });
+    return [...pre, { ...mi, mods: mi.mods.filter((m) => m !== 'FTZ'), ops }];
+  }
+  if (mi.opcode === 'FSETP' && mi.mods.includes('NUM') && isPT(mi.ops[1]!)) {
+    // NUM (both ordered) as the complement of NAN, combined with the third source by PLOP3
+    const comb = mi.mods.find((m) => m === 'AND' || m === 'OR' || m === 'XOR') ?? 'AND';
+    const t = newTemp('P');
+    const lut = comb === 'AND' ? 0x0c : comb === 'OR' ? 0xcf : 0xc3;
+    return [
+      { ...mi, mods: ['NAN', 'AND', ...mi.mods.filter((m) => m === 'FTZ')], ops: [vr(t), mi.ops[1]!, mi.ops[2]!, mi.ops[3]!, { k: 'reg', file: 'P', n: 7 }] },
+      { opcode: 'PLOP3', mods: ['LUT'], ops: [mi.ops[0]!, { k: 'reg', file: 'P', n: 7 }, vr(t), mi.ops[4]!, { k: 'reg', file: 'P', n: 7 }, { k: 'int', v: lut }, { k: 'int', v: 0 }], ndefs: 2, ...base },
+    ];
+  }
+  if (mi.opcode === 'IMAD' && mi.mods.includes('WIDE') && !mi.mods.includes('U32')) {
+    const d = mi.ops[0] as VRegOperand;
+    if (d.k !== 'vreg') return undefined;
+    const pre: MInstr[] = [];
+    const reg = (o: MOperand): MOperand => {
+      if (isRegLike(o)) return o;
+      const t = newTemp();
+      pre.push({ opcode: 'MOV', mods: [], ops: [vr(t), o], ndefs: 1, ...base });
+      return vr(t);
+    };
+    const a = reg(mi.ops[1]!);
+    const b = reg(mi.ops[2]!);
+    const sa = newTemp();
+    const sb = newTemp();
+    const hi = { ...d, part: d.part + 1, span: 1 };
+    return [
+      ...pre,
+      { opcode: 'SHF', mods: ['R', 'S32', 'HI'], ops: [vr(sa), RZ, { k: 'int', v: 31 }, a], ndefs: 1, ...base },
+      { opcode: 'SHF', mods: ['R', 'S32', 'HI'], ops: [vr(sb), RZ, { k: 'int', v: 31 }, b], ndefs: 1, ...base },
+      { ...mi, mods: ['WIDE', 'U32'], ops: [d, a, b, mi.ops[3]!] },
+      { opcode: 'IMAD', mods: [], ops: [hi, vr(sa), b, hi], ndefs: 1, ...base },
+      { opcode: 'IMAD', mods: [], ops: [hi, vr(sb), a, hi], ndefs: 1, ...base },
+    ];
+  }
+  return undefined;
 }
 
 function describe(mi: MInstr): string {
@@ -131,7 +211,7 @@ function fix(mi: MInstr, enc: Encoder, newTemp: () => VReg, pre: MInstr[]): MIns
   for (let i = cur.ops.length - 1; i >= cur.ndefs; i--) {
     const o = cur.ops[i]!;
     const k = (o as { k: string }).k;
-    if (isRegLike(o) || k === 'vmem' || k === 'label' || k === 'name') continue;
+    if (isRegLike(o) || k === 'vmem' || k === 'vcbank' || k === 'label' || k === 'name') continue;
     if (k === 'int' && (mi.opcode === 'LOP3' || mi.opcode === 'PLOP3' || mi.opcode === 'PRMT' || mi.opcode === 'SHF') && i >= cur.ops.length - 2) continue;
     const t = newTemp();
     const src: MOperand = k === 'float' ? { k: 'int', v: f32Bits((o as { v: number }).v) } : o;

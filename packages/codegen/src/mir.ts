@@ -41,6 +41,10 @@ export interface VMemOperand {
   off: number;
   /** Global-memory descriptor uniform register pair (`desc[UR4]`), set by emission. */
   desc?: boolean;
+  /** A 64-bit base printed without `.64` (the `ATOM.E.CAS` form `[R6]`). */
+  plain?: boolean;
+  /** An access to the stack frame: base R1 (the stack pointer), `off` from the frame's bottom. */
+  stack?: boolean;
 }
 
 /** A branch target: the index of a machine block, resolved to its address at emission. */
@@ -49,7 +53,15 @@ export interface LabelOperand {
   block: number;
 }
 
-export type MOperand = SassOperand | VRegOperand | VMemOperand | LabelOperand;
+/** A constant-bank operand indexed by a virtual register: `c[bank][vR + off]`. */
+export interface VCBankOperand {
+  k: 'vcbank';
+  bank: number;
+  off: number;
+  index: VReg;
+}
+
+export type MOperand = SassOperand | VRegOperand | VMemOperand | LabelOperand | VCBankOperand;
 
 export interface MGuard {
   v: VReg;
@@ -93,8 +105,10 @@ export interface MFunction {
   paramBytes: number;
   /** Static shared memory of the function (module and function `.shared` variables it may reach). */
   sharedBytes: number;
-  /** Per-thread local frame (bytes) and whether R1 holds the stack pointer. */
+  /** Per-thread local frame (bytes; R1 holds the stack pointer when it is not 0): `.local` variables, then spill slots. */
   frameBytes: number;
+  /** Bytes of `.local` variables at the bottom of the frame (8-aligned). */
+  localBytes: number;
   /** Global/generic memory is accessed: the entry loads the descriptor pair UR4:UR5 from c[0x0][0x208]. */
   usesGlobalDesc: boolean;
   /** `.maxntid`/`.reqntid`-style directives carried to the cubin. */
@@ -126,6 +140,7 @@ export function operandVRegs(o: MOperand): Array<{ v: VReg; part: number; span: 
     const r = o as VRegOperand;
     return [{ v: r.v, part: r.part, span: r.span }];
   }
+  if ((o as VCBankOperand).k === 'vcbank') return [{ v: (o as VCBankOperand).index, part: 0, span: 1 }];
   if ((o as VMemOperand).k === 'vmem') {
     const m = o as VMemOperand;
     return m.base ? [{ v: m.base, part: 0, span: m.wide ? 2 : 1 }] : [];

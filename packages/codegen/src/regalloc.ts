@@ -3,7 +3,7 @@ import {
   allocateRegisters, classesFromRegisterFile, gprBudgetFromMaxRRegCount, type RaFunction, type RaInstr, type RaResult, type RaStats,
 } from '@ptxforge/regalloc';
 import { machineSuccessors } from './liveness.js';
-import { CodegenError, type MFunction, type MInstr, type MOperand, type VMemOperand, type VReg, type VRegOperand, type VFile } from './mir.js';
+import { CodegenError, type MFunction, type MInstr, type MOperand, type VCBankOperand, type VMemOperand, type VReg, type VRegOperand, type VFile } from './mir.js';
 
 /**
  * The adapter from the machine function to @ptxforge/regalloc (AdvancedPhaseAllocReg, phase 101): describes each
@@ -70,6 +70,9 @@ function describe(mi: MInstr, fullyWritten: Set<number>): Described {
     } else if (k === 'vmem' && (o as VMemOperand).base) {
       uses.push((o as VMemOperand).base!.id);
       useSlots.push({ op: i });
+    } else if (k === 'vcbank') {
+      uses.push((o as VCBankOperand).index.id);
+      useSlots.push({ op: i });
     }
   });
   const src = mi.ops[mi.ndefs];
@@ -114,7 +117,7 @@ export function allocateMachineFunction(fn: MFunction, opts: AllocateOptions): A
   const reg = new Int32Array(vregs.length);
   reg.set(res.assignment);
   reg[R1.id] = 1;
-  const stack = (off: number): MOperand => ({ k: 'vmem', base: R1, wide: false, off });
+  const stack = (off: number): MOperand => ({ k: 'vmem', base: R1, wide: false, off: fn.localBytes + off });
   const sizeMods = (bytes: number): string[] => (bytes === 8 ? ['64'] : bytes === 16 ? ['128'] : []);
   fn.blocks.forEach((b, bi) => {
     const out: MInstr[] = [];
@@ -151,6 +154,7 @@ export function allocateMachineFunction(fn: MFunction, opts: AllocateOptions): A
         }
         const o = ops[slot.op]!;
         if ((o as { k: string }).k === 'vmem') ops[slot.op] = { ...(o as VMemOperand), base: v };
+        else if ((o as { k: string }).k === 'vcbank') ops[slot.op] = { ...(o as VCBankOperand), index: v };
         else ops[slot.op] = { ...(o as VRegOperand), v };
       };
       d.defSlots.forEach((s, k) => put(s, item.defs[k]!));
@@ -161,9 +165,9 @@ export function allocateMachineFunction(fn: MFunction, opts: AllocateOptions): A
     b.instrs = out;
   });
   fn.vregs = vregs;
-  fn.frameBytes = res.stats.frameBytes;
+  fn.frameBytes = fn.localBytes + res.stats.frameBytes;
   const used: Record<VFile, number> = { R: 0, P: 0, UR: 0, UP: 0, B: 0 };
   for (const [cls, u] of Object.entries(res.usage)) used[cls as VFile] = u?.used ?? 0;
-  if (res.stats.frameBytes > 0) used.R = Math.max(used.R, 2);
+  if (fn.frameBytes > 0) used.R = Math.max(used.R, 2);
   return { reg, used, stats: res.stats };
 }

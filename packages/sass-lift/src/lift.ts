@@ -261,6 +261,8 @@ function conversionMods(op: string, mods: string[]): string[] {
     for (const t of types) if (t.startsWith('F')) src = t; else dst = t;
     dst ??= 'S32';
     src ??= 'F32';
+    // SASS F2I without a rounding modifier rounds to nearest even; Ori's F2I without one truncates
+    if (!rest.some((m) => ['TRUNC', 'FLOOR', 'CEIL', 'RN', 'RZ', 'RM', 'RP'].includes(m))) rest.push('RN');
   } else if (op === 'I2F') {
     for (const t of types) if (t.startsWith('F')) dst = t; else src = t;
     dst ??= 'F32';
