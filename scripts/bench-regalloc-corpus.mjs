@@ -25,7 +25,7 @@ if (spawnSync('ptxas', ['--version']).status !== 0) {
   process.exit(0);
 }
 const { parseOri } = await import('../packages/kernel/dist/index.js');
-const { allocateRegisters, classesFromRegisterFile, ptxasReportedRegisters, raFunctionFromOri, schedulePreRA, schedLatencyFromModel } = await import('../packages/regalloc/dist/index.js');
+const { allocateRegisters, classesFromRegisterFile, ptxasReportedRegisters, raFunctionFromOri, schedulePreRA, schedulePostRA, schedLatencyFromModel, SPILL_HOMES } = await import('../packages/regalloc/dist/index.js');
 const { registerFileFor, createLatencyModel, HOPPER_LATENCIES, PIPE_WIDTHS_SM80 } = await import('../packages/target-common/dist/index.js');
 
 const files = [];
@@ -83,7 +83,7 @@ for (const [key, shown] of names) {
   for (const fn of mod.functions) {
     if (fn.kind !== 'entry' || !used.has(fn.name)) continue;
     const { fn: ra } = raFunctionFromOri(fn);
-    const opts = { classes: CLASSES, reserved: { R: [1] } };
+    const opts = { classes: CLASSES, reserved: { R: [1] }, spillHome: SPILL_HOMES };
     let res, pre, ms;
     try {
       const t0 = performance.now();
@@ -96,7 +96,11 @@ for (const [key, shown] of names) {
     }
     const ours = ptxasReportedRegisters(Math.max(res.usage.R?.used ?? 0, 2));
     const noSched = ptxasReportedRegisters(Math.max(allocateRegisters(ra, opts).usage.R?.used ?? 0, 2));
-    rows.push({ file: shown, fn: fn.name, instrs: fn.instructionCount, ptxas: used.get(fn.name), ours, noSched, ms, spills: res.stats.spillStores });
+    const post = schedulePostRA(res, { latency: LAT });
+    rows.push({
+      file: shown, fn: fn.name, instrs: fn.instructionCount, ptxas: used.get(fn.name), ours, noSched, ms, spills: res.stats.spillStores,
+      cyc0: pre.stats.cyclesBefore, cyc1: pre.stats.cyclesAfter, cyc2: post.stats.cyclesAfter,
+    });
   }
 }
 fs.rmSync(tmp, { recursive: true, force: true });
@@ -107,6 +111,8 @@ const ratioNoSched = geo(ok.map((r) => r.noSched / r.ptxas));
 console.log(`# regalloc vs ptxas -O3 registers, sm_90, ${new Date().toISOString().slice(0, 10)}, ${os.cpus()[0]?.model ?? '?'} x${os.cpus().length}, node ${process.version}`);
 console.log(`entries: ${ok.length} compared (${rows.length - ok.length} allocator errors) from ${chosen.length} corpus files`);
 console.log(`registers ours/ptxas geomean: ${ratio.toFixed(3)} with the pre-RA scheduler, ${ratioNoSched.toFixed(3)} without; ours <= ptxas on ${ok.filter((r) => r.ours <= r.ptxas).length}`);
+const sum = (k) => ok.reduce((s, r) => s + r[k], 0);
+console.log(`estimated cycles (single-issue, sum of blocks, SASS latency table + queue estimates): source order ${sum('cyc0')}, pre-RA scheduled ${sum('cyc1')} (${(sum('cyc1') / sum('cyc0')).toFixed(3)}x), after post-RA ${sum('cyc2')} (${(sum('cyc2') / sum('cyc0')).toFixed(3)}x)`);
 console.log(`spilling entries: ${ok.filter((r) => r.spills).length}; allocation time total ${ok.reduce((s, r) => s + r.ms, 0).toFixed(0)} ms`);
 const worst = [...ok].sort((a, b) => b.ours / b.ptxas - a.ours / a.ptxas).slice(0, 10);
 console.log('| file | entry | Ori instrs | ptxas | ours | ours, no pre-RA sched |');

@@ -6,7 +6,7 @@
 // pressure stays realistic (the case that makes an N² interference matrix or dense liveness quadratic).
 // Usage: pnpm --filter @ptxforge/regalloc... build && node scripts/bench-regalloc.mjs [--sizes 10000,20000,50000] [--reps 3]
 import os from 'node:os';
-const { allocateRegisters, verifyAllocation } = await import('../packages/regalloc/dist/index.js');
+const { allocateRegisters, verifyAllocation, schedulePreRA, schedulePostRA, schedLatencyFromTable } = await import('../packages/regalloc/dist/index.js');
 
 const argv = process.argv.slice(2);
 const arg = (n, d) => {
@@ -64,6 +64,8 @@ function generate(nInstr) {
         ins = { defs: [newV('R', 1)], uses };
       }
       ins.uses = ins.uses.filter((u) => vregs[u].cls === 'R' || ins.copy);
+      if (!ins.copy && r(6) === 0) Object.assign(ins, { op: { opcode: 'LD' }, memory: 'load', memorySpace: 'global' });
+      else ins.op = { opcode: 'OP' };
       instrs.push(ins);
       if (vregs[ins.defs[0]].cls === 'R') recent.push(ins.defs[0]);
       if (recent.length > 64) recent.splice(0, recent.length - 64);
@@ -111,12 +113,21 @@ for (const n of sizes) {
       times.push((c.user + c.system) / 1000);
     }
     const bad = verifyAllocation(res, opts).length;
-    rows.push({ n: fn.instrs, vregs: fn.vregs.length, label, ms: median(times), used: res.usage.R.used, s: res.stats, bad });
+    // the schedulers on the same function: pre-RA on the input, post-RA on the allocation
+    const lat = schedLatencyFromTable({ LD: 200, OP: 4 }, 4);
+    const c0 = process.cpuUsage();
+    const pre = schedulePreRA(fn, { latency: lat, pressureLimit: { R: budget?.R ?? 64 } });
+    const c1 = process.cpuUsage(c0);
+    const post = schedulePostRA(res, { latency: lat });
+    const c2 = process.cpuUsage(c0);
+    const preMs = (c1.user + c1.system) / 1000;
+    const postMs = (c2.user + c2.system) / 1000 - preMs;
+    rows.push({ n: fn.instrs, vregs: fn.vregs.length, label, ms: median(times), used: res.usage.R.used, s: res.stats, bad, preMs, postMs, pre: pre.stats, post: post.stats });
   }
 }
 console.log(`# regalloc scaling, ${new Date().toISOString().slice(0, 10)}, ${os.cpus()[0]?.model ?? '?'} x${os.cpus().length}, node ${process.version}, load ${os.loadavg()[0].toFixed(1)}, median of ${reps}, CPU ms`);
-console.log('| instructions | vregs | budget | CPU ms | R used | edges | coalesced copies | spilled / remat vregs | spill stores / loads | rounds | violations |');
-console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('| instructions | vregs | budget | RA CPU ms | R used | edges | coalesced copies | spilled / remat vregs | spill stores / loads | rounds | violations | pre-RA sched ms | post-RA sched ms |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const x of rows) {
-  console.log(`| ${x.n} | ${x.vregs} | ${x.label} | ${x.ms.toFixed(0)} | ${x.used} | ${x.s.interferenceEdges} | ${x.s.coalescedCopies}/${x.s.copies} | ${x.s.spilledVregs} / ${x.s.rematerializedVregs} | ${x.s.spillStores} / ${x.s.spillLoads} | ${x.s.rounds} | ${x.bad} |`);
+  console.log(`| ${x.n} | ${x.vregs} | ${x.label} | ${x.ms.toFixed(0)} | ${x.used} | ${x.s.interferenceEdges} | ${x.s.coalescedCopies}/${x.s.copies} | ${x.s.spilledVregs} / ${x.s.rematerializedVregs} | ${x.s.spillStores} / ${x.s.spillLoads} | ${x.s.rounds} | ${x.bad} | ${x.preMs.toFixed(0)} | ${x.postMs.toFixed(0)} |`);
 }

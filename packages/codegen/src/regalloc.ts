@@ -3,7 +3,7 @@ import {
   allocateRegisters, classesFromRegisterFile, gprBudgetFromMaxRRegCount, type RaFunction, type RaInstr, type RaResult, type RaStats,
 } from '@ptxforge/regalloc';
 import { machineSuccessors } from './liveness.js';
-import type { MFunction, MInstr, MOperand, VMemOperand, VReg, VRegOperand, VFile } from './mir.js';
+import { CodegenError, type MFunction, type MInstr, type MOperand, type VMemOperand, type VReg, type VRegOperand, type VFile } from './mir.js';
 
 /**
  * The adapter from the machine function to @ptxforge/regalloc (AdvancedPhaseAllocReg, phase 101): describes each
@@ -128,6 +128,10 @@ export function allocateMachineFunction(fn: MFunction, opts: AllocateOptions): A
         const v = vregs[item.vreg]!;
         out.push({ opcode: 'LDL', mods: sizeMods(item.bytes), ops: [{ k: 'vreg', v, part: 0, span: v.width }, stack(item.slot)], ndefs: 1 });
         continue;
+      }
+      if (item.kind === 'save' || item.kind === 'restore') {
+        // only produced with the allocator's opt-in `spillHome`, which this adapter does not pass
+        throw new CodegenError('CODEGEN_NOT_IMPLEMENTED', 'predicate save/restore items from the register allocator');
       }
       const src = item.ref!;
       const d = described.get(src)!;

@@ -20,8 +20,10 @@ export interface BuildParam {
   /** Byte offset from the start of the parameter area. */
   offset: number;
   size: number;
-  /** log2 of the alignment when ptxas records one (0 for the common case). */
+  /** log2 of the alignment when ptxas records one (`.ptr .align N`; 0 for the common case). */
   logAlignment?: number;
+  /** State space of a `.ptr` parameter's pointee as KPARAM_INFO codes it (global 4, shared 2; 0 when not given). */
+  pointeeSpace?: number;
 }
 
 /** A private device function placed inside its caller's .text section (ptxas names it `$<caller>$<callee>`). */
@@ -129,6 +131,8 @@ export interface BuildCubinInput {
   /** EICOMPAT 0x02 (1; 2 when texture references are used). */
   compatTextureMode?: number;
   functions: BuildFunction[];
+  /** `.texmode_independent` (EIATTR_TEXMODE_INDEPENDENT in the global .nv.info). */
+  texmodeIndependent?: boolean;
 }
 
 const DEFAULT_TOOL: BuildTool = { name: 'ptxforge', version: 'ptxforge', branch: '', options: '' };
@@ -234,6 +238,27 @@ export function cfaOffsetOfCode(code: Uint8Array): number {
   }
   return code.length;
 }
+
+/**
+ * True when the code writes the stack pointer R1: the prologue's load of c[0x0][0x28] (`LDC R1` on sm_90,
+ * `IMAD.MOV.U32 R1, RZ, RZ, c[0x0][0x28]` before) or an adjustment of R1 from R1.
+ */
+export function writesStackPointer(code: Uint8Array): boolean {
+  for (let i = 0; i + 16 <= code.length; i += 16) {
+    if (code[i + 2] !== 1) continue;
+    const op = code[i]! | ((code[i + 1]! & 0x0f) << 8);
+    const cbankOffset = ((code[i + 4]! | (code[i + 5]! << 8) | (code[i + 6]! << 16)) >>> 6) & 0xffff;
+    if (op === LDC || code[i + 3] === 1 || cbankOffset === 0x28) return true;
+  }
+  return false;
+}
+
+// The CIE of a function that never sets up the stack pointer: no CFA definition (and its FDE only advances to
+// the last exit).
+const CIE_BODY_NO_STACK = Uint8Array.from([
+  0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x03, 0x00, 0x04, 0x7c, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x08, 0xff, 0x81,
+  0x80, 0x28,
+]);
 
 function frameEntry(body: Uint8Array): Uint8Array {
   // 64-bit DWARF: 0xffffffff, u64 length; entries padded to 8 bytes overall.
@@ -550,6 +575,7 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile): Uint8
     for (const s of [...(f.subroutines ?? [])].reverse()) global.push(sval('FRAME_SIZE', u32s(symOf(s.name, f.name), s.frameSize ?? 0)));
     global.push(sval('FRAME_SIZE', u32s(sym, f.frameSize ?? 0)));
   }
+  if (input.texmodeIndependent) global.push(nval('TEXMODE_INDEPENDENT'));
   for (const f of fns) global.push(sval('MIN_STACK_SIZE', u32s(symOf(f.name, f.name), f.minStackSize ?? 0)));
   secs[secOf('.nv.info')]!.data = encodeNvInfo(global);
 
@@ -574,8 +600,11 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile): Uint8
   for (const f of fns) {
     const lastExit = f.exitOffsets.length ? Math.max(...f.exitOffsets) : undefined;
     const cfa = f.cfaOffset ?? cfaOffsetOfCode(f.code);
-    const ins = f.frameInstructions ?? defaultFrameInstructions(cfa, lastExit, P.frameRowAfterFirstInstruction);
-    const cie = frameEntry(CIE_BODY);
+    const stack = writesStackPointer(f.code);
+    const ins =
+      f.frameInstructions ??
+      (stack ? defaultFrameInstructions(cfa, lastExit, P.frameRowAfterFirstInstruction) : Uint8Array.from(lastExit ? advance(lastExit) : []));
+    const cie = frameEntry(stack ? CIE_BODY : CIE_BODY_NO_STACK);
     // The function's FDE covers its code up to the first subroutine placed after it. (ptxas also writes a CIE and
     // an FDE per subroutine, with the return-address rules of its calling convention: not modelled yet.)
     const range = Math.min(f.code.length, ...(f.subroutines ?? []).map((s) => s.offset).filter((o) => o > 0));
@@ -686,6 +715,8 @@ function functionAttributes(
   const entry = f.kind === 'entry';
   const params = [...(f.params ?? [])].sort((a, b) => b.ordinal - a.ordinal);
   const paramBytes = f.paramBytes ?? Math.max(0, ...params.map((p) => p.offset + p.size));
+  // A kernel without parameters has no parameter-bank attributes (its bank is still paramBase bytes).
+  const hasParams = params.length > 0 || paramBytes > 0;
   const x = f.extra ?? {};
   const order = entry ? P.entryAttributes : P.deviceAttributes;
   const emit: Record<FunctionAttributeKey, () => void> = {
@@ -698,16 +729,16 @@ function functionAttributes(
       if (P.sw2861232War) out.push(nval('SW2861232_WAR'));
     },
     PARAM_CBANK: () => {
-      if (!entry) return;
+      if (!entry || !hasParams) return;
       const sym = sectionSym.get(`.nv.constant0.${f.name}`)!;
       out.push(sval('PARAM_CBANK', u32s(sym, ((paramBytes << 16) | P.paramBase) >>> 0)));
     },
     CBANK_PARAM_SIZE: () => {
-      if (entry) out.push(hval('CBANK_PARAM_SIZE', paramBytes));
+      if (entry && hasParams) out.push(hval('CBANK_PARAM_SIZE', paramBytes));
     },
     KPARAM_INFO: () => {
       for (const p of params) {
-        const flags = ((p.size << 18) | (0x1f << 12) | (p.logAlignment ?? 0)) >>> 0;
+        const flags = ((p.size << 18) | (0x1f << 12) | ((p.pointeeSpace ?? 0) << 8) | (p.logAlignment ?? 0)) >>> 0;
         out.push(sval('KPARAM_INFO', u32s(0, (p.offset << 16) | p.ordinal, flags)));
       }
     },

@@ -42,7 +42,7 @@ function functionFacts(c: Cubin, f: CubinFunction, keepFrame: boolean): BuildFun
   const params: BuildParam[] = [];
   for (const r of byName(a, 'KPARAM_INFO')) {
     const v = decodeAttribute(r);
-    if (v.kind === 'kparam') for (const p of v.params) params.push({ ordinal: p.ordinal, offset: p.offset, size: p.size, ...(p.logAlignment ? { logAlignment: p.logAlignment } : {}) });
+    if (v.kind === 'kparam') for (const p of v.params) params.push({ ordinal: p.ordinal, offset: p.offset, size: p.size, ...(p.logAlignment ? { logAlignment: p.logAlignment } : {}), ...(p.space ? { pointeeSpace: p.space } : {}) });
   }
   params.sort((x, y) => x.ordinal - y.ordinal);
   const globalOf = (name: string, sym: number | undefined) =>
@@ -155,6 +155,7 @@ export function buildInputOfCubin(c: Cubin, opts: { keepFrameInstructions?: bool
     ...(api !== undefined ? { cudaApiVersion: api } : {}),
     ...(tex ? { compatTextureMode: tex.value } : {}),
   };
+  if (c.nvInfo.some((r) => attributeInfo(r.code).name === 'EIATTR_TEXMODE_INDEPENDENT')) input.texmodeIndependent = true;
   if (c.tkInfo) input.tool = { name: c.tkInfo.toolName, version: c.tkInfo.toolVersion, branch: c.tkInfo.toolBranch, options: c.tkInfo.toolOptions };
   return input;
 }

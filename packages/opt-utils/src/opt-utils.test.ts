@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseOri } from '@ptxforge/kernel';
+import { parseOri, type Block, type OriFunction } from '@ptxforge/kernel';
 import { BitSet } from './bitset.js';
 import { computeLiveness } from './liveness.js';
 import { hasObservableEffect, isSpeculatable } from './effects.js';
@@ -54,6 +54,75 @@ bb2:
     expect(lv.isLiveIn(bb1, r('%r0'))).toBe(true);
     expect(lv.isLiveIn(bb2, r('%r0'))).toBe(false);
     expect(lv.isLiveIn(bb0, r('%r1'))).toBe(false);
+  });
+});
+
+describe('computeLiveness agrees with dense iterative liveness on random CFGs', () => {
+  /** The textbook dataflow (what opt-utils computed before it went sparse), as the reference. */
+  function denseLiveness(fn: OriFunction): { liveIn: Map<Block, Set<number>>; liveOut: Map<Block, Set<number>> } {
+    const use = new Map<Block, Set<number>>();
+    const kill = new Map<Block, Set<number>>();
+    for (const b of fn.blocks) {
+      const u = new Set<number>();
+      const k = new Set<number>();
+      for (const i of b.instrs) {
+        for (const r of i.useRegs()) if (!k.has(r.id)) u.add(r.id);
+        if (!i.guard) for (const r of i.defRegs()) k.add(r.id);
+      }
+      use.set(b, u);
+      kill.set(b, k);
+    }
+    const liveIn = new Map(fn.blocks.map((b) => [b, new Set<number>()] as const));
+    const liveOut = new Map(fn.blocks.map((b) => [b, new Set<number>()] as const));
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (const b of [...fn.blocks].reverse()) {
+        const out = liveOut.get(b)!;
+        for (const s of b.succs) for (const x of liveIn.get(s)!) out.add(x);
+        const inn = new Set(use.get(b));
+        for (const x of out) if (!kill.get(b)!.has(x)) inn.add(x);
+        if (inn.size !== liveIn.get(b)!.size) changed = true;
+        liveIn.set(b, inn);
+      }
+    }
+    return { liveIn, liveOut };
+  }
+  /** A random function: blocks with random reads/writes of a small register pool, guarded defs, branches back and forth. */
+  function randomFunction(seed: number): string {
+    let x = seed >>> 0 || 1;
+    const rnd = (n: number): number => {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      return (x >>> 0) % n;
+    };
+    const nb = 2 + rnd(12);
+    const lines = ['.entry @k()', '{'];
+    for (let b = 0; b < nb; b++) {
+      lines.push(`bb${b}:`);
+      for (let k = rnd(4); k > 0; k--) {
+        const g = rnd(4) === 0 ? `@%p${rnd(2)} ` : '';
+        lines.push(`  ${g}%r${rnd(6)} = IADD3 %r${rnd(6)}, %r${rnd(6)}, RZ`);
+        if (rnd(5) === 0) lines.push(`  %p${rnd(2)} = ISETP.LT.AND %r${rnd(6)}, 0x4, PT`);
+      }
+      if (b === nb - 1) lines.push('  EXIT');
+      else if (rnd(3) === 0) lines.push(`  @%p${rnd(2)} BRA bb${rnd(nb)}`);
+      else if (rnd(6) === 0) lines.push(`  BRA bb${rnd(nb)}`);
+    }
+    lines.push('}', '');
+    return lines.join('\n');
+  }
+  it('on 300 random functions, every block, every register', () => {
+    for (let seed = 1; seed <= 300; seed++) {
+      const fn = parseOri(randomFunction(seed)).functions[0]!;
+      const lv = computeLiveness(fn);
+      const ref = denseLiveness(fn);
+      for (const b of fn.blocks) {
+        expect([...lv.liveIn.get(b)!], `seed ${seed} ${b.label} in`).toEqual([...ref.liveIn.get(b)!].sort((p, q) => p - q));
+        expect([...lv.liveOut.get(b)!], `seed ${seed} ${b.label} out`).toEqual([...ref.liveOut.get(b)!].sort((p, q) => p - q));
+        for (const r of fn.registers) expect(lv.isLiveIn(b, r)).toBe(ref.liveIn.get(b)!.has(r.id));
+      }
+    }
   });
 });
 

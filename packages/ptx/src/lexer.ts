@@ -169,9 +169,12 @@ export function tokenizeShared(text: string, file: string): Tokens {
       const s = i;
       const d = text.charCodeAt(i + 1);
       if (c === 48 && (d === 102 || d === 70 || d === 100 || d === 68) && isHex(text.charCodeAt(i + 2))) {
-        // 0f / 0d hexadecimal float bit patterns.
+        // 0f / 0d hexadecimal float bit patterns: exactly 8 / 16 hex digits (ptxas reads `0f3F80` as a
+        // syntax error).
         i += 2;
         while (i < len && isHex(text.charCodeAt(i))) i++;
+        const digits = i - s - 2;
+        if (digits !== (d === 102 || d === 70 ? 8 : 16)) fail(`syntax error near '${text.slice(s, i)}': a ${d === 102 || d === 70 ? '0f literal has 8' : '0d literal has 16'} hexadecimal digits`, s);
         push(Tk.Float, s, i);
         continue;
       }

@@ -129,12 +129,13 @@ class Parser {
    * The integer literal at the current token. PTX integer constants are 64-bit: a literal whose value does
    * not fit in 64 bits is a located "Constant overflow" (ptxas's message). ptxas only notices an overflow
    * when its 64-bit accumulator has the top bit set before the next digit, so it wraps some 65..70-bit
-   * literals silently; we reject every literal wider than 64 bits instead of truncating it.
+   * literals silently (0x1FFFFFFFFFFFFFFFF is accepted as 0xFFFFFFFFFFFFFFFF, 0x8000000000000000F is an
+   * overflow): we follow it exactly, since what ptxas accepts we accept (checked with ptxas 13.0.88).
    */
   private intToken(): bigint {
     const k = this.p++;
     const v = parseIntLit(this.str(k));
-    if (v > MAX_U64) this.failMsg(`Constant overflow: ${this.str(k)} does not fit in 64 bits`, k, 'PTX_CONSTANT_OVERFLOW');
+    if (v > MAX_U64) return ptxasWrappedLiteral(this.str(k)) ?? this.failMsg(`Constant overflow: ${this.str(k)} does not fit in 64 bits`, k, 'PTX_CONSTANT_OVERFLOW');
     return v;
   }
   private smallInt(what: string): number {
@@ -203,6 +204,7 @@ class Parser {
           state = 'body';
           let linkage: string | undefined;
           while (this.kind() === Tk.Dot && LINKAGE.has(this.dotWord())) {
+            if (linkage !== undefined) this.failMsg(`syntax error near '.${this.dotWord()}': a second linkage directive`, this.p);
             linkage = this.dotWord();
             this.p++;
           }
@@ -354,6 +356,8 @@ class Parser {
           } else break;
         }
       } else if (d.type === '' && isTypeName(w)) {
+        // ptxas has no .bf16/.bf16x2/.tf32 variables (they live in .b16/.b32 registers).
+        if (w === 'bf16' || w === 'bf16x2' || w === 'tf32') this.failMsg(`syntax error near '.${w}': no variable has type .${w} (declare it .b${w === 'bf16' ? 16 : 32})`, this.p);
         d.type = w;
         this.p++;
       } else if (LINKAGE.has(w)) {
@@ -566,10 +570,7 @@ class Parser {
           body.push(this.instruction());
           continue;
         }
-        if (this.isP(';')) {
-          this.p++; // empty statement
-          continue;
-        }
+        if (this.isP(';')) this.failMsg(`syntax error near ';': empty statement`, this.p);
         this.fail('an instruction, a label, a declaration or \'}\'');
       }
       if (k === Tk.Dot) {
@@ -724,6 +725,8 @@ class Parser {
     }
     if (k === Tk.Float || (this.isP('-') && this.kind(this.p + 1) === Tk.Float)) {
       const neg = this.acceptP('-');
+      // ptxas's grammar takes `-0d...` and `-1.5` but not `-0f...`.
+      if (neg && /^0[fF]/.test(this.str(this.p))) this.failMsg(`syntax error near '${this.str(this.p)}': a 0f literal cannot be negated (write the sign bit into it)`, this.p);
       const f = floatLit(this.str(this.p++));
       if (neg) {
         if (f.bits !== undefined) f.bits ^= f.width === 32 ? 0x80000000n : 0x8000000000000000n;
@@ -835,6 +838,23 @@ export function parseIntLit(s: string): bigint {
     return v < 4096 ? SMALL[v]! : BigInt(v);
   }
   return parseIntLitSlow(s);
+}
+/**
+ * ptxas's reading of an integer literal wider than 64 bits: digits accumulate modulo 2^64, and a digit
+ * arriving while the accumulator's top bit is set is an overflow (undefined then).
+ */
+function ptxasWrappedLiteral(s: string): bigint | undefined {
+  let t = s.endsWith('U') ? s.slice(0, -1) : s;
+  let base = 10n;
+  if (/^0[xX]/.test(t)) [base, t] = [16n, t.slice(2)];
+  else if (/^0[bB]/.test(t)) [base, t] = [2n, t.slice(2)];
+  else if (/^0[0-7]+$/.test(t)) [base, t] = [8n, t.slice(1)];
+  let acc = 0n;
+  for (const ch of t) {
+    if (acc >= 1n << 63n) return undefined;
+    acc = BigInt.asUintN(64, acc * base + BigInt(parseInt(ch, 16)));
+  }
+  return acc;
 }
 function parseIntLitSlow(s: string): bigint {
   let t = s.endsWith('U') ? s.slice(0, -1) : s;

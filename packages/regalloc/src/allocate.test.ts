@@ -4,7 +4,7 @@ import { registerFileFor } from '@ptxforge/target-common';
 import { allocateRegisters } from './allocate.js';
 import { classesFromRegisterFile, effectiveMaxRRegCount, gprBudgetFromMaxRRegCount, ptxasReportedRegisters } from './classes.js';
 import { runAllocated, runVirtual, traceMismatches } from './testing/evaluator.js';
-import type { RaFunction, RaInstr, RaOptions, RegWidth, VReg } from './types.js';
+import { SPILL_HOMES, type RaFunction, type RaInstr, type RaOptions, type RegWidth, type VReg } from './types.js';
 import { verifyAllocation } from './verify.js';
 
 const CLASSES = classesFromRegisterFile(registerFileFor({ maxRegistersPerThread: 255, uniformRegisters: true, convergenceBarriers: true } as never));
@@ -162,7 +162,7 @@ describe('allocateRegisters', () => {
     // 9 predicates defined, then read in pairs: at most 2 P registers (budget) at a time
     const vregs: VReg[] = [...Array.from({ length: 9 }, (): VReg => ({ cls: 'P', width: 1 })), R()];
     const instrs = [I([9], []), ...Array.from({ length: 9 }, (_, i) => I([i], [9])), ...Array.from({ length: 9 }, (_, i) => I([9], [i, (i + 4) % 9, 9]))];
-    const res = check({ vregs, blocks: [{ succs: [], instrs }] }, opts({ budget: { P: 3 } }));
+    const res = check({ vregs, blocks: [{ succs: [], instrs }] }, opts({ budget: { P: 3 }, spillHome: SPILL_HOMES }));
     expect(res.stats.homedVregs).toBeGreaterThan(0);
     expect(res.stats.registerSaves).toBeGreaterThan(0);
     expect(res.usage.P!.used).toBeLessThanOrEqual(3);
@@ -182,11 +182,11 @@ describe('allocateRegisters', () => {
     bad({ vregs: [R()], blocks: [{ succs: [3], instrs: [] }] }, 'RA_BAD_INPUT');
     bad({ vregs: [R(2, { fixed: 3 })], blocks: [] }, 'RA_BAD_INPUT');
     bad({ vregs: [{ cls: 'Q' as never, width: 1 }], blocks: [] }, 'RA_UNKNOWN_CLASS');
-    // 8 predicates live at once: P has 7, and without a home class they cannot leave
+    // 8 predicates live at once: P has 7, and without a home (opt-in) they cannot leave
     const vregs = Array.from({ length: 8 }, (): VReg => ({ cls: 'P', width: 1 }));
     const fn: RaFunction = { vregs, blocks: [{ succs: [], instrs: [...vregs.map((_, i) => I([i], [])), I([], vregs.map((_, i) => i))] }] };
     try {
-      allocateRegisters(fn, { classes: CLASSES.filter((c) => c.cls === 'P') });
+      allocateRegisters(fn, opts());
       throw new Error('no error');
     } catch (e) {
       expect((e as { code?: string }).code).toBe('RA_UNCOLORABLE');
@@ -242,7 +242,7 @@ describe('allocateRegisters on random CFGs', () => {
     fc.assert(
       fc.property(arbFunction, (spec) => {
         const fn = buildFunction(spec);
-        const o = opts({ budget: { R: spec.budget, P: 2 } });
+        const o = opts({ budget: { R: spec.budget, P: 2 }, spillHome: SPILL_HOMES });
         const res = allocateRegisters(fn, o);
         expect(verifyAllocation(res, o)).toEqual([]);
         expect(traceMismatches(runVirtual(fn, 400), runAllocated(fn, res, 400))).toEqual([]);

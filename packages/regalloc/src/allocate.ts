@@ -215,7 +215,7 @@ export function allocateRegisters<Ref>(fn: RaFunction<Ref>, opts: RaOptions): Ra
   const rematOn = opts.rematerialize ?? true;
   const maxRounds = opts.maxRounds ?? 32;
 
-  const homeClass = { P: 'R', UP: 'UR', B: 'R', ...opts.spillHome } as Partial<Record<RegClass, RegClass>>;
+  const homeClass: Partial<Record<RegClass, RegClass>> = { ...opts.spillHome };
   const homeOf = (cls: RegClass): RegClass | undefined => {
     const h = homeClass[cls];
     return h && classes.has(h) && spillable.has(h) && !spillable.has(cls) ? h : undefined;
@@ -456,8 +456,12 @@ function colourRound<Ref>(vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: 
       avail[into] = availOf(into);
     }
     cost[into] += cost[from]!;
-    members[into] = members[into]!.concat(members[from]!);
-    partners[into] = partners[into]!.concat(partners[from]!);
+    // append (never copy the growing side): a long chain of merges stays linear
+    const mi = members[into]!, pi = partners[into]!;
+    for (const x of members[from]!) mi.push(x);
+    for (const x of partners[from]!) pi.push(x);
+    members[from] = [];
+    partners[from] = [];
     coalesced++;
   };
   if (coalesceOn) {
@@ -504,8 +508,9 @@ function colourRound<Ref>(vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: 
       const fa2 = forbid.get(a), fb2 = forbid.get(b);
       const limit = fa2 || fb2 ? Math.min(avail[a]!, avail[b]!) : avail[a]!;
       if (sig >= limit) continue;
-      // keep the representative deterministic: the lower id absorbs the higher
-      if (a < b) merge(b, a); else merge(a, b);
+      // the node with more members absorbs the other (linear merge chains), ties to the lower id: deterministic
+      const ma = members[a]!.length, mb = members[b]!.length;
+      if (ma > mb || (ma === mb && a < b)) merge(b, a); else merge(a, b);
     }
   }
 
@@ -560,6 +565,12 @@ function colourRound<Ref>(vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: 
   let markN = 0;
   const spill: number[] = [];
   const failedNoSpill: number[] = [];
+  const highWater = new Map<RegClass, number>();
+  for (let v = 0; v < nV; v++) {
+    if (col[v]! < 0 || !occurs[v]) continue;
+    const k = vregs[v]!.cls;
+    highWater.set(k, Math.max(highWater.get(k) ?? 0, col[v]! + width[v]!));
+  }
   for (let i = order.length - 1; i >= 0; i--) {
     const n = order[i]!;
     const c = cm(n);
@@ -585,9 +596,19 @@ function colourRound<Ref>(vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: 
       const rp = find(p);
       if (col[rp]! >= 0 && fits(col[rp]!)) { chosen = col[rp]!; break; }
     }
-    if (chosen < 0) for (let b = 0; b + w <= c.limit; b += a) if (fits(b)) { chosen = b; break; }
-    if (chosen >= 0) col[n] = chosen;
-    else if (noSpill[n]) failedNoSpill.push(n);
+    if (chosen < 0) {
+      for (let b = 0; b + w <= c.limit; b += a) if (fits(b)) { chosen = b; break; }
+      // a single register that would split a free aligned pair: take a hole below the class's high-water mark
+      // instead (one whose mate is taken), so pairs and quads still find room without raising the count
+      if (chosen >= 0 && w === 1 && c.align(2) === 2 && fits(chosen ^ 1)) {
+        const hw = highWater.get(c.info.cls) ?? 0;
+        for (let b = chosen + 1; b < hw; b++) if (fits(b) && !fits(b ^ 1)) { chosen = b; break; }
+      }
+    }
+    if (chosen >= 0) {
+      col[n] = chosen;
+      highWater.set(c.info.cls, Math.max(highWater.get(c.info.cls) ?? 0, chosen + w));
+    } else if (noSpill[n]) failedNoSpill.push(n);
     else spill.push(n);
   }
   for (const n of failedNoSpill) {

@@ -1,4 +1,4 @@
-import { opcodeInfo, operandRegs, type Instr, type OriFunction, type Register } from '@ptxforge/kernel';
+import { operandRegs, type Instr, type OriFunction, type Register } from '@ptxforge/kernel';
 import type { RaFunction, RaInstr, VReg } from './types.js';
 
 /** Memory space of an Ori/SASS memory opcode (schedulers: accesses of different known spaces do not conflict). */
@@ -23,7 +23,7 @@ export function raInstrFromOri(i: Instr): RaInstr<Instr> {
   const uses: number[] = [];
   for (const o of i.uses) for (const r of operandRegs(o)) uses.push(r.id);
   if (i.guard) uses.push(i.guard.reg.id);
-  const info = opcodeInfo(i.opcode);
+  const info = i.info; // the function's opcode table (plugins may extend it)
   const d0 = i.defs[0];
   const u0 = i.uses[0];
   const copy = !guarded && i.opcode === 'MOV' && i.defs.length === 1 && d0?.kind === 'reg' && isPlainRegUse(i) && u0?.kind === 'reg' &&

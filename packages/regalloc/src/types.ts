@@ -11,6 +11,9 @@ export type RegClass = 'R' | 'P' | 'UR' | 'UP' | 'B';
 
 export const REG_CLASSES: readonly RegClass[] = ['R', 'P', 'UR', 'UP', 'B'];
 
+/** The usual homes of classes without memory spills: predicates in R (P2R/R2P), uniform predicates in UR, barriers in R (BMOV). */
+export const SPILL_HOMES: Readonly<Partial<Record<RegClass, RegClass>>> = Object.freeze({ P: 'R', UP: 'UR', B: 'R' });
+
 /** Registers a value occupies: 1, or an aligned pair / quad of consecutive registers. */
 export type RegWidth = 1 | 2 | 4;
 
@@ -127,7 +130,8 @@ export interface RaOptions {
   readonly spillableClasses?: readonly RegClass[];
   /**
    * Where values of a class that is not spilled to memory go when they must leave their class: a vreg of
-   * this class holds them (`save` / `restore` items; default P → R, UP → UR, B → R).
+   * this class holds them (`save` / `restore` items). Opt-in (the caller must handle those items), e.g.
+   * `SPILL_HOMES` = { P: 'R', UP: 'UR', B: 'R' }; without a home such a class fails with RA_UNCOLORABLE.
    */
   readonly spillHome?: Readonly<Partial<Record<RegClass, RegClass>>>;
   /** Rounds of spill-and-retry before giving up with RA_NO_PROGRESS (default 32). */

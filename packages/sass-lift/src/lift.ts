@@ -421,7 +421,13 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
     }
     op = twin;
   }
+  if (op === 'IMAD' && mods.includes('MOV') && results === 1 && ops.length === 4 && ops[1]?.text === 'RZ' && ops[2]?.text === 'RZ') {
+    // IMAD.MOV[.U32] Rd, RZ, RZ, x: ptxas's move on the FMA pipe
+    return line(`${operand(ctx, ops[0]!, 1, undefined)} = MOV ${operand(ctx, ops[3]!, 1, undefined)}`);
+  }
   if (op === 'IMAD') mods = mods.filter((m) => m !== 'MOV' && m !== 'SHL' && m !== 'IADD');
+  // the low word of a product does not depend on signedness
+  if (op === 'IMAD' && !mods.includes('WIDE') && !mods.includes('HI')) mods = mods.filter((m) => m !== 'U32' && m !== 'S32');
   if (op === 'IMAD' && mods.includes('HI') && ops[3]?.kind === 'reg' && ops[3].reg) {
     // IMAD.HI's addend is the register pair Rc:Rc+1: d = high word of (a * b + Rc:Rc+1)
     if (ops[3].reg.index % 2) unsupported(ctx, 'IMAD.HI with an odd addend pair');
@@ -486,6 +492,19 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
     const o = ops[i]!;
     if (o.kind === 'mem') unsupported(ctx, `memory operand on ${op}`);
     useTexts.push(operand(ctx, o, use.get(i) ?? 1, fp));
+  }
+  if (op === 'IADD3') {
+    // The adder negates a register as ~x + 1 and its carry-out counts that +1 (-RZ carries): lift -x as ~x with a
+    // carry-in of its own, so carries match the hardware's (a + -0 carries out, a + (2^32 - 0) wrapped does not).
+    let extra = 0;
+    for (let k = 0; k < 3 && k < useTexts.length; k++) {
+      const t = useTexts[k]!;
+      if (/^-(%u?r|U?RZ)/.test(t)) {
+        useTexts[k] = `~${t.slice(1)}`;
+        extra++;
+      }
+    }
+    for (let k = 0; k < extra; k++) useTexts.push('PT');
   }
   void ins;
   return line(`${defTexts.length ? `${defTexts.join(', ')} = ` : ''}${op}${mods.map((m) => `.${m}`).join('')}${useTexts.length ? ' ' + useTexts.join(', ') : ''}`);

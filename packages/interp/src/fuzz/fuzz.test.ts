@@ -46,6 +46,14 @@ describe('fuzz (small count; `pnpm -s fuzz --count N` runs more)', () => {
   });
 });
 
+describe('fuzz knobs', () => {
+  it('hands --knob settings to every compilation (an unknown knob fails each case, naming it)', () => {
+    const s = runFuzz({ count: 2, seed: 1, plugins: [corePlugin, targetSm90Plugin], knobs: [{ name: 'NoSuchKnobForFuzz', value: '1' }] });
+    expect(s.failed).toHaveLength(2);
+    expect(s.failed[0]!.message).toContain('NoSuchKnobForFuzz');
+  });
+});
+
 describe('fuzz detects a wrong phase', () => {
   it('reports the seeds and names the phase', () => {
     // Off-by-one in every "+ 1" (loop increments): a miscompilation verify-each must catch.

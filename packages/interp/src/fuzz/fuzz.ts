@@ -2,7 +2,7 @@
  * The fuzz driver: generated programs through a toolchain's full pipeline with --verify-each, reporting the
  * seeds that fail (a mismatch after some phase, an interpreter error, or a crash).
  */
-import { createToolchain, parseOri, type PluginEntry } from '@ptxforge/kernel';
+import { createToolchain, parseOri, type CompileOptions, type PluginEntry } from '@ptxforge/kernel';
 import { runKernel } from '../launch.js';
 import { createVerifyEachInstrumentation } from '../verify/verify-each.js';
 import { generateProgram, type GenerateOptions } from './generate.js';
@@ -15,6 +15,8 @@ export interface FuzzOptions extends GenerateOptions {
   readonly plugins: readonly PluginEntry[];
   readonly arch?: string;
   readonly optLevel?: number;
+  /** Knob settings for every compilation (PerformLoopFusion=1: exercise passes that are off by default). */
+  readonly knobs?: CompileOptions['knobs'];
   /** Where verify-each writes IR of a failing phase (a subdirectory per seed). */
   readonly outDir?: string;
   /** Called after each program. */
@@ -47,7 +49,7 @@ export function fuzzOne(seed: number, opts: Omit<FuzzOptions, 'count' | 'seed'>)
       launch: gen.launch,
       ...(opts.outDir ? { outDir: `${opts.outDir}/seed-${seed}` } : {}),
     });
-    tc.compile(module, { arch: opts.arch ?? 'sm_90', optLevel: opts.optLevel ?? 3, instrumentation: [verify] });
+    tc.compile(module, { arch: opts.arch ?? 'sm_90', optLevel: opts.optLevel ?? 3, instrumentation: [verify], ...(opts.knobs ? { knobs: opts.knobs } : {}) });
     return { seed, ok: true, phasesChecked: verify.report.phasesChecked };
   } catch (e) {
     const err = e as Error & { code?: string };

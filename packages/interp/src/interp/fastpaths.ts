@@ -97,6 +97,66 @@ function dpred(prog: Program, o: Operand | undefined): number | undefined {
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
 
+/**
+ * 32-bit IADD3 with carry-outs and carry-ins (SASS's 64-bit add chains, `IADD3 d, P0, a, ~b, c, PT`): d = a + b + c
+ * + carry-ins, the first predicate def bit 32 of the sum, the second bit 33; `~x` sources are complemented.
+ */
+function iadd3Carries(prog: Program, fn: OriFunction, i: Instr): Exec | undefined {
+  const d = dreg(prog, i.defs[0], 1);
+  if (d === undefined) return undefined;
+  const outs = i.defs.slice(1).map((x) => (x.kind === 'pt' ? -1 : dpred(prog, x)));
+  if (outs.length > 2 || outs.some((x) => x === undefined)) return undefined;
+  const srcs: Array<{ at: number; not: boolean }> = [];
+  for (const o of i.uses.slice(0, 3)) {
+    if (o?.kind === 'reg' && o.not && !o.neg && !o.abs && o.reg.cls !== 'P' && o.reg.cls !== 'UP' && o.reg.width === 1) {
+      srcs.push({ at: prog.regSlot.get(o.reg)! * 32, not: true });
+      continue;
+    }
+    const slot = fsrc(prog, fn, o, 1);
+    if (slot === undefined) return undefined;
+    srcs.push({ at: slot * 32, not: false });
+  }
+  const cins = i.uses.slice(3).map((o) => psrc(prog, o));
+  if (srcs.length !== 3 || cins.some((c) => !c)) return undefined;
+  const [a, b, c] = srcs as [{ at: number; not: boolean }, { at: number; not: boolean }, { at: number; not: boolean }];
+  const [p, q] = [outs[0] ?? -1, outs[1] ?? -1] as [number, number];
+  const D = d * 32;
+  return (w, m) => {
+    const R = w.R;
+    const P = w.P;
+    let cin0 = 0;
+    let cin1 = 0;
+    for (let k = 0; k < cins.length; k++) {
+      const ci = cins[k]!;
+      const v = ci.not ? ~P[ci.slot]! : P[ci.slot]!;
+      if (k === 0) cin0 = v;
+      else cin1 = v;
+    }
+    let c0 = 0;
+    let c1 = 0;
+    for (let l = 0; l < 32; l++) {
+      if (!((m >>> l) & 1)) continue;
+      const x = a.not ? ~R[a.at + l]! >>> 0 : R[a.at + l]!;
+      const y = b.not ? ~R[b.at + l]! >>> 0 : R[b.at + l]!;
+      const z = c.not ? ~R[c.at + l]! >>> 0 : R[c.at + l]!;
+      const sum = x + y + z + ((cin0 >>> l) & 1) + ((cin1 >>> l) & 1);
+      const hi = Math.floor(sum / TWO32);
+      R[D + l] = sum - hi * TWO32;
+      if (hi & 1) c0 |= 1 << l;
+      if (hi & 2) c1 |= 1 << l;
+    }
+    w.W[d]! |= m;
+    if (p >= 0) {
+      P[p] = (P[p]! & ~m) | (c0 & m);
+      w.PW[p]! |= m;
+    }
+    if (q >= 0) {
+      P[q] = (P[q]! & ~m) | (c1 & m);
+      w.PW[q]! |= m;
+    }
+  };
+}
+
 export function buildFastPath(prog: Program, fn: OriFunction, i: Instr): Exec | undefined {
   const mods = i.mods;
   const [u0, u1, u2] = i.uses;
@@ -146,6 +206,7 @@ export function buildFastPath(prog: Program, fn: OriFunction, i: Instr): Exec | 
       return undefined;
     }
     case 'IADD3': {
+      if ((i.defs.length > 1 || i.uses.length > 3) && mods.every((x) => x === 'X')) return iadd3Carries(prog, fn, i);
       if (i.defs.length !== 1 || i.uses.length !== 3 || mods.length) return undefined;
       for (const n of [1, 2] as const) {
         const d = dreg(prog, i.defs[0], n);

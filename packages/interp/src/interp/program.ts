@@ -124,7 +124,8 @@ export interface ProgramOptions {
 }
 
 /** Data slots of the physical register files: R0..R254 at 0.., UR0..UR62 at 256.., B0..B15 at 320.., temporaries
- *  (numbers >= 1000 of any width, e.g. `%rd1004`) at 400 + (n - 1000). */
+ *  (numbers >= 1000 of any width, e.g. `%rd1004`) at 400 + (n - 1000). A program allocates the slots its registers
+ *  reach, at most this many. */
 export const PHYSICAL_DATA_SLOTS = 400 + 4096;
 /** Predicate slots: PT = 0, P0..P6 = 1..7, UP0..UP6 = 8..14. */
 export const PHYSICAL_PRED_SLOTS = 15;
@@ -186,12 +187,15 @@ export class Program {
   }
 
   private allocPhysical(fn: OriFunction): void {
-    this.nslots = Math.max(this.nslots, PHYSICAL_DATA_SLOTS);
+    // only as many data slots as the registers used reach (every warp allocates nslots x 32 lanes)
     this.npslots = Math.max(this.npslots, PHYSICAL_PRED_SLOTS);
     for (const r of fn.registers) {
       const s = physicalSlotOf(r);
       if (r.cls === 'P' || r.cls === 'UP') this.predSlot.set(r, s);
-      else this.regSlot.set(r, s);
+      else {
+        this.regSlot.set(r, s);
+        this.nslots = Math.max(this.nslots, s + r.width);
+      }
     }
   }
 

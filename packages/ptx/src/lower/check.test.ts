@@ -56,6 +56,16 @@ const CASES: Array<[body: string, ptxas: 'ok' | string]> = [
   ['and.pred %p1, %p2, %r1;', 'Arguments mismatch'],
   ['shl.b32 %r1, %r2, %rs1;', 'Arguments mismatch'],
   ['shl.b64 %rd1, %rd2, %s1;', 'ok'],
+  ['shl.b32 %r1, %r2, 0f3F800000;', 'Arguments mismatch'],
+  ['shl.b32 %r1, %r2, %u1;', 'ok'],
+  ['neg.u32 %r1, %r1;', "Instruction 'neg' applies only to signed numeric types"],
+  ['atom.global.max.u64 %r1, [%rd2], %rd1;', 'Arguments mismatch'],
+  ['atom.global.add.f32 %f1, [%rd1], %r2;', 'ok'],
+  ['atom.global.cas.b32 %r1, [%rd1], %r2, %rd3;', 'Arguments mismatch'],
+  ['vote.rmi.sync.ballot.b32 %r1, %p1, -1;', 'Illegal rounding modifier'],
+  ['ld.L1::no_allocate.param.u64 %rd2, [p];', "cannot be applied to '.param' space for instruction 'ld'"],
+  ['exit.uni;', "Illegal modifier '.uni' for instruction 'exit'"],
+  ['.local .pred y;', "Predicate variable 'y' must be in register state space"],
   ['mul.wide.s32 %rd1, %r1, %r2;', 'ok'],
   ['mul.wide.s32 %r1, %r1, %r2;', 'Arguments mismatch'],
   ['mad.wide.u32 %rd1, %r1, %r2, %r3;', 'Arguments mismatch'],
@@ -158,6 +168,15 @@ const CASES: Array<[body: string, ptxas: 'ok' | string]> = [
   ['st.cta.global.u32 [%rd1], %r1;', "Modifier '.cta' requires memory order with 'st' instruction"],
   ['ld.relaxed.gpu.global.u32 %r1, [%rd1];', 'ok'],
   ['ld.global.v2.v4.u32 {%r1, %r2}, [%rd1];', 'Multiple vector modifiers'],
+  ['add.v3.s32 %r1, %r2, %r3;', "Unknown modifier '.v3'"],
+  ['mov.release.u32 %r1, %r2;', "Illegal modifier '.release' for instruction 'mov'"],
+  ['bfe.u32 %r1, %r2, 65536, 3;', "Argument 2 of instruction 'bfe': value '65536' out of range, expected to be in range [0..255]"],
+  ['bfe.u32 %r1, %r2, 255, 3;', 'ok'],
+  ['shfl.sync.bfly.b32 %r1, %f2, 1, 31, -1;', 'ok'],
+  ['shfl.sync.bfly.b32 %r1|%p1, %r2, 1, 31, -1;', 'ok'],
+  ['setp.eq.s32 %p1|%p2, %r2, 1;', 'ok'],
+  ['shfl.sync.bfly.b32 %rd1, %r2, 1, 31, -1;', 'Arguments mismatch'],
+  ['shfl.sync.bfly.b32 %r1, %r2, %rd1, 31, -1;', 'Arguments mismatch'],
 ];
 
 function ours(body: string): string {
@@ -198,4 +217,33 @@ describe.skipIf(!ptxas)('the recorded verdicts are still what ptxas says (skippe
     }
     expect(wrong).toEqual([]);
   }, 120000);
+});
+
+describe('syntax ptxas refuses (issue 16, fuzz-ptx findings)', () => {
+  const HEAD = '.version 8.0\n.target sm_90\n.address_size 64\n';
+  const code = (text: string): string => {
+    try {
+      lowerPtx(parsePtx(text, 'f.ptx'), SM90);
+      return 'ok';
+    } catch (e) {
+      if (!(e instanceof PtxforgeError)) throw e;
+      expect(e.pos?.line).toBeGreaterThan(0);
+      return e.code;
+    }
+  };
+  it.each([
+    ['mov.f32 %f1, -0f3F800000;', 'PTX_SYNTAX'],
+    ['mov.f32 %f1, 0f3F80;', 'PTX_SYNTAX'],
+    ['mov.f32 %f1, 0f3F8000001;', 'PTX_SYNTAX'],
+    ['mov.f64 %fd1, -0d3FF0000000000000;', 'ok'],
+    ['mov.f32 %f1, -1.5;', 'ok'],
+    ['.reg .bf16 %x1;', 'PTX_SYNTAX'],
+    ['.reg .tf32 %x1;', 'PTX_SYNTAX'],
+    ['ret;;', 'PTX_SYNTAX'],
+  ])('%s -> %s', (body, want) => {
+    expect(code(kernel(body))).toBe(want);
+  });
+  it('a second linkage directive is a syntax error', () => {
+    expect(code(`${HEAD}.visible .visible .entry k() { ret; }\n`)).toBe('PTX_SYNTAX');
+  });
 });

@@ -21,7 +21,7 @@ const BITS = ['b16', 'b32', 'b64'];
 /** Instruction types each opcode takes (ptxas: "Unexpected instruction types specified for 'op'"). */
 const TYPES: Record<string, readonly string[]> = {
   add: [...INT, ...F16, ...FLT], sub: [...INT, ...F16, ...FLT], min: [...INT, ...F16, ...FLT, 'u16x2', 's16x2'],
-  max: [...INT, ...F16, ...FLT, 'u16x2', 's16x2'], abs: [...INT, ...F16, ...FLT], neg: [...INT, ...F16, ...FLT],
+  max: [...INT, ...F16, ...FLT, 'u16x2', 's16x2'], abs: ['s16', 's32', 's64', ...F16, ...FLT], neg: ['s16', 's32', 's64', ...F16, ...FLT],
   mul: [...INT, ...F16, ...FLT], mad: [...INT, ...F16, ...FLT], div: [...INT, ...FLT], rem: INT,
   and: ['pred', ...BITS], or: ['pred', ...BITS], xor: ['pred', ...BITS], not: ['pred', ...BITS], cnot: BITS,
   shl: BITS, shr: [...BITS, ...INT], selp: [...BITS, ...INT, ...FLT],
@@ -129,9 +129,20 @@ function checkOperand(c: FnLowerer, o: Operand, k: number, w: Want): void {
       return;
     case 'pair':
       checkOperand(c, o.first, k, w);
-      if (o.second.kind !== 'sink') checkOperand(c, o.second, k, w);
+      // The second destination of a pair (`setp ... p|q`, `shfl ... r|p`) is a predicate.
+      if (o.second.kind !== 'sink') checkOperand(c, o.second, k, { t: PRED, mode: 'exact', dst: true });
       return;
     default:
+  }
+}
+
+/** Immediates at these operand positions must lie in [lo, hi] (ptxas: "Argument N of instruction ..."). */
+function checkImmediateRange(c: FnLowerer, at: readonly number[], lo: bigint, hi: bigint): void {
+  for (const k of at) {
+    const o = c.ins.operands[k];
+    if (o?.kind === 'int' && (o.value < lo || o.value > hi)) {
+      fail(c, 'PTX_IMMEDIATE_RANGE', `Argument ${k} of instruction '${ptxasName(c)}': value '${o.value}' out of range, expected to be in range [${lo}..${hi}]`);
+    }
   }
 }
 
@@ -156,13 +167,24 @@ function operandWants(c: FnLowerer, t: PtxType, types: PtxType[]): Want[] | unde
       }
       return all();
     case 'shl': case 'shr':
-      return [dst(t), ex(t), ex(T(`b32`))];
+      return [dst(t), ex(t), ex(U32)];
     case 'popc': case 'clz': case 'bfind':
       return [dst(U32), ex(t)];
     case 'bfe':
-      return [dst(t), ex(t), ex(B32), ex(B32)];
+      checkImmediateRange(c, [2, 3], 0n, 255n);
+      return [dst(t), ex(t), ex(U32), ex(U32)];
     case 'bfi':
-      return [dst(t), ex(t), ex(t), ex(B32), ex(B32)];
+      checkImmediateRange(c, [3, 4], 0n, 255n);
+      return [dst(t), ex(t), ex(t), ex(U32), ex(U32)];
+    case 'atom':
+      if (mods.some((m) => /^v\d$/.test(m)) || t.name.endsWith('x2')) return undefined;
+      return [dst(t), 'skip', ex(t), ex(t)];
+    case 'red':
+      if (mods.some((m) => /^v\d$/.test(m)) || t.name.endsWith('x2')) return undefined;
+      return ['skip', ex(t)];
+    case 'shfl':
+      if (!mods.includes('sync')) return undefined;
+      return [dst(B32), ex(B32), ex(B32), ex(B32), ex(B32)];
     case 'prmt':
       return [dst(B32), ex(B32), ex(B32), ex(B32)];
     case 'selp':
@@ -302,6 +324,16 @@ function allowedMods(opcode: string, t: PtxType | undefined, mods: readonly stri
       return set(...RND, ...IRND, 'ftz', 'sat', 'relu', 'satfinite', 'rna', 'rs', 'pack', ...NARROW_FLOATS);
     case 'cvta':
       return set('to', 'global', 'shared', 'local', 'const', 'param', 'shared::cta', 'shared::cluster', 'param::entry');
+    case 'mov':
+      return set('v2', 'v4', 'v8');
+    case 'ret': case 'bra': case 'call':
+      return set('uni');
+    case 'vote':
+      return set('sync', 'all', 'any', 'uni', 'ballot');
+    case 'shfl':
+      return set('sync', 'up', 'down', 'bfly', 'idx');
+    case 'exit':
+      return set();
     case 'ld': case 'ldu':
       return LD_MODS;
     case 'st':
@@ -368,9 +400,14 @@ function checkModifiers(c: FnLowerer, t: PtxType | undefined): void {
   let rnd = 0;
   for (const m of mods) {
     if (isTypeMod(m)) continue;
+    if (/^v\d+$/.test(m) && m !== 'v2' && m !== 'v4' && m !== 'v8') fail(c, 'PTX_ILLEGAL_MODIFIER', `Unknown modifier '.${m}'`);
     if (!allowed.has(m)) illegalModifier(c, m);
     if (/^v\d+$/.test(m) && ++vec > 1) fail(c, 'PTX_ILLEGAL_MODIFIER', `Multiple vector modifiers specified for instruction '${ptxasName(c)}'`);
     if (ROUNDING.has(m) && ++rnd > 1) fail(c, 'PTX_ILLEGAL_MODIFIER', `Multiple rounding modifiers specified for instruction '${ptxasName(c)}'`);
+  }
+  if ((opcode === 'ld' || opcode === 'st') && mods.includes('param')) {
+    const cache = mods.find((m) => m.startsWith('L1::') || m.startsWith('L2::') || ['ca', 'cg', 'cs', 'lu', 'cv', 'nc', 'wb', 'wt'].includes(m));
+    if (cache) fail(c, 'PTX_ILLEGAL_MODIFIER', `Modifier '.${cache}' cannot be applied to '.param' space for instruction '${opcode}'`);
   }
   if ((opcode === 'ld' || opcode === 'st') && mods.includes('volatile') && mods.includes('local')) {
     fail(c, 'PTX_ILLEGAL_MODIFIER', `Modifier '.volatile' cannot be applied to '.local' space`);
@@ -411,6 +448,9 @@ export function checkInstruction(c: FnLowerer): void {
   const types = mods.filter(isTypeMod).map((m) => ptxType(m)!);
   const allowed = TYPES[opcode];
   const t = types[types.length - 1];
+  if ((opcode === 'neg' || opcode === 'abs') && t && t.kind === 'u' && types.length === 1) {
+    fail(c, 'PTX_INSTRUCTION_TYPE', `Instruction '${opcode}' applies only to signed numeric types (.${t.name})`);
+  }
   if (allowed && t && (types.length !== 1 || !allowed.includes(t.name))) {
     fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for '${opcode}' (${types.map((x) => `.${x.name}`).join('')}; it takes ${allowed.map((x) => `.${x}`).join(' ')})`);
   }

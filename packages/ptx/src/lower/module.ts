@@ -78,6 +78,7 @@ type Fail = (code: string, msg: string, pos: { line: number; col: number }) => n
 function declType(v: VarDecl, fail: Fail): PtxType {
   const t = ptxType(v.type);
   if (!t) fail('PTX_UNSUPPORTED', `type .${v.type} of '${v.name}' is not supported`, v.pos);
+  if (t.kind === 'pred' && v.space !== 'reg') fail('PTX_SEMANTIC', `Predicate variable '${v.name.split('.').pop()}' must be in register state space`, v.pos);
   return t;
 }
 
@@ -252,6 +253,7 @@ function lowerFunction(f: FunctionDecl, mod: ModuleInfo, ast: PtxModule, fail: F
     let off = 0;
     for (const p of f.params) {
       if (p.space !== 'param') fail('PTX_SEMANTIC', `kernel parameter '${p.name}' must be in .param space`, p.pos);
+      if (p.dims.includes(-1)) fail('PTX_SEMANTIC', `Parameter to entry function cannot be an incomplete array ('${p.name}[]')`, p.pos);
       const t = declType(p, fail);
       const elem = byteSize(t) * Math.max(1, p.vec);
       const size = elem * p.dims.reduce((a, b) => a * Math.max(b, 1), 1);
