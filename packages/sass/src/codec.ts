@@ -91,6 +91,9 @@ interface CAtom {
   signedWide: boolean;
   from: number;
   fromAdd: number;
+  /** Token id whose presence adds fromIfAdd (-1: none). */
+  fromIfTok: number;
+  fromIfAdd: number;
   /** Unsigned, unscaled, at most 31 bits: values 0..max-1 store as themselves. */
   plainU: boolean;
   /** Signed, unscaled, at most 31 bits: two's complement of -max/2..max/2-1. */
@@ -343,6 +346,8 @@ export class TableCodec {
         max: 2 ** f.width,
         from: a.from ? (keyIdx.get(a.from.key) ?? -1) : -1,
         fromAdd: a.from?.add ?? 0,
+        fromIfTok: a.from?.ifToken !== undefined ? this.tokId(a.from.ifToken) : -1,
+        fromIfAdd: a.from?.ifAdd ?? 0,
         op: Number(dot < 0 ? a.key : a.key.slice(0, dot)),
         part: dot < 0 ? '' : a.key.slice(dot + 1),
       };
@@ -464,7 +469,7 @@ export class TableCodec {
     }
     for (const k of row.fromAtoms) {
       const a = atoms[k]!;
-      vals[k] = (a.from >= 0 ? vals[a.from]! : 0) + a.fromAdd;
+      vals[k] = (a.from >= 0 ? vals[a.from]! : 0) + a.fromAdd + (a.fromIfTok >= 0 && stamp[a.fromIfTok] === gen ? a.fromIfAdd : 0);
     }
     if (useHide && row.hide) {
       for (const h of row.hide) {
@@ -787,7 +792,7 @@ export class TableCodec {
         const a = atoms[k]!;
         const v = vals[k]!;
         if (a.spec.from) {
-          if (a.from < 0 || v !== vals[a.from]! + a.fromAdd) {
+          if (a.from < 0 || v !== vals[a.from]! + a.fromAdd + (a.fromIfTok >= 0 && stamp[a.fromIfTok] === gen ? a.fromIfAdd : 0)) {
             whyKind = 5;
             whyData = k;
             continue rowLoop;

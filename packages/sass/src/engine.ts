@@ -26,7 +26,13 @@ export interface AtomSpec {
   /** Not stored: the form only exists with this value (a memory form without offset has `eq: 0`). */
   eq?: number;
   /** Not stored: always another atom's value plus `add` (LDGSTS prints desc[UR5] next to UR4). */
-  from?: { key: string; add: number };
+  from?: {
+    key: string;
+    add: number;
+    /** With this token printed, add `ifAdd` more (ATOMS.CAS R10, R11 but ATOMS.CAS.64 R4, R6). */
+    ifToken?: string;
+    ifAdd?: number;
+  };
 }
 
 export interface SlotSpec {

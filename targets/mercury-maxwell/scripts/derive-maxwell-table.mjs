@@ -431,6 +431,22 @@ function learnRow(arch, ex) {
       const k0 = ex[0];
       const near = atoms.find((o) => !o.twinOf && o.eq === undefined && ex.every((e) => e.flat.atoms.get(key) - e.flat.atoms.get(o.key) === k0.flat.atoms.get(key) - k0.flat.atoms.get(o.key)));
       if (near) a = { key, parts: [], enc: 'u', from: { key: near.key, add: k0.flat.atoms.get(key) - k0.flat.atoms.get(near.key) }, twinOf: near.key };
+      // The distance may depend on one modifier: the CAS pair is Rb+1, or Rb+2 with .64.
+      if (!a) {
+        const mods = [...new Set(ex.flatMap((e) => [...e.flat.tokens].filter((t) => t.startsWith('m:'))))];
+        for (const o of atoms) {
+          if (a || o.twinOf || o.eq !== undefined) continue;
+          const diff = (e) => e.flat.atoms.get(key) - e.flat.atoms.get(o.key);
+          for (const t of mods) {
+            const w = ex.filter((e) => e.flat.tokens.has(t));
+            const n = ex.filter((e) => !e.flat.tokens.has(t));
+            if (!w.length || !n.length) continue;
+            if (!w.every((e) => diff(e) === diff(w[0])) || !n.every((e) => diff(e) === diff(n[0]))) continue;
+            a = { key, parts: [], enc: 'u', from: { key: o.key, add: diff(n[0]), ifToken: t, ifAdd: diff(w[0]) - diff(n[0]) }, twinOf: o.key };
+            break;
+          }
+        }
+      }
     }
     if (!a) {
       problems.push(`no field for atom ${key} (values ${[...new Set(ex.map((e) => e.flat.atoms.get(key)))].slice(0, 6).join(' ')})`);
