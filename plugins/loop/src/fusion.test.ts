@@ -2,11 +2,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseOri, printModule } from '@ptxforge/kernel';
-import { generateProgram, runKernel, type Launch } from '@ptxforge/interp';
+import { generateProgram, runKernel } from '@ptxforge/interp';
 import { makeTestContext } from '@ptxforge/opt-utils';
 import { LOOP_KNOBS } from './knobs.js';
 import { LoopFusionPhase, LoopSimplificationPhase, LoopUnrollingPhase } from './index.js';
-import { runChecked } from './testing/harness.js';
+import { fixtureLaunches, runChecked } from './testing/harness.js';
 
 interface Expect {
   fused: boolean;
@@ -20,21 +20,13 @@ interface Expect {
 const DIR = fileURLToPath(new URL('../test/fixtures/fusion/', import.meta.url));
 const CASES = readdirSync(DIR).sort();
 
-function launches(e: Expect): Launch[] {
-  const init = Array.from({ length: 64 }, (_, k) => (k * 37 + 11) % 97);
-  return e.n.map((n) => ({
-    grid: [1, 1, 1], block: [4, 1, 1],
-    buffers: { out: { type: 'u32', count: 256 }, in: { type: 'u32', values: init } },
-    params: { out: { buffer: 'out' }, in: { buffer: 'in' }, n, m: 0 },
-  }));
-}
 
 /** Phase 59 fixtures: each fusion criterion, results compared before and after. */
 describe('OriLoopFusion fixtures (test/fixtures/fusion)', () => {
   it.each(CASES)('%s', (name) => {
     const text = readFileSync(`${DIR}${name}/input.ori`, 'utf8');
     const e = JSON.parse(readFileSync(`${DIR}${name}/expect.json`, 'utf8')) as Expect;
-    const r = runChecked(text, [new LoopSimplificationPhase(), new LoopFusionPhase()], launches(e), e.knobs ?? { PerformLoopFusion: 1 });
+    const r = runChecked(text, [new LoopSimplificationPhase(), new LoopFusionPhase()], fixtureLaunches(e.n), e.knobs ?? { PerformLoopFusion: 1 });
     const fused = r.remarks.filter((x) => x.name === 'LoopFused');
     const missed = r.remarks.filter((x) => x.name === 'LoopNotFused');
     const loopsBefore = (text.match(/@%p\d+ BRA/g) ?? []).length;

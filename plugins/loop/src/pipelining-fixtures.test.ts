@@ -1,9 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { Launch } from '@ptxforge/interp';
 import { LoopSimplificationPhase, LoopUnrollingPhase, PipeliningPhase } from './index.js';
-import { runChecked } from './testing/harness.js';
+import { fixtureLaunches, runChecked } from './testing/harness.js';
 
 interface Expect {
   pipelined: boolean;
@@ -17,21 +16,13 @@ interface Expect {
 const DIR = fileURLToPath(new URL('../test/fixtures/pipeline/', import.meta.url));
 const CASES = readdirSync(DIR).sort();
 
-function launches(e: Expect): Launch[] {
-  const init = Array.from({ length: 64 }, (_, k) => (k * 37 + 11) % 97);
-  return e.n.map((n) => ({
-    grid: [1, 1, 1], block: [4, 1, 1],
-    buffers: { out: { type: 'u32', count: 256 }, in: { type: 'u32', values: init } },
-    params: { out: { buffer: 'out' }, in: { buffer: 'in' }, n, m: 0 },
-  }));
-}
 
 /** Phase 24 fixtures: each pipelined shape and each rejection, results compared before and after. */
 describe('OriPipelining fixtures (test/fixtures/pipeline)', () => {
   it.each(CASES)('%s', (name) => {
     const text = readFileSync(`${DIR}${name}/input.ori`, 'utf8');
     const e = JSON.parse(readFileSync(`${DIR}${name}/expect.json`, 'utf8')) as Expect;
-    const r = runChecked(text, [new LoopSimplificationPhase(), new PipeliningPhase()], launches(e), e.knobs ?? {});
+    const r = runChecked(text, [new LoopSimplificationPhase(), new PipeliningPhase()], fixtureLaunches(e.n), e.knobs ?? {});
     const rm = r.remarks.filter((x) => x.name === 'LoopPipelined' || x.name === 'LoopNotPipelined');
     expect(rm).toHaveLength(1);
     const mine = rm[0]!;
@@ -54,7 +45,7 @@ describe('OriPipelining fixtures (test/fixtures/pipeline)', () => {
 
   it('after unrolling by 4, the main loop (a chain of four copies) is pipelined and results stay', () => {
     const text = readFileSync(`${DIR}sum-loads/input.ori`, 'utf8');
-    const r = runChecked(text, [new LoopSimplificationPhase(), new LoopUnrollingPhase(), new PipeliningPhase()], launches({ pipelined: true, n: [0, 1, 3, 4, 5, 8, 9, 17, 33] }));
+    const r = runChecked(text, [new LoopSimplificationPhase(), new LoopUnrollingPhase(), new PipeliningPhase()], fixtureLaunches([0, 1, 3, 4, 5, 8, 9, 17, 33]));
     const unrolled = r.remarks.find((x) => x.name === 'LoopUnrolled');
     expect(unrolled?.args?.factor).toBe(4);
     const piped = r.remarks.filter((x) => x.name === 'LoopPipelined');

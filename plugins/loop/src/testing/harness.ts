@@ -44,3 +44,16 @@ export function runChecked(text: string, phases: readonly PhaseImpl[], launches:
   }
   return { text: out, remarks, infos, before, after };
 }
+
+/**
+ * The launches the loop fixture folders share: one per trip count `n`, 4 threads, an `in` buffer of 64
+ * pseudo-random u32 and a 256-word `out` buffer.
+ */
+export function fixtureLaunches(ns: readonly number[]): Launch[] {
+  const init = Array.from({ length: 64 }, (_, k) => (k * 37 + 11) % 97);
+  return ns.map((n) => ({
+    grid: [1, 1, 1], block: [4, 1, 1],
+    buffers: { out: { type: 'u32', count: 256 }, in: { type: 'u32', values: init } },
+    params: { out: { buffer: 'out' }, in: { buffer: 'in' }, n, m: 0 },
+  }));
+}
