@@ -765,6 +765,13 @@ export class TableCodec {
         let bit = -1;
         for (const [j, b] of row.reuse) if (j === i) bit = b;
         if (bit < 0) {
+          // a reuse flag held by an instruction field instead of the control bits (HMMA.SP's metadata
+          // register, bit 50): the operand token `i:reuse` of one of the row's slots
+          const role = row.tokRole.get(this.opTokId(i, 0, 'reuse', ins.opcode));
+          if (role !== undefined && role >= 0) {
+            buckets[role]![blen[role]!++] = this.opTokId(i, 0, 'reuse', ins.opcode);
+            continue;
+          }
           whyKind = 2;
           whyData = i;
           continue rowLoop;
