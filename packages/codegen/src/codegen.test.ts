@@ -54,6 +54,51 @@ const io = (kernel: string, input: string, outBytes: number): Launch => ({
 });
 
 describe('PTX → sm_90 cubin → lifted run', () => {
+  it('module .global and .const variables: bank 3, bank 4 addresses, address-taken constants, pointers in data', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.global .align 4 .b32 g_init[4] = {7, 8, 9, 10};
+.global .align 4 .b32 g_zero[4];
+.const .align 4 .b32 c_tab[4] = {100, 200, 300, 400};
+.const .align 4 .b32 c_idx[4] = {1, 2, 3, 4};
+.const .align 8 .u64 c_ptr = g_init;
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<12>;
+  .reg .b32 %r<12>;
+  ld.param.u64 %rd1, [output];
+  ld.param.u64 %rd9, [input];
+  ld.global.u32 %r1, [%rd9];
+  and.b32 %r1, %r1, 3;
+  ld.global.u32 %r2, [g_init+8];
+  ld.const.u32 %r3, [c_tab+4];
+  mov.u64 %rd2, c_idx;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.u64 %rd4, %rd2, %rd3;
+  ld.const.u32 %r4, [%rd4];
+  ld.const.u64 %rd5, [c_ptr];
+  ld.global.u32 %r5, [%rd5+12];
+  mov.u64 %rd6, g_zero;
+  add.u64 %rd7, %rd6, %rd3;
+  st.global.u32 [%rd7], %r3;
+  ld.global.u32 %r6, [g_zero+4];
+  st.global.u32 [%rd1], %r2;
+  st.global.u32 [%rd1+4], %r3;
+  st.global.u32 [%rd1+8], %r4;
+  st.global.u32 [%rd1+12], %r5;
+  st.global.u32 [%rd1+16], %r6;
+  ret;
+}`;
+    const { out } = sameAsPtxPath(ptx, io('k', '01000000', 20));
+    expect(out).toBe(hex(Uint8Array.from([9, 0, 0, 0, 200, 0, 0, 0, 2, 0, 0, 0, 10, 0, 0, 0, 200, 0, 0, 0])));
+    const c = readCubin(compileToCubin(tc, ptx, { arch: 'sm_90', file: 'k.ptx' }).cubin);
+    const names = c.sections.map((s) => s.name);
+    // c_tab stays in bank 3 (direct loads only); c_idx (address taken) and the globals live in device memory
+    expect(names).toEqual(expect.arrayContaining(['.nv.constant3', '.nv.constant4', '.nv.global.init', '.nv.global', '.rela.nv.constant4']));
+    const sym = (n: string) => names[c.symbols.find((x) => x.name === n)!.shndx];
+    expect([sym('c_tab'), sym('c_ptr'), sym('c_idx'), sym('g_zero')]).toEqual(['.nv.constant3', '.nv.constant3', '.nv.global.init', '.nv.global']);
+  });
+
   it('64-bit load, add with carry, store', () => {
     const ptx = `.version 7.8
 .target sm_90

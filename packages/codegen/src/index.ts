@@ -6,3 +6,4 @@ export { allocateMachineFunction, type Assignment, type AllocateOptions } from '
 export { emitFunction, type EmittedFunction, type EmitOptions } from './emit.js';
 export { compileFunction, generateCubin, type CodegenOptions, type CodegenResult, type KernelStats } from './generate.js';
 export { compileToCubin, cubinOfModule, type CompileToCubinOptions, type CompileToCubinResult } from './compile.js';
+export { planModuleData, type ModuleData } from './data.js';

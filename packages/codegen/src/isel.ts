@@ -1,5 +1,6 @@
 import type { Block, Instr, OriFunction, OriModule, Operand, Register, VarDecl } from '@ptxforge/kernel';
 import type { SassOperand } from '@ptxforge/sass';
+import type { ModuleData } from './data.js';
 import {
   CodegenError, type VMemOperand, type MBlock, type MFunction, type MGuard, type MInstr, type MOperand, type MParam, type VFile, type VReg, type VRegOperand,
 } from './mir.js';
@@ -22,6 +23,8 @@ import {
 export interface SelectOptions {
   /** Constant-bank 0 offset of the kernel parameters (the target's capabilities.paramBase). */
   paramBase: number;
+  /** Placement of the module's .global/.const variables (data.ts); required when the module has any. */
+  data?: Pick<ModuleData, 'bank3' | 'slots'>;
 }
 
 const u32 = (x: bigint): number => Number(BigInt.asUintN(32, x));
@@ -54,6 +57,8 @@ class Selector {
   private curOp = '';
   usesGlobal = false;
   private readonly blockIndex = new Map<Block, number>();
+  /** Addresses of global variables loaded for the Ori instruction being selected (both halves share one load). */
+  private readonly varAddr = new Map<string, VReg>();
 
   constructor(
     readonly module: OriModule, readonly fn: OriFunction, readonly shared: ReadonlyMap<string, number>, readonly opts: SelectOptions,
@@ -120,13 +125,28 @@ class Selector {
         if (o.index) this.fail('indexed constant-bank operand');
         return { k: 'cbank', bank: o.bank, off: o.offset + 4 * part };
       case 'sym': {
+        const g = this.globalAddress(o.name);
+        if (g) return this.r(g, part);
         const off = this.shared.get(o.name);
-        if (off === undefined) this.fail(`address of ${o.name} (only .shared variables have addresses without relocations yet)`);
+        if (off === undefined) this.fail(`address of ${o.name}`);
         return { k: 'int', v: part === 0 ? off : 0 };
       }
       default:
         return this.fail(`operand kind ${o.kind}`);
     }
+  }
+
+  /** The 64-bit address of a variable in device memory, from its constant bank 4 slot (undefined for others). */
+  globalAddress(name: string): VReg | undefined {
+    const slot = this.opts.data?.slots.get(name);
+    if (slot === undefined) return undefined;
+    let v = this.varAddr.get(name);
+    if (!v) {
+      v = this.newV('R', 2);
+      this.emit('LDC', ['64'], [this.r(v, 0, 2), { k: 'cbank', bank: 4, off: 8 * slot }], 1);
+      this.varAddr.set(name, v);
+    }
+    return v;
   }
 
   /** A whole register operand (span = its width: pairs print as their base register). */
@@ -281,6 +301,7 @@ class Selector {
     this.curOp = ins.fullOpcode;
     const g = ins.guard;
     this.guard = g ? { v: this.vOf(g.reg), not: g.not } : undefined;
+    this.varAddr.clear();
     const op = ins.opcode;
     const d = ins.defs;
     const u = ins.uses;
@@ -885,6 +906,10 @@ class Selector {
       return this.emit('PLOP3', ['LUT'], [this.r(dv), PT(), this.r(this.vOf(src.reg)), PT(), PT(), { k: 'int', v: src.not ? 0x0f : 0xf0 }, { k: 'int', v: 0 }], 2);
     }
     if (src.kind === 'sreg') return this.s2r(dst, src);
+    if (src.kind === 'sym' && dv.width === 2 && this.opts.data?.slots.has(src.name)) {
+      // the address of a global variable straight from its bank-4 slot, as ptxas
+      return this.emit('LDC', ['64'], [this.r(dv, 0, 2), { k: 'cbank', bank: 4, off: 8 * this.opts.data.slots.get(src.name)! }], 1);
+    }
     for (let p = 0; p < dv.width; p++) {
       let s: MOperand;
       if (src.kind === 'reg' && src.reg.width <= p) s = { k: 'reg', file: 'R', n: 255 };
@@ -1206,8 +1231,21 @@ class Selector {
       return { k: 'vmem', wide: false, off: off + this.locals.get(o.sym)!, stack: true };
     }
     if (o.sym) {
+      const g = this.globalAddress(o.sym);
+      if (g) {
+        if (!wide) this.fail(`${o.sym} (device memory) addressed in another state space`);
+        if (!o.base) return { k: 'vmem', base: g, wide, off, desc: true };
+        if (o.base.width !== 2) this.fail('32-bit base of a 64-bit address');
+        // [base + var + off]: the 64-bit sum of the register and the variable's address
+        const b = this.vOf(o.base);
+        const t = this.newV('R', 2);
+        const c = this.newV('P', 1);
+        this.emit('IADD3', [], [this.r(t, 0), this.r(c), PT(), this.r(b, 0), this.r(g, 0), c2rz()], 3);
+        this.emit('IADD3', ['X'], [this.r(t, 1), this.r(b, 1), this.r(g, 1), c2rz(), this.r(c), PT(true)], 1);
+        return { k: 'vmem', base: t, wide, off, desc: true };
+      }
       const s = this.shared.get(o.sym);
-      if (s === undefined) this.fail(`address of ${o.sym} (only .shared variables are laid out yet)`);
+      if (s === undefined) this.fail(`address of ${o.sym}`);
       off += s;
     }
     if (o.base && wide && o.base.width !== 2) this.fail('32-bit base of a 64-bit address');
@@ -1220,6 +1258,14 @@ class Selector {
 
   load(ins: Instr): void {
     const op = ins.opcode;
+    const a = ins.uses[0]!;
+    const c3 = a.kind === 'mem' && a.sym && !a.base ? this.opts.data?.bank3.get(a.sym) : undefined;
+    if (c3 !== undefined && a.kind === 'mem' && op === 'LDG' && ins.mods.includes('CONSTANT')) {
+      // ld.const [var+imm] of a variable in constant bank 3: LDC c[0x3][off] (the width as LDC spells it)
+      const size = ins.mods.find((m) => /^[SU](8|16)$|^(32|64|128)$/.test(m)) ?? '32';
+      if (size === '128') this.fail('128-bit constant load');
+      return this.emit('LDC', size === '32' ? [] : [size], [this.defWhole(ins.defs[0]), { k: 'cbank', bank: 3, off: c3 + a.offset }], 1);
+    }
     const wide = op === 'LD' || op === 'LDG';
     if (wide) this.usesGlobal = true;
     const mods = this.memMods(ins.mods);
@@ -1291,8 +1337,8 @@ export function sharedLayout(m: OriModule, fn: OriFunction): { offsets: Map<stri
 
 /** Select one function of an optimized module. */
 export function selectFunction(m: OriModule, fn: OriFunction, opts: SelectOptions): MFunction {
-  if (m.vars.some((v) => v.space === 'global' || v.space === 'const')) {
-    throw new CodegenError('CODEGEN_NOT_IMPLEMENTED', `${fn.name}: not implemented: module .global/.const variables (relocations)`);
+  if (!opts.data && [m.vars, fn.vars].some((vs) => vs.some((v) => v.space === 'global' || v.space === 'const'))) {
+    throw new CodegenError('CODEGEN_BAD_INPUT', `${fn.name}: the module has .global/.const variables but no data placement was given`);
   }
   const { offsets, bytes } = sharedLayout(m, fn);
   // `.local` variables at the bottom of the stack frame ([R1 + offset]); spill slots go above them
