@@ -178,6 +178,50 @@ L1:
     sameAsPtxPath(ptx, launch);
   });
 
+  it('f32 atomic add on shared memory (CAS loop) from 64 threads, generic address of a .local array', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .shared .align 4 .f32 acc;
+  .local .align 8 .b32 loc[4];
+  .reg .u64 %rd<8>;
+  .reg .b32 %r<8>;
+  .reg .f32 %f<4>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [output];
+  mov.u32 %r1, %tid.x;
+  setp.ne.u32 %p1, %r1, 0;
+  @!%p1 st.shared.f32 [acc], 0f00000000;
+  bar.sync 0;
+  add.u32 %r2, %r1, 1;
+  cvt.rn.f32.u32 %f1, %r2;
+  mul.f32 %f1, %f1, 0f3F000000;
+  atom.shared.add.f32 %f2, [acc], %f1;
+  bar.sync 0;
+  st.local.u32 [loc+4], %r2;
+  mov.u64 %rd2, loc;
+  cvta.local.u64 %rd3, %rd2;
+  ld.u32 %r3, [%rd3+4];
+  mul.wide.u32 %rd4, %r1, 4;
+  add.u64 %rd5, %rd1, %rd4;
+  st.global.u32 [%rd5+4], %r3;
+  @%p1 bra done;
+  ld.shared.f32 %f3, [acc];
+  st.global.f32 [%rd1], %f3;
+done:
+  ret;
+}`;
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [64, 1, 1],
+      buffers: { input: { hex: '00' }, output: { hex: '00'.repeat(260) } }, params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    const { out } = sameAsPtxPath(ptx, launch);
+    // sum of (i+1)/2 for i < 64 = 1040 = 0x44820000; every thread read back its own tid+1 through the generic address
+    expect(out.slice(0, 8)).toBe('00008244');
+    expect(out.slice(8 + 63 * 8, 8 + 64 * 8)).toBe('40000000');
+  });
+
   it('f32 arithmetic with immediates and a select', () => {
     const ptx = `.version 7.8
 .target sm_90

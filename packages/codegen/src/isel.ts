@@ -127,6 +127,14 @@ class Selector {
       case 'sym': {
         const g = this.globalAddress(o.name);
         if (g) return this.r(g, part);
+        const lo = this.locals.get(o.name);
+        if (lo !== undefined) {
+          // a .local variable's local-window address: the stack pointer plus its place in the frame
+          if (part) return c2rz();
+          const t = this.newV('R', 1);
+          this.emit('IADD3', [], [this.r(t), { k: 'reg', file: 'R', n: 1 }, { k: 'int', v: lo }, c2rz()], 1);
+          return this.r(t);
+        }
         const off = this.shared.get(o.name);
         if (off === undefined) this.fail(`address of ${o.name}`);
         return { k: 'int', v: part === 0 ? off : 0 };
@@ -843,7 +851,10 @@ class Selector {
     const type = mods.find((m) => /^[USBF](32|64)$/.test(m)) ?? 'U32';
     const w = this.widthOf(d);
     if (w !== 1 || type.endsWith('64')) this.fail('64-bit atomic');
-    if (type === 'F32' && op === 'ATOMS') this.fail('f32 shared-memory atomic (a CAS loop)');
+    if (type === 'F32' && op === 'ATOMS') {
+      if (kind !== 'ADD') this.fail('f32 shared-memory atomic other than add');
+      return this.sharedFloatAdd(d, u[0]!, u[1]!);
+    }
     const scope = mods.includes('CTA') ? 'CTA' : mods.includes('SYS') ? 'SYS' : 'GPU';
     const typeMods = type === 'F32' ? ['F32', 'FTZ', 'RN'] : type === 'S32' && (kind === 'MIN' || kind === 'MAX') ? ['S32'] : [];
     const vals = kind === 'CAS' ? [u[1]!, u[2]!] : [u[1]!];
@@ -865,6 +876,38 @@ class Selector {
       addr.plain = true;
     }
     return this.emit(op, ['E', kind, ...typeMods, 'STRONG', scope], [PT(), dst, addr, ...srcs], 2);
+  }
+
+  /**
+   * atom.shared.add.f32: shared memory has no f32 add, so a compare-and-swap loop (as ptxas, which spins on
+   * ATOMS.CAST.SPIN): old = [a]; do { new = old + v (FTZ, as PTX's atom.add.f32); got = CAS([a], old, new);
+   * retry = got != old (bitwise); old = got } while (retry). The result is the value before the successful add.
+   */
+  sharedFloatAdd(d: Operand | undefined, a: Operand, v: Operand): void {
+    const guard = this.guard;
+    const addr = this.address(a, false) as VMemOperand;
+    const val = this.inReg(this.part(v, 0, { float: true }));
+    const loop = this.newBlock(`${this.created[this.layout[this.layout.length - 1]!]!.label}.atomf${this.created.length}`);
+    const done = this.newBlock(`${this.created[loop]!.label}.done`);
+    if (guard) this.emit('BRA', [], [{ k: 'label', block: done }], 0, { ...guard, not: !guard.not });
+    const old = this.newV('R', 1);
+    this.emit('LDS', [], [this.r(old), { ...addr }], 1, undefined);
+    this.layout.push(loop);
+    this.cur = this.created[loop]!.instrs;
+    const nv = this.newV('R', 1);
+    this.emit('FADD', ['FTZ'], [this.r(nv), this.r(old), val], 1, undefined);
+    const pair = this.newV('R', 2);
+    this.emit('MOV', [], [this.r(pair, 0), this.r(old)], 1, undefined);
+    this.emit('MOV', [], [this.r(pair, 1), this.r(nv)], 1, undefined);
+    const got = this.newV('R', 1);
+    this.emit('ATOMS', ['CAS'], [this.r(got), { ...addr }, this.r(pair, 0), this.r(pair, 1)], 1, undefined);
+    const retry = this.newV('P', 1);
+    this.emit('ISETP', ['NE', 'U32', 'AND'], [this.r(retry), PT(), this.r(got), this.r(old), PT()], 2, undefined);
+    this.emit('MOV', [], [this.r(old), this.r(got)], 1, undefined);
+    this.emit('BRA', [], [{ k: 'label', block: loop }], 0, { v: retry, not: false });
+    this.layout.push(done);
+    this.cur = this.created[done]!.instrs;
+    if (d && d.kind === 'reg') this.emit('MOV', [], [this.def(d), this.r(old)], 1, guard);
   }
 
   /** A 64-bit integer source as a register pair (RZ stays RZ; a 32-bit register is zero-extended). */
@@ -925,6 +968,10 @@ class Selector {
     const names: Record<string, string> = {
       SR_LANEMASK_EQ: 'SR_EQMASK', SR_LANEMASK_LT: 'SR_LTMASK', SR_LANEMASK_LE: 'SR_LEMASK', SR_LANEMASK_GT: 'SR_GTMASK', SR_LANEMASK_GE: 'SR_GEMASK',
     };
+    if (src.name === 'SR_LWINBASE' && this.widthOf(dst) === 2) {
+      // the generic address of local-window offset 0: ptxas reads it from c[0x0][0x20] (sm_80 and sm_90 alike)
+      return this.emit('LDC', ['64'], [this.defWhole(dst), { k: 'cbank', bank: 0, off: 0x20 }], 1);
+    }
     if (this.widthOf(dst) !== 1) this.fail(`64-bit special register ${src.name}`);
     this.emit('S2R', [], [this.def(dst), { k: 'name', name: names[src.name] ?? src.name }], 1);
   }
