@@ -222,6 +222,44 @@ done:
     expect(out.slice(8 + 63 * 8, 8 + 64 * 8)).toBe('40000000');
   });
 
+  it('rcp.rz/rm/rp.f64: normal, subnormal, overflowing and underflowing results, zeros, infinities, NaN', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<8>;
+  .reg .b32 %r<4>;
+  .reg .f64 %fd<6>;
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 8;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.f64 %fd1, [%rd4];
+  rcp.rz.f64 %fd2, %fd1;
+  rcp.rm.f64 %fd3, %fd1;
+  rcp.rp.f64 %fd4, %fd1;
+  mul.wide.u32 %rd3, %r1, 24;
+  add.u64 %rd5, %rd2, %rd3;
+  st.global.f64 [%rd5], %fd2;
+  st.global.f64 [%rd5+8], %fd3;
+  st.global.f64 [%rd5+16], %fd4;
+  ret;
+}`;
+    const vals = [3, -3, 0.1, 7e-310, -4.9e-324, 2.5e-308, 1.7e308, -9e307, 0, -0, Infinity, -Infinity, NaN, 1, 2 ** 1023, 2 ** -1022,
+      2.2250738585072014e-308 / 3, 1 / 3, 123456789.123, -1e-300, 4e307, 1.0000000000000002, 0.9999999999999999, 5e-324, 2 ** -1074 * 3, 1e300, 6.1e-309, -2.8e-309, 3e306, 8.98846567431158e307, 1.5, 42];
+    const buf = Buffer.alloc(8 * vals.length);
+    vals.forEach((v, i) => buf.writeDoubleLE(v, 8 * i));
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [vals.length, 1, 1],
+      buffers: { input: { hex: buf.toString('hex') }, output: { hex: '00'.repeat(24 * vals.length) } }, params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    const { out } = sameAsPtxPath(ptx, launch);
+    const o = Buffer.from(out, 'hex');
+    expect(o.readDoubleLE(0)).toBe(0.3333333333333333); // 1/3 rounded toward zero
+    expect(o.readDoubleLE(16)).toBe(0.33333333333333337); // toward +inf
+  });
+
   it('f32 arithmetic with immediates and a select', () => {
     const ptx = `.version 7.8
 .target sm_90

@@ -712,6 +712,9 @@ class Selector {
    */
   fdiv(ins: Instr): void {
     const d = ins.defs[0]!;
+    const num = ins.uses[0]!;
+    const mode = ins.mods.find((m) => m === 'RZ' || m === 'RM' || m === 'RP');
+    if (this.widthOf(d) === 2 && mode && num.kind === 'imm' && num.value === 0x3ff0000000000000n) return this.frcp64Directed(d, ins.uses[1]!, mode);
     if (ins.mods.includes('F64') || this.widthOf(d) !== 1) this.fail('f64 division');
     if (ins.mods.some((m) => ['RZ', 'RM', 'RP', 'APPROX', 'FULL'].includes(m))) this.fail('directed-rounding or approximate division');
     const ftz = ins.mods.includes('FTZ');
@@ -781,6 +784,119 @@ class Selector {
     const any = P();
     this.emit('PLOP3', ['LUT'], [this.r(any), PT(), this.r(sa), this.r(sb), PT(), { k: 'int', v: 0xfc }, { k: 'int', v: 0 }], 2);
     this.emit('SEL', [], [this.def(d), this.r(sq), this.r(f), this.r(any)], 1);
+  }
+
+  /**
+   * rcp.{rz,rm,rp}.f64 (1/x with directed rounding), IEEE-exact including subnormal and overflowing results:
+   * - x is scaled into ±[1,2) (subnormal x first multiplied by 2^54), x' = m·2^0 with e its biased exponent;
+   * - y ≈ 1/x' from MUFU.RCP64H and three Newton steps (y += y·(1 − x'y)); the residual r = 1 − x'y is exact and
+   *   q' = fma(r, y, y) rounded in the requested direction is the correctly rounded 1/x' (Markstein; ptxas's
+   *   __cuda_sm20_rcp_rz_f64 ends the same way), in (0.5, 1];
+   * - 1/x = q'·2^k, k = 1023 − e (+54): two DMULs by 2^⌊k/2⌋ (exact) and 2^⌈k/2⌉ in the same direction, so a
+   *   subnormal or overflowing result is rounded once more at its own position — directed roundings compose
+   *   (rounding an already directed-rounded value toward the same side at a coarser position gives the single
+   *   rounding), which round-to-nearest would not;
+   * - x = ±0 → ±inf, ±inf → ±0, NaN → the canonical NaN (the interpreter's), selected at the end.
+   */
+  frcp64Directed(d: Operand, xo: Operand, mode: string): void {
+    const R = (): VReg => this.newV('R', 1);
+    const W = (): VReg => this.newV('R', 2);
+    const P = (): VReg => this.newV('P', 1);
+    const int = (v: number): MOperand => ({ k: 'int', v: v >>> 0 });
+    const x = this.dsrc(xo) as VRegOperand;
+    const X = x.k === 'vreg' ? x.v : this.fail('f64 reciprocal operand');
+    const lop = (dst: VReg, a: MOperand, b: MOperand, c: MOperand, lut: number, part = 0) =>
+      this.emit('LOP3', ['LUT'], [this.r(dst, part), a, b, c, int(lut), PT(true)], 1);
+    // subnormal inputs: scale by 2^54 first
+    const e0 = R();
+    lop(e0, this.r(X, 1), int(0x7ff00000), c2rz(), 0xc0);
+    const sub = P();
+    this.emit('ISETP', ['EQ', 'U32', 'AND'], [this.r(sub), PT(), this.r(e0), c2rz(), PT()], 2);
+    const big = W();
+    this.emit('MOV', [], [this.r(big, 0), c2rz()], 1);
+    this.emit('MOV', [], [this.r(big, 1), int(0x43500000)], 1); // 2^54
+    const xm = W();
+    this.emit('DMUL', [], [this.r(xm, 0, 2), this.r(X, 0, 2), this.r(big, 0, 2)], 1);
+    const xs = W();
+    for (let p = 0; p < 2; p++) this.emit('SEL', [], [this.r(xs, p), this.r(xm, p), this.r(X, p), this.r(sub)], 1);
+    const adj = R();
+    this.emit('SEL', [], [this.r(adj), int(54), c2rz(), this.r(sub)], 1);
+    // e (biased exponent of xs) and x' = xs with the exponent of 1.0
+    const eb = R();
+    lop(eb, this.r(xs, 1), int(0x7ff00000), c2rz(), 0xc0);
+    const xp = W();
+    this.emit('MOV', [], [this.r(xp, 0), this.r(xs, 0)], 1);
+    lop(xp, this.r(xs, 1), int(0x800fffff), int(0x3ff00000), 0xea, 1); // (hi & mask) | 1.0's exponent
+    const ONE = W();
+    this.emit('MOV', [], [this.r(ONE, 0), c2rz()], 1);
+    this.emit('MOV', [], [this.r(ONE, 1), int(0x3ff00000)], 1);
+    let y = W();
+    this.emit('MOV', [], [this.r(y, 0), c2rz()], 1);
+    this.emit('MUFU', ['RCP64H'], [this.r(y, 1), this.r(xp, 1)], 1);
+    for (let k = 0; k < 3; k++) {
+      const e = W();
+      this.emit('DFMA', [], [this.r(e, 0, 2), { ...this.r(xp, 0, 2), neg: true }, this.r(y, 0, 2), this.r(ONE, 0, 2)], 1);
+      const y2 = W();
+      this.emit('DFMA', [], [this.r(y2, 0, 2), this.r(y, 0, 2), this.r(e, 0, 2), this.r(y, 0, 2)], 1);
+      y = y2;
+    }
+    const res = W();
+    this.emit('DFMA', [], [this.r(res, 0, 2), { ...this.r(xp, 0, 2), neg: true }, this.r(y, 0, 2), this.r(ONE, 0, 2)], 1);
+    const q = W();
+    this.emit('DFMA', [mode], [this.r(q, 0, 2), this.r(res, 0, 2), this.r(y, 0, 2), this.r(y, 0, 2)], 1);
+    // k = 1023 - e + adj, in two halves k1 = k >> 1, k2 = k - k1; 2^ki = ((ki + 1023) << 20):0
+    const ebits = R();
+    this.emit('SHF', ['R', 'U32', 'HI'], [this.r(ebits), c2rz(), int(20), this.r(eb)], 1);
+    const k = R();
+    this.emit('IADD3', [], [this.r(k), { ...this.r(ebits), neg: true }, this.r(adj), int(1023)], 1);
+    const k1 = R();
+    this.emit('SHF', ['R', 'S32', 'HI'], [this.r(k1), c2rz(), int(1), this.r(k)], 1);
+    const k2 = R();
+    this.emit('IADD3', [], [this.r(k2), this.r(k), { ...this.r(k1), neg: true }, c2rz()], 1);
+    const f1 = W();
+    const f2 = W();
+    for (const [f, ki] of [[f1, k1], [f2, k2]] as const) {
+      this.emit('MOV', [], [this.r(f, 0), c2rz()], 1);
+      const t = R();
+      this.emit('IADD3', [], [this.r(t), this.r(ki), int(1023), c2rz()], 1);
+      this.emit('SHF', ['L', 'U32'], [this.r(f, 1), this.r(t), int(20), c2rz()], 1);
+    }
+    const t1 = W();
+    this.emit('DMUL', [], [this.r(t1, 0, 2), this.r(q, 0, 2), this.r(f1, 0, 2)], 1);
+    // DMUL has no rounding-mode form in the encoder: a DFMA adding -0 (which keeps every product, zeros included)
+    const nz = W();
+    this.emit('MOV', [], [this.r(nz, 0), c2rz()], 1);
+    this.emit('MOV', [], [this.r(nz, 1), int(0x80000000)], 1);
+    const t2 = W();
+    this.emit('DFMA', [mode], [this.r(t2, 0, 2), this.r(t1, 0, 2), this.r(f2, 0, 2), this.r(nz, 0, 2)], 1);
+    // specials from the original bits: |hi|, lo == 0
+    const mag = R();
+    lop(mag, this.r(X, 1), int(0x7fffffff), c2rz(), 0xc0);
+    const sign = R();
+    lop(sign, this.r(X, 1), int(0x80000000), c2rz(), 0xc0);
+    const loz = P();
+    this.emit('ISETP', ['EQ', 'U32', 'AND'], [this.r(loz), PT(), this.r(X, 0), c2rz(), PT()], 2);
+    const isZero = P();
+    this.emit('ISETP', ['EQ', 'U32', 'AND'], [this.r(isZero), PT(), this.r(mag), c2rz(), this.r(loz)], 2);
+    const isInf = P();
+    this.emit('ISETP', ['EQ', 'U32', 'AND'], [this.r(isInf), PT(), this.r(mag), int(0x7ff00000), this.r(loz)], 2);
+    const infHiNz = P();
+    this.emit('ISETP', ['EQ', 'U32', 'AND'], [this.r(infHiNz), PT(), this.r(mag), int(0x7ff00000), { ...this.r(loz), not: true }], 2);
+    const isNan = P();
+    this.emit('ISETP', ['GT', 'U32', 'OR'], [this.r(isNan), PT(), this.r(mag), int(0x7ff00000), this.r(infHiNz)], 2);
+    const signInf = R();
+    lop(signInf, this.r(sign), int(0x7ff00000), c2rz(), 0xfc);
+    const hi1 = R();
+    this.emit('SEL', [], [this.r(hi1), this.r(signInf), this.r(t2, 1), this.r(isZero)], 1);
+    const hi2 = R();
+    this.emit('SEL', [], [this.r(hi2), this.r(sign), this.r(hi1), this.r(isInf)], 1);
+    const lo1 = R();
+    const zeroOrInf = P();
+    this.emit('PLOP3', ['LUT'], [this.r(zeroOrInf), PT(), this.r(isZero), this.r(isInf), PT(), int(0xfc), int(0)], 2);
+    this.emit('SEL', [], [this.r(lo1), c2rz(), this.r(t2, 0), this.r(zeroOrInf)], 1);
+    // the canonical f64 NaN 0x7fffffff_ffffffff
+    this.emit('SEL', [], [this.def(d, 1), int(0x7fffffff), this.r(hi2), this.r(isNan)], 1);
+    this.emit('SEL', [], [this.def(d, 0), int(0xffffffff), this.r(lo1), this.r(isNan)], 1);
   }
 
   /** A predicate source (register, PT, their complements). */
