@@ -260,6 +260,55 @@ done:
     expect(o.readDoubleLE(16)).toBe(0.33333333333333337); // toward +inf
   });
 
+  it('fp8 conversions (e4m3x2/e5m2x2 from f32 with satfinite, to f16x2) over every byte and rounding edge', () => {
+    const ptx = `.version 8.6
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<8>;
+  .reg .b32 %r<8>;
+  .reg .b16 %h<4>;
+  .reg .f32 %f<4>;
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 8;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.f32 %f1, [%rd4];
+  ld.global.f32 %f2, [%rd4+4];
+  cvt.rn.satfinite.e4m3x2.f32 %h1, %f1, %f2;
+  cvt.rn.satfinite.e5m2x2.f32 %h2, %f1, %f2;
+  mul.wide.u32 %rd3, %r1, 12;
+  add.u64 %rd5, %rd2, %rd3;
+  st.global.u16 [%rd5], %h1;
+  st.global.u16 [%rd5+2], %h2;
+  ld.global.u16 %h3, [%rd4];
+  cvt.rn.f16x2.e4m3x2 %r2, %h3;
+  cvt.rn.f16x2.e5m2x2 %r3, %h3;
+  st.global.u32 [%rd5+4], %r2;
+  st.global.u32 [%rd5+8], %r3;
+  ret;
+}`;
+    // f32 pairs: rounding ties and edges of both formats, subnormals, saturation, specials; the low 16 bits of
+    // each first value also run every fp8 byte pair through the decoders
+    const vals: number[] = [];
+    const f = [0, -0, 1, -1, 448, 449, 464, 480, -500, 57344, 61440, 1e9, Infinity, -Infinity, NaN, 2 ** -6, 2 ** -7, 2 ** -9, 2 ** -10, 3 * 2 ** -10,
+      2 ** -14, 2 ** -16, 2 ** -17, 3 * 2 ** -17, 1.0625, 1.1875, 1.125, 1.375, 0.3, -0.7, 17.5, 18.5, 1e-30, -1e-45, 240, 248, 232, 3.5e-3, 2.9e-2, 65504];
+    for (let i = 0; i < f.length; i++) vals.push(f[i]!, f[(i * 7 + 3) % f.length]!);
+    const buf = Buffer.alloc(4 * (vals.length + 2 * 256));
+    vals.forEach((v, i) => buf.writeFloatLE(v, 4 * i));
+    for (let b = 0; b < 256; b++) buf.writeUInt32LE(b | ((255 - b) << 8) | 0x3f000000, 4 * vals.length + 8 * b);
+    const n = vals.length / 2 + 256;
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [n, 1, 1],
+      buffers: { input: { hex: buf.toString('hex') }, output: { hex: '00'.repeat(12 * n) } }, params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    const { out } = sameAsPtxPath(ptx, launch);
+    const o = Buffer.from(out, 'hex');
+    // pair 2 is (1.0, 2^-9): e4m3x2 packs the first operand high: 0x38 (1.0), 0x01 (the smallest subnormal)
+    expect(o.readUInt16LE(24)).toBe(0x3801);
+  });
+
   it('f32 arithmetic with immediates and a select', () => {
     const ptx = `.version 7.8
 .target sm_90

@@ -44,6 +44,12 @@ interface LabelOperandLike {
   block: number;
 }
 
+/** fp8 formats: mantissa bits, exponent bias, largest finite magnitude, magnitudes above `nanAbove` are NaN. */
+const FP8: Record<string, { mbits: number; bias: number; max: number; nanAbove: number }> = {
+  E4M3: { mbits: 3, bias: 7, max: 448, nanAbove: 0x7e },
+  E5M2: { mbits: 2, bias: 15, max: 57344, nanAbove: 0x7c },
+};
+
 const FLOAT_OPS = new Set(['FADD', 'FMUL', 'FFMA', 'FSETP', 'FSET', 'FMNMX', 'FSEL']);
 const INT_TYPES = new Set(['U8', 'S8', 'U16', 'S16', 'U32', 'S32', 'U64', 'S64']);
 
@@ -899,6 +905,94 @@ class Selector {
     this.emit('SEL', [], [this.def(d, 0), int(0xffffffff), this.r(lo1), this.r(isNan)], 1);
   }
 
+  /**
+   * fp8 conversions in integer and f32 arithmetic (the encoder has no F2FP E4M3/E5M2 rows yet), bit-exact with
+   * PTX's cvt (the interpreter's fp8.ts):
+   * - fp8 -> f16/f32: the fp8 magnitude bits placed as an f32's top bits (exponent field = the fp8 exponent) and
+   *   scaled by 2^(127 - bias) give the exact value, fp8 subnormals included (an f32 subnormal times a power of two,
+   *   no FTZ); E5M2 infinity comes out as 2^16, which rounds to the f16 infinity; NaN patterns give the canonical NaN;
+   * - f32 (or f16, widened exactly) -> fp8, round to nearest even with satfinite: |x| clamped to the largest finite
+   *   value, then the f32 bits rounded at the fp8 mantissa width (normal range) or |x|·2^(bias - 1 + mbits) rounded
+   *   to an integer (subnormal range), the sign put back; NaN -> 0x7f.
+   */
+  fp8Convert(d: Operand, src: Operand, dt: string, st: string, satfinite: boolean): void {
+    const R = (): VReg => this.newV('R', 1);
+    const P = (): VReg => this.newV('P', 1);
+    const int = (v: number): MOperand => ({ k: 'int', v: v >>> 0 });
+    const lop = (dst: VReg, a: MOperand, b: MOperand, c: MOperand, lut: number) => this.emit('LOP3', ['LUT'], [this.r(dst), a, b, c, int(lut), PT(true)], 1);
+    const f8 = FP8[st];
+    if (f8) {
+      if (dt !== 'F16' && dt !== 'F32') this.fail(`fp8 conversion to ${dt}`);
+      const b = this.inReg(this.part(src, 0));
+      const mag = R();
+      lop(mag, b, int(0x7f), c2rz(), 0xc0);
+      const sh = R();
+      this.emit('SHF', ['L', 'U32'], [this.r(sh), this.r(mag), int(23 - f8.mbits), c2rz()], 1);
+      const f = R();
+      this.emit('FMUL', [], [this.r(f), this.r(sh), { k: 'float', v: 2 ** (127 - f8.bias) }], 1);
+      let v = f;
+      let signShift = 24;
+      let nan = 0x7fffffff;
+      if (dt === 'F16') {
+        v = R();
+        this.emit('F2F', ['F16', 'F32'], [this.r(v), this.r(f)], 1);
+        signShift = 8;
+        nan = 0x7fff;
+      }
+      const sg = R();
+      lop(sg, b, int(0x80), c2rz(), 0xc0);
+      const sgs = R();
+      this.emit('SHF', ['L', 'U32'], [this.r(sgs), this.r(sg), int(signShift), c2rz()], 1);
+      const withSign = R();
+      lop(withSign, this.r(v), this.r(sgs), c2rz(), 0xfc);
+      const isNan = P();
+      this.emit('ISETP', ['GT', 'U32', 'AND'], [this.r(isNan), PT(), this.r(mag), int(f8.nanAbove), PT()], 2);
+      return this.emit('SEL', [], [this.def(d), int(nan), this.r(withSign), this.r(isNan)], 1);
+    }
+    const t8 = FP8[dt]!;
+    if (!satfinite) this.fail('fp8 conversion without .satfinite');
+    let x = this.inReg(this.part(src, 0, { float: st === 'F32' }));
+    if (st === 'F16') {
+      const w = R();
+      this.emit('F2F', ['F32', 'F16'], [this.r(w), x], 1);
+      x = this.r(w);
+    } else if (st !== 'F32') this.fail(`fp8 conversion from ${st}`);
+    const abs = R();
+    lop(abs, x, int(0x7fffffff), c2rz(), 0xc0);
+    const a = R();
+    this.emit('FMNMX', [], [this.r(a), this.r(abs), { k: 'float', v: t8.max }, PT()], 1);
+    // normal range: round the f32 bits at the fp8 mantissa width (ties to even), then rebias the exponent
+    const sh = 23 - t8.mbits;
+    const odd = R();
+    this.emit('SHF', ['R', 'U32', 'HI'], [this.r(odd), c2rz(), int(sh), this.r(a)], 1);
+    const odd1 = R();
+    lop(odd1, this.r(odd), int(1), c2rz(), 0xc0);
+    const rb = R();
+    this.emit('IADD3', [], [this.r(rb), this.r(a), this.r(odd1), int((1 << (sh - 1)) - 1)], 1);
+    const top = R();
+    this.emit('SHF', ['R', 'U32', 'HI'], [this.r(top), c2rz(), int(sh), this.r(rb)], 1);
+    const normal = R();
+    this.emit('IADD3', [], [this.r(normal), this.r(top), int(-((127 - t8.bias) << t8.mbits)), c2rz()], 1);
+    // subnormal range: |x| * 2^(bias - 1 + mbits) rounded to an integer
+    const scaled = R();
+    this.emit('FMUL', [], [this.r(scaled), this.r(a), { k: 'float', v: 2 ** (t8.bias - 1 + t8.mbits) }], 1);
+    const sub = R();
+    this.emit('F2I', ['U32', 'NTZ'], [this.r(sub), this.r(scaled)], 1);
+    const small = P();
+    this.emit('FSETP', ['LT', 'AND'], [this.r(small), PT(), this.r(a), { k: 'float', v: 2 ** (1 - t8.bias) }, PT()], 2);
+    const m = R();
+    this.emit('SEL', [], [this.r(m), this.r(sub), this.r(normal), this.r(small)], 1);
+    const sg = R();
+    this.emit('SHF', ['R', 'U32', 'HI'], [this.r(sg), c2rz(), int(24), x], 1);
+    const sg8 = R();
+    lop(sg8, this.r(sg), int(0x80), c2rz(), 0xc0);
+    const withSign = R();
+    lop(withSign, this.r(m), this.r(sg8), c2rz(), 0xfc);
+    const isNan = P();
+    this.emit('FSETP', ['NAN', 'AND'], [this.r(isNan), PT(), x, x, PT()], 2);
+    this.emit('SEL', [], [this.def(d), int(0x7f), this.r(withSign), this.r(isNan)], 1);
+  }
+
   /** A predicate source (register, PT, their complements). */
   pred(o: Operand): MOperand {
     if (o.kind === 'pt') return PT(!!o.not);
@@ -1363,6 +1457,7 @@ class Selector {
       // f32 -> bf16 (round to nearest even) as ptxas: F2FP.BF16.F32.PACK_AB with RZ for the high half
       return this.emit('F2FP', ['BF16', 'F32', 'PACK_AB'], [this.def(d), c2rz(), this.inReg(this.whole(a, { float: true }))], 1);
     }
+    if (op === 'F2F' && (FP8[dt] || FP8[st]) && !rest.some((m) => m !== 'RN' && m !== 'SATFINITE')) return this.fp8Convert(d, a, dt, st, rest.includes('SATFINITE'));
     if (types.some((t) => t === 'E4M3' || t === 'E5M2' || t === 'BF16')) this.fail('fp8/bf16 conversion');
     let mods: string[];
     if (op === 'I2F') mods = [...(dt === 'F32' ? [] : [dt]), ...(st === 'S32' ? [] : [st]), ...rest.filter((m) => m !== 'RN')];
