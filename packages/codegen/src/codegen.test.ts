@@ -35,11 +35,13 @@ function hazardsInCubin(bytes: Uint8Array, arch: string): number {
 }
 
 /** PTX → optimized Ori → interpreter, and PTX → our cubin → lifted → interpreter: the same output bytes. */
-function sameAsPtxPath(ptx: string, launch: Launch, arch = 'sm_90'): { out: string; registers: number } {
-  const r = compileToCubin(tc, ptx, { arch, file: 'k.ptx' });
+function sameAsPtxPath(ptx: string, launch: Launch, arch = 'sm_90', opts: { optLevel?: number; file?: string } = {}): { out: string; registers: number } {
+  const file = opts.file ?? 'k.ptx';
+  const optLevel = opts.optLevel ?? 3;
+  const r = compileToCubin(tc, ptx, { arch, file, optLevel });
   expect(r.kernels.every((k) => k.hazards === 0)).toBe(true);
   expect(hazardsInCubin(r.cubin, arch)).toBe(0);
-  const ref = runKernel(tc.compile({ text: ptx, file: 'k.ptx' }, { arch, optLevel: 3 }).module, launch);
+  const ref = runKernel(tc.compile({ text: ptx, file }, { arch, optLevel }).module, launch);
   expect(ref.ok).toBe(true);
   const got = runCubin(r.cubin, launch);
   expect(got.result.errors).toEqual([]);
@@ -508,6 +510,46 @@ BIG:
     // angles whose turns round trip (x * 1/2pi rounded toward zero, lifted back with * 2pi) is exact
     sameAsPtxPath(ptx, io('k', '00000000', 8));
     sameAsPtxPath(ptx, io('k', '00000080', 8));
+  });
+
+  it('a block ending in `@p BRA a; BRA b` keeps both edges: a value live only on the guarded edge keeps its register (fuzz seeds 26/70/100)', () => {
+    // Ori at -O0 keeps the two-branch block; %r2 is read on the taken edge bb1 -> bb3 only, so a missed edge
+    // let %r4 (or %r3) share %r2's register
+    const ori = `.target sm_90
+.entry @k(
+  .param .u64 out c[0x0][0x210],
+  .param .u64 in c[0x0][0x218]
+)
+{
+bb0:
+  %r0 = S2R SR_TID.X
+  %rd0 = MOV c[0x0][0x218]
+  %rd1 = IMAD.WIDE.U32 %r0, 4, %rd0
+  %r1 = LDG.E.32 [%rd1]
+  %r2 = IMAD %r1, 3, 1
+  %p0 = ISETP.GT.U32.AND %r1, 10, PT
+  %r3 = IADD3 %r1, 5, RZ
+bb1:
+  %r4 = LOP3.LUT %r3, %r1, RZ, 0x3c
+  @%p0 BRA bb3
+  BRA bb2
+bb2:
+  %r2 = IADD3 %r4, %r3, RZ
+bb3:
+  %rd2 = MOV c[0x0][0x210]
+  %rd3 = IMAD.WIDE.U32 %r0, 4, %rd2
+  STG.E.32 [%rd3], %r2
+  EXIT
+}
+`;
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [4, 1, 1],
+      buffers: { out: { type: 'u32', count: 4 }, in: { type: 'u32', values: [3, 11, 200, 10] } },
+      params: [{ buffer: 'out' }, { buffer: 'in' }], outputs: ['out'],
+    };
+    const { out } = sameAsPtxPath(ori, launch, 'sm_90', { optLevel: 0, file: 'k.ori' });
+    // 3 -> (8 ^ 3) + 8 = 19; 11 -> 3 * 11 + 1 = 34 (taken edge); 200 -> 601; 10 -> (15 ^ 10) + 15 = 20
+    expect(out).toBe('13000000220000005902000014000000');
   });
 
   it('is deterministic: the same input gives the same bytes', () => {
