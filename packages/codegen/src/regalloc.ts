@@ -109,6 +109,8 @@ export function allocateMachineFunction(fn: MFunction, opts: AllocateOptions): A
     classes: classesFromRegisterFile(opts.registerFile),
     ...(opts.maxrregcount !== undefined ? { budget: { R: gprBudgetFromMaxRRegCount(opts.maxrregcount) } } : {}),
     reserved: { R: [1], ...(fn.usesGlobalDesc ? { UR: [4, 5] } : {}) },
+    // predicates beyond the P registers live in R registers (uniform ones are not selected yet)
+    spillHome: { P: 'R' },
   });
   // spill temporaries become machine vregs too
   const vregs: VReg[] = res.vregs.map((v, id) => fn.vregs[id] ?? { id, file: v.cls, width: v.width, name: `%spill${id}` });
@@ -133,8 +135,18 @@ export function allocateMachineFunction(fn: MFunction, opts: AllocateOptions): A
         continue;
       }
       if (item.kind === 'save' || item.kind === 'restore') {
-        // only produced with the allocator's opt-in `spillHome`, which this adapter does not pass
-        throw new CodegenError('CODEGEN_NOT_IMPLEMENTED', 'predicate save/restore items from the register allocator');
+        // predicates have no memory spills: more live ones than P registers keep their values in R (spillHome),
+        // saved as 0/1 (`SEL Rh, RZ, 0x1, !Pv`) and restored by a compare (`ISETP.NE.U32.AND Pv, PT, Rh, RZ, PT`)
+        const v = vregs[item.vreg]!;
+        const h = vregs[item.home]!;
+        if (v.file !== 'P' || h.file !== 'R') throw new CodegenError('CODEGEN_REGISTERS', `${fn.name}: no ${item.kind} of a ${v.file} value in ${h.file}`);
+        const P = { k: 'vreg' as const, v, part: 0, span: 1 };
+        const H = { k: 'vreg' as const, v: h, part: 0, span: 1 };
+        const RZ: MOperand = { k: 'reg', file: 'R', n: 255 };
+        const PT: MOperand = { k: 'reg', file: 'P', n: 7 };
+        if (item.kind === 'save') out.push({ opcode: 'SEL', mods: [], ops: [H, RZ, { k: 'int', v: 1 }, { ...P, not: true }], ndefs: 1 });
+        else out.push({ opcode: 'ISETP', mods: ['NE', 'U32', 'AND'], ops: [P, PT, H, RZ, PT], ndefs: 2 });
+        continue;
       }
       const src = item.ref!;
       const d = described.get(src)!;
