@@ -698,6 +698,57 @@ END:
     expect([...new Set(entries)].sort((x, y) => x - y)).toEqual([...targets].sort((x, y) => x - y));
   });
 
+  it('BRX.TABLE (byte offsets into the table), a constant index, two tables in one function', () => {
+    const ori = `.target sm_90
+.entry @k(
+  .param .u64 out c[0x0][0x210],
+  .param .u64 in c[0x0][0x218]
+)
+{
+bb0:
+  %r0 = S2R SR_TID.X
+  %rd0 = MOV c[0x0][0x218]
+  %rd1 = IMAD.WIDE.U32 %r0, 4, %rd0
+  %r1 = LDG.E.32 [%rd1]
+  %r2 = LOP3.LUT %r1, 0xc, RZ, 0xc0
+  %r5 = MOV 0
+  BRX.TABLE %r2, (bb1, bb2, bb3, bb1)
+bb1:
+  %r3 = IADD3 %r1, 100, RZ
+  BRA bb4
+bb2:
+  %r3 = IADD3 %r1, 200, RZ
+  BRA bb4
+bb3:
+  %r3 = IADD3 %r1, 300, RZ
+bb4:
+  %r4 = LOP3.LUT %r1, 1, RZ, 0xc0
+  BRX %r4, (bb5, bb6)
+bb5:
+  %r5 = IADD3 %r5, 1, RZ
+bb6:
+  BRX 1, (bb7, bb8)
+bb7:
+  %r5 = IADD3 %r5, 1000, RZ
+bb8:
+  %r3 = IADD3 %r3, %r5, RZ
+  %rd2 = MOV c[0x0][0x210]
+  %rd3 = IMAD.WIDE.U32 %r0, 4, %rd2
+  STG.E.32 [%rd3], %r3
+  EXIT
+}
+`;
+    const values = [0, 4, 8, 12, 1, 5, 9, 13];
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [values.length, 1, 1],
+      buffers: { out: { type: 'u32', count: values.length }, in: { type: 'u32', values } },
+      params: [{ buffer: 'out' }, { buffer: 'in' }], outputs: ['out'],
+    };
+    const { out } = sameAsPtxPath(ori, launch, 'sm_90', { optLevel: 0, file: 'k.ori' });
+    const words = out.match(/.{8}/g)!.map((w) => Buffer.from(w, 'hex').readUInt32LE(0));
+    expect(words).toEqual([101, 205, 309, 113, 101, 205, 309, 113]);
+  });
+
   it('is deterministic: the same input gives the same bytes', () => {
     const ptx = `.version 7.8
 .target sm_90
