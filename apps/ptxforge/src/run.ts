@@ -427,7 +427,7 @@ export function compileOne(tc: Toolchain, s: CliSettings, input: InputSpec, io: 
     if (emit === 'ori') output = printModule(result.module);
     if (emit === 'cubin') {
       const maxrregcount = (o as { maxrregcount?: string }).maxrregcount;
-      const gen = cubinOfModule(tc, result.module, s.arch, maxrregcount === undefined ? {} : { maxrregcount: Number(maxrregcount) });
+      const gen = cubinOfModule(tc, result.module, s.arch, { optLevel: Number(o.optLevel), ...(maxrregcount === undefined ? {} : { maxrregcount: Number(maxrregcount) }) });
       output = gen.cubin;
       verboseLines = cubinVerboseLines(result, s.arch, gen.cubin, gen.kernels);
     }

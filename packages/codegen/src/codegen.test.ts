@@ -35,11 +35,13 @@ function hazardsInCubin(bytes: Uint8Array, arch: string): number {
 }
 
 /** PTX → optimized Ori → interpreter, and PTX → our cubin → lifted → interpreter: the same output bytes. */
-function sameAsPtxPath(ptx: string, launch: Launch, arch = 'sm_90'): { out: string; registers: number } {
-  const r = compileToCubin(tc, ptx, { arch, file: 'k.ptx' });
+function sameAsPtxPath(ptx: string, launch: Launch, arch = 'sm_90', opts: { optLevel?: number; file?: string } = {}): { out: string; registers: number } {
+  const file = opts.file ?? 'k.ptx';
+  const optLevel = opts.optLevel ?? 3;
+  const r = compileToCubin(tc, ptx, { arch, file, optLevel });
   expect(r.kernels.every((k) => k.hazards === 0)).toBe(true);
   expect(hazardsInCubin(r.cubin, arch)).toBe(0);
-  const ref = runKernel(tc.compile({ text: ptx, file: 'k.ptx' }, { arch, optLevel: 3 }).module, launch);
+  const ref = runKernel(tc.compile({ text: ptx, file }, { arch, optLevel }).module, launch);
   expect(ref.ok).toBe(true);
   const got = runCubin(r.cubin, launch);
   expect(got.result.errors).toEqual([]);
@@ -508,6 +510,136 @@ BIG:
     // angles whose turns round trip (x * 1/2pi rounded toward zero, lifted back with * 2pi) is exact
     sameAsPtxPath(ptx, io('k', '00000000', 8));
     sameAsPtxPath(ptx, io('k', '00000080', 8));
+  });
+
+  it('a block ending in `@p BRA a; BRA b` keeps both edges: a value live only on the guarded edge keeps its register (fuzz seeds 26/70/100)', () => {
+    // Ori at -O0 keeps the two-branch block; %r2 is read on the taken edge bb1 -> bb3 only, so a missed edge
+    // let %r4 (or %r3) share %r2's register
+    const ori = `.target sm_90
+.entry @k(
+  .param .u64 out c[0x0][0x210],
+  .param .u64 in c[0x0][0x218]
+)
+{
+bb0:
+  %r0 = S2R SR_TID.X
+  %rd0 = MOV c[0x0][0x218]
+  %rd1 = IMAD.WIDE.U32 %r0, 4, %rd0
+  %r1 = LDG.E.32 [%rd1]
+  %r2 = IMAD %r1, 3, 1
+  %p0 = ISETP.GT.U32.AND %r1, 10, PT
+  %r3 = IADD3 %r1, 5, RZ
+bb1:
+  %r4 = LOP3.LUT %r3, %r1, RZ, 0x3c
+  @%p0 BRA bb3
+  BRA bb2
+bb2:
+  %r2 = IADD3 %r4, %r3, RZ
+bb3:
+  %rd2 = MOV c[0x0][0x210]
+  %rd3 = IMAD.WIDE.U32 %r0, 4, %rd2
+  STG.E.32 [%rd3], %r2
+  EXIT
+}
+`;
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [4, 1, 1],
+      buffers: { out: { type: 'u32', count: 4 }, in: { type: 'u32', values: [3, 11, 200, 10] } },
+      params: [{ buffer: 'out' }, { buffer: 'in' }], outputs: ['out'],
+    };
+    const { out } = sameAsPtxPath(ori, launch, 'sm_90', { optLevel: 0, file: 'k.ori' });
+    // 3 -> (8 ^ 3) + 8 = 19; 11 -> 3 * 11 + 1 = 34 (taken edge); 200 -> 601; 10 -> (15 ^ 10) + 15 = 20
+    expect(out).toBe('13000000220000005902000014000000');
+  });
+
+  it('every f32 compare condition, register and immediate operands, ordered and unordered inputs (mirrored/complemented forms where the encoder lacks one)', () => {
+    const conds = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'equ', 'neu', 'ltu', 'leu', 'gtu', 'geu', 'num', 'nan'];
+    const body: string[] = [];
+    conds.forEach((c, k) => {
+      const forms = ['%f1, %f2', '%f1, 0f3F800000', '0f3F800000, %f2'];
+      forms.forEach((f, j) => {
+        body.push(`  setp.${c}.f32 %p1, ${f};`, '  selp.u32 %r2, 1, 0, %p1;', `  st.global.u32 [%rd6+${4 * (3 * k + j)}], %r2;`);
+      });
+    });
+    const words = 3 * conds.length;
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b) {
+  .reg .u32 %r<4>;
+  .reg .u64 %rd<8>;
+  .reg .f32 %f<3>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 8;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.f32 %f1, [%rd4];
+  ld.global.f32 %f2, [%rd4+4];
+  mul.wide.u32 %rd5, %r1, ${4 * words};
+  add.u64 %rd6, %rd2, %rd5;
+${body.join('\n')}
+  ret;
+}`;
+    // pairs: (1, 2), (2, 1), (1, 1), (NaN, 1), (1, NaN), (-0, 0)
+    const f = (x: number): string => { const b = Buffer.alloc(4); b.writeFloatLE(x); return b.toString('hex'); };
+    const input = [f(1), f(2), f(2), f(1), f(1), f(1), '0000c07f', f(1), f(1), '0000c07f', '00000080', f(0)].join('');
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [6, 1, 1],
+      buffers: { input: { hex: input }, output: { hex: '00'.repeat(6 * 4 * words) } },
+      params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    const { out } = sameAsPtxPath(ptx, launch);
+    // thread 3 (NaN, 1), the two forms reading the NaN: every ordered compare false, every unordered one true
+    const t3 = out.slice(3 * 8 * words, 4 * 8 * words).match(/.{8}/g)!.map((w) => Number.parseInt(w.slice(0, 2), 16));
+    const withNaN = conds.map((_, k) => [t3[3 * k], t3[3 * k + 1]]);
+    expect(withNaN).toEqual(conds.map((c) => (c === 'nan' || (c.endsWith('u') && c !== 'nu') ? [1, 1] : [0, 0])));
+  });
+
+  it('PLOP3 with complemented sources, LEA of an immediate, more live predicates than P registers (homes in R)', () => {
+    const preds = Array.from({ length: 10 }, (_, i) => i);
+    const ori = `.target sm_90
+.entry @k(
+  .param .u64 out c[0x0][0x210],
+  .param .u64 in c[0x0][0x218]
+)
+{
+bb0:
+  %r0 = S2R SR_TID.X
+  %rd0 = MOV c[0x0][0x218]
+  %rd1 = IMAD.WIDE.U32 %r0, 4, %rd0
+  %r1 = LDG.E.32 [%rd1]
+${preds.map((i) => `  %p${i} = ISETP.GT.U32.AND %r1, ${3 * i}, PT`).join('\n')}
+  %p20 = PLOP3.LUT %p1, !PT, PT, 0x3, 0x0
+  %p21 = PLOP3.LUT !%p2, %p3, !%p4, 0x96, 0x0
+  %r2 = LEA 5, %r1, 2
+  %r3 = MOV 0
+${preds.map((i) => `  %r${10 + i} = SEL ${1 << i}, RZ, %p${i}\n  %r3 = IADD3 %r3, %r${10 + i}, RZ`).join('\n')}
+  %r4 = SEL 1, RZ, %p20
+  %r5 = SEL 1, RZ, %p21
+  %rd2 = MOV c[0x0][0x210]
+  %rd3 = IMAD.WIDE.U32 %r0, 16, %rd2
+  STG.E.32 [%rd3], %r3
+  STG.E.32 [%rd3+0x4], %r2
+  STG.E.32 [%rd3+0x8], %r4
+  STG.E.32 [%rd3+0xc], %r5
+  EXIT
+}
+`;
+    const values = [0, 4, 7, 13, 28, 100];
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [values.length, 1, 1],
+      buffers: { out: { type: 'u32', count: 4 * values.length }, in: { type: 'u32', values } },
+      params: [{ buffer: 'out' }, { buffer: 'in' }], outputs: ['out'],
+    };
+    const r = compileToCubin(tc, ori, { arch: 'sm_90', optLevel: 0, file: 'k.ori' });
+    sameAsPtxPath(ori, launch, 'sm_90', { optLevel: 0, file: 'k.ori' });
+    // thread 4 (28): p0..p9 = 28 > 0, 3, ..., 27 -> all ten set
+    const got = runCubin(r.cubin, launch).result.buffers.out!.bytes;
+    const w = (i: number): number => Buffer.from(got).readUInt32LE(4 * i);
+    expect(w(4 * 4)).toBe(0x3ff);
+    expect(w(4 * 4 + 1)).toBe((5 << 2) + 28);
   });
 
   it('is deterministic: the same input gives the same bytes', () => {

@@ -1,10 +1,11 @@
 import type { Decoder, Encoder, OriModule, RegisterFile } from '@ptxforge/kernel';
-import { ptxasReportedRegisters } from '@ptxforge/regalloc';
+import { ptxasReportedRegisters, type MachineScheduler, type ScheduleStats } from '@ptxforge/regalloc';
 import { allocateMachineFunction } from './regalloc.js';
 import { buildCubin, type BuildFunction } from '@ptxforge/cubin';
 import { emitFunction } from './emit.js';
 import { selectFunction } from './isel.js';
 import { legalize } from './lower.js';
+import { preScheduleMachineFunction } from './schedule.js';
 import { CodegenError, type MFunction, type VReg } from './mir.js';
 
 export interface CodegenOptions {
@@ -21,6 +22,13 @@ export interface CodegenOptions {
   registerFile: RegisterFile;
   /** --maxrregcount (default: the target's maximum, 255). */
   maxRegisters?: number;
+  /** -O level (default 3): 0 keeps instructions in selection order; 1-2 schedule for pressure, 3 for latency. */
+  optLevel?: number;
+  /**
+   * The arch's list schedulers (@ptxforge/regalloc's MachineScheduler service, bound to its LatencyModel):
+   * AdvancedPhasePreSched (97) before allocation and PostSchedule (110) after it. Without one, no scheduling.
+   */
+  scheduler?: MachineScheduler;
 }
 
 export interface KernelStats {
@@ -33,6 +41,9 @@ export interface KernelStats {
   spillStores: number;
   spillLoads: number;
   frameBytes: number;
+  /** Scheduler statistics (estimated cycles before/after, blocks reordered) when the schedulers ran. */
+  preSchedule?: ScheduleStats;
+  postSchedule?: ScheduleStats;
 }
 
 export interface CodegenResult {
@@ -51,7 +62,11 @@ export function compileFunction(m: OriModule, fnName: string, opts: CodegenOptio
     return v;
   };
   legalize(mf, opts.encoder, temp);
-  const asg = allocateMachineFunction(mf, { registerFile: opts.registerFile, ...(opts.maxRegisters !== undefined ? { maxrregcount: opts.maxRegisters } : {}) });
+  const optLevel = opts.optLevel ?? 3;
+  const sched = opts.scheduler && optLevel >= 1 ? { scheduler: opts.scheduler, classify: { opcodes: m.opcodes } } : undefined;
+  const maxrregcount = opts.maxRegisters !== undefined ? { maxrregcount: opts.maxRegisters } : {};
+  const preSchedule = sched ? preScheduleMachineFunction(mf, { ...sched, registerFile: opts.registerFile, optLevel, ...maxrregcount }) : undefined;
+  const asg = allocateMachineFunction(mf, { registerFile: opts.registerFile, ...maxrregcount, ...(sched ? { postSchedule: sched } : {}) });
   const e = emitFunction(mf, asg, { arch: opts.arch, encoder: opts.encoder, decoder: opts.decoder });
   if (e.hazards > 0) throw new CodegenError('CODEGEN_HAZARDS', `${fn.name}: the scoreboard generator left ${e.hazards} hazard(s)`);
   // ptxas reports the highest R register + 1 + 2 (docs/codegen-regalloc.md)
@@ -71,6 +86,7 @@ export function compileFunction(m: OriModule, fnName: string, opts: CodegenOptio
     stats: {
       name: fn.name, registers, instructions: e.instructions, stallCycles: e.stallCycles, hazards: e.hazards, sharedBytes: mf.sharedBytes,
       spillStores: asg.stats.spillStoreBytes, spillLoads: asg.stats.spillLoadBytes, frameBytes: mf.frameBytes,
+      ...(preSchedule ? { preSchedule } : {}), ...(asg.postSchedule ? { postSchedule: asg.postSchedule } : {}),
     },
   };
 }

@@ -202,8 +202,25 @@ class Selector {
     f.blocks.forEach((b, i) => {
       this.layout.push(ids[i]!);
       this.cur = this.created[ids[i]!]!.instrs;
-      for (const ins of b.instrs) this.select(ins);
+      for (const ins of b.instrs) {
+        this.splitAfterBranch();
+        this.select(ins);
+      }
     });
+  }
+
+  /**
+   * A machine block ends at its first branch: Ori blocks may end in `@p BRA a; BRA b`, and liveness (and so
+   * register allocation) reads a block's successors from its last instruction only. What follows a branch goes
+   * into a new block placed right after it (the fall-through of a guarded branch).
+   */
+  splitAfterBranch(): void {
+    const last = this.cur[this.cur.length - 1];
+    if (!last || last.opcode !== 'BRA') return;
+    const cur = this.created[this.layout[this.layout.length - 1]!]!;
+    const id = this.newBlock(`${cur.label}.${this.created.length}`);
+    this.layout.push(id);
+    this.cur = this.created[id]!.instrs;
   }
 
   /**
@@ -233,7 +250,10 @@ class Selector {
     });
     const cont = this.newBlock(`${this.created[this.layout[this.layout.length - 1]!]!.label}.ret${this.created.length}`);
     const guard = this.guard;
-    if (guard) this.emit('BRA', [], [{ k: 'label', block: cont }], 0, { v: guard.v, not: !guard.not });
+    if (guard) {
+      this.emit('BRA', [], [{ k: 'label', block: cont }], 0, { v: guard.v, not: !guard.not });
+      this.splitAfterBranch();
+    }
     const savedMap = new Map(this.map);
     const savedIndex = new Map(this.blockIndex);
     // a fresh copy of the callee's registers for this call site

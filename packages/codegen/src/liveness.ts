@@ -1,8 +1,12 @@
-import type { MFunction } from './mir.js';
+import { CodegenError, type MFunction } from './mir.js';
 
 /** Control-flow successors of each machine block (branch targets and fall-through). */
 export function machineSuccessors(fn: MFunction): number[][] {
   return fn.blocks.map((b, i) => {
+    // a branch ends its block (selection splits blocks after branches): one inside would hide an edge
+    for (let k = 0; k + 1 < b.instrs.length; k++) {
+      if (b.instrs[k]!.opcode === 'BRA') throw new CodegenError('CODEGEN_BAD_INPUT', `${fn.name}: block ${b.label} has a branch before its last instruction`);
+    }
     const last = b.instrs[b.instrs.length - 1];
     const next = i + 1 < fn.blocks.length ? [i + 1] : [];
     if (!last) return next;

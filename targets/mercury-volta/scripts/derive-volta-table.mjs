@@ -37,6 +37,12 @@ export const SOURCES = {
   sm_86: ['cuasm_insrecords_sm86.tsv'],
   sm_90: ['sm90_pairs.tsv'],
 };
+// Vectors learned by experiment with the installed ptxas (scripts/ptxas-experiments.mjs): forms with no golden
+// text, in this package (vectors/), read like golden files.
+const VECTORS = resolve(here, '../vectors');
+export const EXPERIMENT_SOURCES = {
+  sm_90: ['sm_90-ptxas.tsv'],
+};
 
 const BRANCH_BASE = 16;
 const CONTROL_LO = 105;
@@ -53,9 +59,10 @@ function isClaimedByLayout(b) {
 // ------------------------------------------------------------------ examples
 function loadExamples(arch) {
   const out = [];
-  for (const f of SOURCES[arch]) {
-    const noAddr = !/\baddr\b/.test(readFileSync(join(golden, f), 'utf8').slice(0, 200));
-    for (const r of readGoldenTsv(join(golden, f))) {
+  const files = [...SOURCES[arch].map((f) => join(golden, f)), ...(EXPERIMENT_SOURCES[arch] ?? []).map((f) => join(VECTORS, f))];
+  for (const file of files) {
+    const noAddr = !/\baddr\b/.test(readFileSync(file, 'utf8').slice(0, 200));
+    for (const r of readGoldenTsv(file)) {
       let ins;
       try {
         ins = parseInstruction(r.text);
