@@ -22,6 +22,7 @@ const CASES: [string, string, string, string][] = [
   // NaN immediates decode as +QNAN whatever their sign (the engine's f32 fields hold no NaN payload): decode only
   ['sm_90', 'div.full.ftz.f32', '000e2200_00001400_ffc00000_00007908', 'MUFU.RSQ R0, +QNAN ;'],
   ['sm_90', 'ld.s16', '001eaa00_0c101700_00000004_02027980', 'LD.E.S16 R2, desc[UR4][R2.64] ;'],
+  ['sm_90', 'st.s16', '001fe200_0c101704_00000007_04007985', 'ST.E.S16 desc[UR4][R4.64], R7 ;'],
   ['sm_90', 'max.s32', '004fca00_07fe0100_00000007_00077248', 'VIMNMX R7, R0, R7, !PT ;'],
   ['sm_90', 'fma.rn.bf16x2', '004fce00_00200006_00000007_00077235', 'HFMA2.MMA.BF16_V2 R7, R0, R7, R6 ;'],
   ['sm_90', 'dp2a.hi.s32.s32', '004fca00_00003606_00000007_00077226', 'IDP.2A.HI.S16.S8 R7, R0, R7, R6 ;'],

@@ -98,6 +98,9 @@ function newRow(r: Omit<RowSpec, 'mask' | 'value' | 'derived'> & { set: Run[] })
 }
 
 const F2FP_OP = 0x23e;
+const MEMORY = new Set(['LD', 'LDG', 'LDS', 'LDL', 'ST', 'STG', 'STS', 'STL']);
+/** The memory access size code in bits 73..75. */
+const SIZE_CODE: Record<string, string[]> = { 0: ['m:U8^0'], 1: ['m:S8^0'], 2: ['m:U16^0'], 3: ['m:S16^0'], 4: [], 5: ['m:64'], 6: ['m:128'] };
 
 export const EVIDENCE_ROWS: RowSpec[] = [
   // IMAD.WIDE (signed): bit 73 clear is .U32 (golden); ptxas sets it for mul.wide.s32 / mad.wide.s32 /
@@ -155,6 +158,21 @@ export const EVIDENCE_ROWS: RowSpec[] = [
       const s = r.slots.find((x) => x.bits.length === 1 && x.bits[0]![0] === 73 && x.bits[0]![1] === 3)!;
       return widen(r, { slots: [{ bits: [[73, 3]], map: { ...s.map, 3: ['m:S16^0'] } }] });
     },
+  ),
+  // Memory rows whose golden examples split the 3-bit size code 73..75 into a 64 bit and a 2-bit field: the
+  // code as one field (st.s16 from ptxas 13 is code 3, which the split fields read as .64.U16)
+  ...VOLTA_ROWS.filter(
+    (r) =>
+      MEMORY.has(r.name) &&
+      r.slots.some((s) => s.bits.length === 1 && s.bits[0]![0] === 73 && s.bits[0]![1] === 1 && s.map[1]?.[0] === 'm:64') &&
+      r.slots.some((s) => s.bits.length === 1 && s.bits[0]![0] === 74 && s.bits[0]![1] === 2 && s.map[3]?.[0] === 'm:128'),
+  ).map((r) =>
+    widen(r, {
+      replaceSlots: [
+        ...r.slots.filter((s) => !(s.bits.length === 1 && (s.bits[0]![0] === 73 || s.bits[0]![0] === 74))),
+        { bits: [[73, 3]], map: SIZE_CODE },
+      ],
+    }),
   ),
   // VIMNMX (sm_90): bit 90 negates the select predicate (max.s32: VIMNMX R, R, R, !PT)
   ...rowsOf(0x248, 'R,R,R,P').map((r) => widen(r, { free: [[90, 1]], slots: [flag(90, '3:not')] })),
