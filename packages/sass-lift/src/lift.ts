@@ -446,6 +446,8 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
     return line(`${operand(ctx, ops[0]!, 1, undefined)} = MOV %r${t + 1}`);
   }
   if (op === 'F2I' || op === 'I2F' || op === 'F2F') mods = conversionMods(op, mods);
+  // SASS FRND without a mode rounds to nearest even; Ori's FRND without one truncates
+  if (op === 'FRND' && !mods.some((m) => ['TRUNC', 'FLOOR', 'CEIL', 'RN', 'RZ', 'RM', 'RP'].includes(m))) mods.push('RN');
   if (op === 'LDC') {
     // constant loads: c[0x0][0x28] is the stack top, other bank-0/3 words come from the launch
     const d = operand(ctx, ops[0]!, def.get(0) ?? 1, undefined);

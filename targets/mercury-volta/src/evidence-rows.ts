@@ -98,6 +98,8 @@ function newRow(r: Omit<RowSpec, 'mask' | 'value' | 'derived'> & { set: Run[] })
 }
 
 const F2FP_OP = 0x23e;
+/** F2I destination types by signedness (bit 72) + 2 × size code (bits 75..76); S32 is the default nvdisasm omits. */
+const F2I_DEST: Record<number, string[]> = { 0: ['m:U8^0'], 1: ['m:S8^0'], 2: ['m:U16^0'], 3: ['m:S16^0'], 4: ['m:U32^0'], 5: [], 6: ['m:U64^0'], 7: ['m:S64^0'] };
 const MEMORY = new Set(['LD', 'LDG', 'LDS', 'LDL', 'ST', 'STG', 'STS', 'STL']);
 /** The memory access size code in bits 73..75. */
 const SIZE_CODE: Record<string, string[]> = { 0: ['m:U8^0'], 1: ['m:S8^0'], 2: ['m:U16^0'], 3: ['m:S16^0'], 4: [], 5: ['m:64'], 6: ['m:128'] };
@@ -174,6 +176,33 @@ export const EVIDENCE_ROWS: RowSpec[] = [
       ],
     }),
   ),
+  // F2I: the destination type is signedness (72) and size (75..76), the source f16/f32 in 84..85 where the row
+  // has it free; the golden rows learned a few joint values (cvt.rni.u16.f32, F2I.U16.NTZ, read as U32.S16)
+  ...rowsOf(0x305, 'R,R').map((r) => {
+    const srcFree = !(BigInt(r.mask) & bits([[84, 2]]));
+    const map: Record<string, string[]> = {};
+    for (let d = 0; d < 8; d++) {
+      const dt = F2I_DEST[d]!;
+      for (const src of srcFree ? [1, 2] : [0]) {
+        const st = src === 1 ? [`m:F16^${dt.length}`] : [];
+        map[String(d | (src << 3))] = [...dt, ...st];
+      }
+    }
+    const destBits: Run[] = srcFree ? [[72, 1], [75, 2], [84, 2]] : [[72, 1], [75, 2]];
+    return widen(r, {
+      free: [[72, 1], [75, 6], [60, 1], [62, 2], ...(srcFree ? ([[84, 2]] as Run[]) : [])],
+      replaceSlots: [
+        { bits: destBits, map },
+        flag(77, 'm:NTZ'),
+        { bits: [[78, 2]], map: { 0: [], 1: ['m:FLOOR'], 2: ['m:CEIL'], 3: ['m:TRUNC'] } },
+        flag(80, 'm:FTZ'),
+        flag(62, '1:abs'),
+        flag(63, '1:neg'),
+        ...(srcFree ? [flag(60, '1.H1')] : []),
+      ],
+      order: ['m:FTZ', ...Object.values(F2I_DEST).flat(), 'm:F16^1', 'm:FLOOR', 'm:CEIL', 'm:TRUNC', 'm:F16^0', 'm:NTZ', '1:abs', '1:neg', '1.H1'],
+    });
+  }),
   // VIMNMX (sm_90): bit 90 negates the select predicate (max.s32: VIMNMX R, R, R, !PT)
   ...rowsOf(0x248, 'R,R,R,P').map((r) => widen(r, { free: [[90, 1]], slots: [flag(90, '3:not')] })),
   // HFMA2 on bf16 pairs (fma.rn.bf16x2): bit 85
