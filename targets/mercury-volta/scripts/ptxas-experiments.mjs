@@ -287,6 +287,43 @@ for (const [geo, coords] of [
   }
 }
 
+// IMAD.WIDE with a 64-bit addend, signed or .U32 multiply (bit 73), the addend negated (bit 75: `a*b - c`), an
+// immediate (opcode 0x825) or a register multiplier (0x225). sm_90 words.
+for (const [mul, u] of [['mul.wide.s32', ''], ['mul.wide.u32', '.U32']]) {
+  for (const [b, opcode, bText] of [
+    ['4', 0x825, () => '0x4'],
+    ['12', 0x825, () => '0xc'],
+    ['%r4', 0x225, (f) => R(f(32, 8))],
+  ]) {
+    for (const [op, neg] of [['sub.s64 %rd10, %rd9, %rd8;', '-'], ['add.s64 %rd10, %rd9, %rd8;', '']]) {
+      EXPERIMENTS.push({
+        id: `imad-wide ${mul} ${b} ${op}`,
+        opcode,
+        ptx: `${HEAD}.visible .entry k(.param .u64 out, .param .u64 in)
+{
+  .reg .b32 %r<8>; .reg .b64 %rd<12>;
+  ld.param.u64 %rd1, [out]; ld.param.u64 %rd5, [in];
+  mov.u32 %r2, %tid.x;
+  cvta.to.global.u64 %rd2, %rd1; cvta.to.global.u64 %rd6, %rd5;
+  mul.wide.u32 %rd3, %r2, 16;
+  add.s64 %rd7, %rd6, %rd3;
+  ld.global.u64 %rd8, [%rd7];
+  ld.global.u32 %r3, [%rd7+8];
+  ld.global.u32 %r4, [%rd7+12];
+  ${mul} %rd9, %r3, ${b};
+  ${op}
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u64 [%rd4], %rd10;
+  ret;
+}
+`,
+        // only the word of the varied multiply (the address arithmetic is IMAD.WIDE.U32 ... 0x10 with no negation)
+        text: (f) => (f(32, 32) === 16 && opcode === 0x825 ? undefined : `IMAD.WIDE${f(73, 1) ? '' : '.U32'} ${R(f(16, 8))}, ${R(f(24, 8))}, ${bText(f)}, ${f(75, 1) ? '-' : ''}${R(f(64, 8))} ;`),
+      });
+    }
+  }
+}
+
 // BAR with a barrier number and a thread count (opcode 0xb1d): the number at 54..57, the count at 42..53,
 // a count of 0 (all threads) not printed; `bar.arrive` is BAR.ARV; .DEFER_BLOCKING is bit 80 (ptxas 13 sets it
 // for sm_80+). The same layout on sm_75..sm_90.
