@@ -104,7 +104,15 @@ interface CAtom {
   /** Operand index and part ('' n/v, b, o, u, d, r) the value comes from when encoding. */
   op: number;
   part: string;
+  /** `part` as a number (PART_*), for the encoder's switch. */
+  partCode: number;
+  /** spec.from / spec.eq copied onto this (one shape for all atoms: the specs' shapes vary, so loads from them are slow). */
+  isFrom: boolean;
+  hasEq: boolean;
+  eq: number;
 }
+
+const PART_CODES: Record<string, number> = { '': 0, b: 1, o: 2, u: 3, d: 4, r: 5 };
 
 const enum Shape {
   R = 1,
@@ -146,34 +154,7 @@ const SHAPES: Record<string, Shape> = {
   Mx: Shape.Mx,
 };
 const SPACED = 64;
-/** One character per shape code (spaced shapes included) for form keys. */
-const SHAPE_CHARS: string[] = Array.from({ length: 128 }, (_, i) => String.fromCharCode(0x100 + i));
 const REG_SHAPES: Partial<Record<RegFile, Shape>> = { R: Shape.R, UR: Shape.UR, P: Shape.P, UP: Shape.UP, B: Shape.B };
-
-function shapeCode(o: SassOperand): number {
-  let s: number;
-  switch (o.k) {
-    case 'reg':
-      s = REG_SHAPES[o.file]!;
-      break;
-    case 'int':
-      s = Shape.I;
-      break;
-    case 'float':
-      s = Shape.F;
-      break;
-    case 'cbank':
-      s = o.reg ? (o.reg.file === 'R' ? Shape.Cr : Shape.Cu) : Shape.C;
-      break;
-    case 'mem':
-      s = o.gdesc ? Shape.Mg : o.descOnly ? Shape.Mx : o.desc !== undefined ? (o.ur !== undefined ? Shape.Mdu : Shape.Md) : o.ur !== undefined ? Shape.Mu : Shape.M;
-      break;
-    case 'name':
-      s = Shape.N;
-      break;
-  }
-  return o.sep === ' ' ? s | SPACED : s;
-}
 
 /** Operand template: which atoms fill it when decoding. */
 interface OpTpl {
@@ -202,6 +183,14 @@ interface CRow {
   derivedIds: Set<number>;
   /** Token id → the slot holding it (index), ROLE_FIXED or ROLE_DERIVED; absent = this row cannot print it. */
   tokRole: Map<number, number>;
+  /** spec.guard (the guard's register file). */
+  guard: 'P' | 'UP';
+  /** tokRole as an array over all token ids of the codec (ROLE_NONE = absent), filled once every row is compiled. */
+  role: Int16Array;
+  /** Token id → the value of its slot when it is that slot's only token (-1: none), filled with `role`. */
+  one: Int32Array;
+  /** value + opcode with every slot's no-token value already written (when no two slots overlap), else undefined. */
+  base: Uint32Array | undefined;
   hide: { idx: number; eq: number }[][] | undefined;
   tpl: OpTpl[];
   shapes: number[];
@@ -214,6 +203,15 @@ const HIDDEN = Symbol('hidden by a shorter row');
 const OP_TOKEN_KIND = [':', '.', '='] as const;
 const ROLE_FIXED = -2;
 const ROLE_DERIVED = -1;
+const ROLE_NONE = -3;
+/** Operand flags read once per encode. */
+const F_NEG = 1;
+const F_ABS = 2;
+const F_NOT = 4;
+const F_REUSE = 8;
+const F_SFXOUT = 16;
+const F_SFX = 32;
+const F_NAN = 64;
 
 const TYPE_RE = /^(U|S|F|BF|TF)\d+$/;
 
@@ -236,8 +234,8 @@ function partsWidth(parts: [number, number][]): number {
 /** Encoder and decoder of one arch over a family table. */
 export class TableCodec {
   private readonly byOp = new Map<number, CRow[]>();
-  /** Mnemonic → operand shapes (formKey) → rows, in lookup order. */
-  private readonly byForm = new Map<string, Map<number | string, CRow[]>>();
+  /** Mnemonic → trie over the operands' shape codes → rows, in lookup order. */
+  private readonly byForm = new Map<string, FormNode>();
   private readonly tokIds = new Map<string, number>();
   private readonly tokNames: string[] = [];
   private stamp: Uint32Array = new Uint32Array(0);
@@ -247,8 +245,14 @@ export class TableCodec {
   private slotVals = new Float64Array(64);
   private buckets: Int32Array[] = [];
   private bucketLen = new Int32Array(64);
-  private readonly wanted: number[] = [];
-  private readonly reuseOps: number[] = [];
+  /** Wanted token ids of the instruction being encoded: the first nWanted entries (grown when full). */
+  private wanted = new Int32Array(256);
+  private nWanted = 0;
+  /** Per operand of the instruction being encoded, read once: shape code, token flags, part values. */
+  private opShape = new Int32Array(16);
+  private opFlags = new Int32Array(16);
+  private opVal = new Float64Array(16 * 6);
+  private opHas = new Uint8Array(16 * 6);
   /** Encoding token caches: mnemonic modifier → ids (index 0 plain, 1 + rank for data types). */
   private readonly modIds = new Map<string, { isType: boolean; ids: number[] }>();
   private readonly opTok: Map<string, number>[][] = [];
@@ -272,14 +276,26 @@ export class TableCodec {
       const l = this.byOp.get(row.spec.op) ?? [];
       l.push(row);
       this.byOp.set(row.spec.op, l);
-      const forms = this.byForm.get(row.spec.name) ?? new Map<number | string, CRow[]>();
-      this.byForm.set(row.spec.name, forms);
-      const key = formKey(row.shapes);
-      const k = forms.get(key) ?? [];
-      k.push(row);
-      forms.set(key, k);
+      let node = this.byForm.get(row.spec.name);
+      if (!node) this.byForm.set(row.spec.name, (node = { next: undefined, rows: undefined }));
+      for (const c of row.shapes) {
+        node.next ??= [];
+        node = node.next[c] ??= { next: undefined, rows: undefined };
+      }
+      (node.rows ??= []).push(row);
     }
     this.stamp = new Uint32Array(this.tokNames.length + 1);
+    // Per-row arrays over the now complete token ids (the encoder indexes them instead of hashing).
+    const nTok = this.tokNames.length;
+    for (const { row } of ranked) {
+      row.role = new Int16Array(nTok).fill(ROLE_NONE);
+      row.one = new Int32Array(nTok).fill(-1);
+      for (const [id, r] of row.tokRole) {
+        row.role[id] = r;
+        if (r >= 0) row.one[id] = row.slots[r]!.encNum.get(idsKey([id], 1)) ?? -1;
+      }
+      row.base = slotDefaultsBase(row);
+    }
     let maxAtoms = 0;
     for (const { row } of ranked) maxAtoms = Math.max(maxAtoms, row.atoms.length);
     this.vals = new Float64Array(Math.max(64, maxAtoms));
@@ -352,6 +368,10 @@ export class TableCodec {
         fromIfAdd: a.from?.ifAdd ?? 0,
         op: Number(dot < 0 ? a.key : a.key.slice(0, dot)),
         part: dot < 0 ? '' : a.key.slice(dot + 1),
+        partCode: PART_CODES[dot < 0 ? '' : a.key.slice(dot + 1)] ?? -1,
+        isFrom: !!a.from,
+        hasEq: a.eq !== undefined,
+        eq: a.eq ?? 0,
       };
     });
     const fromAtoms: number[] = [];
@@ -398,6 +418,10 @@ export class TableCodec {
       fixed: fixedIds,
       derived,
       tokRole,
+      guard: spec.guard,
+      role: new Int16Array(0),
+      one: new Int32Array(0),
+      base: undefined,
       derivedIds: new Set(derived.map((d) => d.token)),
       hide: spec.hide?.map((h) => h.map((c) => ({ idx: keyIdx.get(c.key) ?? -1, eq: c.eq }))),
       tpl,
@@ -463,8 +487,8 @@ export class TableCodec {
     for (let k = 0; k < atoms.length; k++) {
       const a = atoms[k]!;
       const spec = a.spec;
-      if (spec.from) continue;
-      if (spec.eq !== undefined) vals[k] = spec.eq;
+      if (a.isFrom) continue;
+      if (a.hasEq) vals[k] = a.eq;
       else if (a.wide) {
         const stored = readWideField(w, a.f.parts, a.signedWide);
         if (Number.isNaN(stored)) return undefined;
@@ -513,7 +537,7 @@ export class TableCodec {
 
   private build(row: CRow, vals: Float64Array, gen: number, gN: number, gNot: boolean): SassInstruction {
     const ins: SassInstruction = { opcode: row.spec.name, mods: [], operands: [] };
-    if (gN !== 7 || gNot) ins.guard = { file: row.spec.guard, n: gN, not: gNot };
+    if (gN !== 7 || gNot) ins.guard = { file: row.guard, n: gN, not: gNot };
     const tpl = row.tpl;
     const ops: SassOperand[] = new Array(tpl.length);
     for (let i = 0; i < tpl.length; i++) {
@@ -619,7 +643,7 @@ export class TableCodec {
    * Marks token `id` wanted; a repeated token gets its `#k` count like `flatten` (spelled from `op` and
    * `rest`: operand index and suffix, or -1 and the modifier token).
    */
-  private want(list: number[], gen: number, id: number, op: number, kind: 0 | 1 | 2, rest: string, opcode: string): void {
+  private want(gen: number, id: number, op: number, kind: 0 | 1 | 2, rest: string, opcode: string): void {
     const stamp = this.stamp;
     if (stamp[id] === gen) {
       const t = op < 0 ? rest : `${op}${OP_TOKEN_KIND[kind]}${rest}`;
@@ -632,7 +656,89 @@ export class TableCodec {
       }
     }
     stamp[id] = gen;
-    list.push(id);
+    this.pushWanted(id);
+  }
+
+  private pushWanted(id: number): void {
+    if (this.nWanted === this.wanted.length) {
+      const g = new Int32Array(this.wanted.length * 2);
+      g.set(this.wanted);
+      this.wanted = g;
+    }
+    this.wanted[this.nWanted++] = id;
+  }
+
+  /** Reads operand i once into the scratch arrays: its shape code is returned, flags and part values stored. */
+  private readOperand(o: SassOperand, i: number): number {
+    const vals = this.opVal;
+    const has = this.opHas;
+    const b = i * 6;
+    for (let k = 0; k < 6; k++) has[b + k] = 0;
+    let flags = 0;
+    let s: number;
+    switch (o.k) {
+      case 'reg':
+        switch (o.file) {
+          case 'R':
+            s = Shape.R;
+            break;
+          case 'UR':
+            s = Shape.UR;
+            break;
+          case 'P':
+            s = Shape.P;
+            break;
+          case 'UP':
+            s = Shape.UP;
+            break;
+          default:
+            s = REG_SHAPES[o.file]!;
+        }
+        if (o.n !== undefined) (vals[b] = o.n), (has[b] = 1);
+        if (o.neg) flags |= F_NEG;
+        if (o.abs) flags |= F_ABS;
+        if (o.not) flags |= F_NOT;
+        if (o.reuse) flags |= F_REUSE;
+        if (o.sfxOutsideAbs) flags |= F_SFXOUT;
+        if (o.sfx) flags |= F_SFX;
+        break;
+      case 'int':
+        s = Shape.I;
+        if (o.v !== undefined) (vals[b] = o.v), (has[b] = 1);
+        break;
+      case 'float':
+        s = Shape.F;
+        if (o.v !== undefined) (vals[b] = o.v), (has[b] = 1);
+        if (Number.isNaN(o.v)) flags |= F_NAN;
+        break;
+      case 'cbank':
+        s = o.reg ? (o.reg.file === 'R' ? Shape.Cr : Shape.Cu) : Shape.C;
+        if (o.bank !== undefined) (vals[b + 1] = o.bank), (has[b + 1] = 1);
+        if (o.off !== undefined) (vals[b + 2] = o.off), (has[b + 2] = 1);
+        if (o.reg?.n !== undefined) (vals[b + 5] = o.reg.n), (has[b + 5] = 1);
+        if (o.neg) flags |= F_NEG;
+        if (o.abs) flags |= F_ABS;
+        if (o.not) flags |= F_NOT;
+        if (o.sfx) flags |= F_SFX;
+        break;
+      case 'mem':
+        s = o.gdesc ? Shape.Mg : o.descOnly ? Shape.Mx : o.desc !== undefined ? (o.ur !== undefined ? Shape.Mdu : Shape.Md) : o.ur !== undefined ? Shape.Mu : Shape.M;
+        if (o.gdesc) (vals[b + 3] = o.ur ?? 63), (has[b + 3] = 1);
+        else if (o.descOnly) (vals[b + 4] = o.desc ?? 63), (has[b + 4] = 1);
+        else {
+          if (o.base !== undefined) (vals[b + 1] = o.base), (has[b + 1] = 1);
+          if (o.off !== undefined) (vals[b + 2] = o.off), (has[b + 2] = 1);
+          if (o.ur !== undefined) (vals[b + 3] = o.ur), (has[b + 3] = 1);
+          if (o.desc !== undefined) (vals[b + 4] = o.desc), (has[b + 4] = 1);
+          if (o.baseSfx) flags |= F_SFX;
+        }
+        break;
+      case 'name':
+        s = Shape.N;
+        break;
+    }
+    this.opFlags[i] = flags;
+    return o.sep === ' ' ? s | SPACED : s;
   }
 
   /** Interned id of operand token `<i><kind><rest>` (`2:neg`, `1.H0_H0`, `0=SR_TID.X`), cached per operand. */
@@ -647,33 +753,34 @@ export class TableCodec {
     return id;
   }
 
-  private wantOp(list: number[], gen: number, i: number, kind: 0 | 1 | 2, rest: string, opcode: string): void {
-    this.want(list, gen, this.opTokId(i, kind, rest, opcode), i, kind, rest, opcode);
+  private wantOp(gen: number, i: number, kind: 0 | 1 | 2, rest: string, opcode: string): void {
+    this.want(gen, this.opTokId(i, kind, rest, opcode), i, kind, rest, opcode);
   }
 
   /** Encodes a structured instruction; throws SassEncodeError when no row of this arch can hold it. */
   encode(ins: SassInstruction, addr = 0): Word {
     const ops = ins.operands;
     const nOps = ops.length;
-    const forms = this.byForm.get(ins.opcode);
-    let rows: CRow[] | undefined;
-    if (forms) {
-      if (nOps <= 8) {
-        let key = 0;
-        for (let i = 0; i < nOps; i++) key = key * 128 + shapeCode(ops[i]!);
-        rows = forms.get(key * 16 + nOps);
-      } else {
-        let key = '';
-        for (let i = 0; i < nOps; i++) key += SHAPE_CHARS[shapeCode(ops[i]!)]!;
-        rows = forms.get(key);
-      }
+    if (nOps > this.opShape.length) {
+      this.opShape = new Int32Array(nOps);
+      this.opFlags = new Int32Array(nOps);
+      this.opVal = new Float64Array(nOps * 6);
+      this.opHas = new Uint8Array(nOps * 6);
     }
+    // One read of every operand (the operand objects come in many shapes: each property load is slow).
+    const opFlags = this.opFlags;
+    let node = this.byForm.get(ins.opcode);
+    for (let i = 0; i < nOps; i++) {
+      const c = this.readOperand(ops[i]!, i);
+      this.opShape[i] = c & (SPACED - 1);
+      node = node?.next?.[c];
+    }
+    const rows = node?.rows;
     if (!rows) throw new SassEncodeError('SASS_NO_ROW', `no ${this.archs[0]} table row for '${ins.opcode}' with operands (${flatten(ins).sig})`);
 
     // Wanted tokens (the same set `flatten` gives, as interned ids).
     const gen = ++this.gen;
-    const wanted = this.wanted;
-    wanted.length = 0;
+    this.nWanted = 0;
     let typeRank = 0;
     for (const m of ins.mods) {
       let e = this.modIds.get(m);
@@ -684,71 +791,80 @@ export class TableCodec {
       const slot = e.isType ? 1 + typeRank++ : 0;
       let id = e.ids[slot];
       if (id === undefined) id = e.ids[slot] = this.knownTok(slot ? `m:${m}^${slot - 1}` : `m:${m}`, ins.opcode);
-      if (this.stamp[id] === gen) this.want(wanted, gen, id, -1, 0, slot ? `m:${m}^${slot - 1}` : `m:${m}`, ins.opcode);
+      if (this.stamp[id] === gen) this.want(gen, id, -1, 0, slot ? `m:${m}^${slot - 1}` : `m:${m}`, ins.opcode);
       else {
         this.stamp[id] = gen;
-        wanted.push(id);
+        this.pushWanted(id);
       }
     }
-    const reuseOps = this.reuseOps;
-    reuseOps.length = 0;
+    // Operand tokens in flatten's order; operands with no flags (most) are not looked at again.
+    let anyReuse = false;
     for (let i = 0; i < nOps; i++) {
+      const fl = opFlags[i]!;
+      if (fl === 0) {
+        if (this.opShape[i] === Shape.N) this.wantOp(gen, i, 2, (ops[i] as { name: string }).name, ins.opcode);
+        continue;
+      }
       const o = ops[i]!;
       switch (o.k) {
         case 'reg':
-          if (o.neg) this.wantOp(wanted, gen, i, 0, 'neg', ins.opcode);
-          if (o.abs) this.wantOp(wanted, gen, i, 0, 'abs', ins.opcode);
-          if (o.not) this.wantOp(wanted, gen, i, 0, 'not', ins.opcode);
-          if (o.reuse) reuseOps.push(i);
-          if (o.sfxOutsideAbs) this.wantOp(wanted, gen, i, 0, 'sfxout', ins.opcode);
-          if (o.sfx) for (const x of o.sfx) this.wantOp(wanted, gen, i, 1, x, ins.opcode);
+          if (fl & F_NEG) this.wantOp(gen, i, 0, 'neg', ins.opcode);
+          if (fl & F_ABS) this.wantOp(gen, i, 0, 'abs', ins.opcode);
+          if (fl & F_NOT) this.wantOp(gen, i, 0, 'not', ins.opcode);
+          if (fl & F_REUSE) anyReuse = true;
+          if (fl & F_SFXOUT) this.wantOp(gen, i, 0, 'sfxout', ins.opcode);
+          if (fl & F_SFX) for (const x of o.sfx!) this.wantOp(gen, i, 1, x, ins.opcode);
           break;
         case 'float':
-          if (Number.isNaN(o.v)) this.wantOp(wanted, gen, i, 2, o.nan ?? '+QNAN', ins.opcode);
+          if (fl & F_NAN) this.wantOp(gen, i, 2, o.nan ?? '+QNAN', ins.opcode);
           break;
         case 'cbank':
-          if (o.neg) this.wantOp(wanted, gen, i, 0, 'neg', ins.opcode);
-          if (o.abs) this.wantOp(wanted, gen, i, 0, 'abs', ins.opcode);
-          if (o.not) this.wantOp(wanted, gen, i, 0, 'not', ins.opcode);
-          if (o.sfx) for (const x of o.sfx) this.wantOp(wanted, gen, i, 1, x, ins.opcode);
+          if (fl & F_NEG) this.wantOp(gen, i, 0, 'neg', ins.opcode);
+          if (fl & F_ABS) this.wantOp(gen, i, 0, 'abs', ins.opcode);
+          if (fl & F_NOT) this.wantOp(gen, i, 0, 'not', ins.opcode);
+          if (fl & F_SFX) for (const x of o.sfx!) this.wantOp(gen, i, 1, x, ins.opcode);
           break;
         case 'mem':
-          if (!o.gdesc && !o.descOnly && o.baseSfx) for (const x of o.baseSfx) this.wantOp(wanted, gen, i, 1, x, ins.opcode);
-          break;
-        case 'name':
-          this.wantOp(wanted, gen, i, 2, o.name, ins.opcode);
+          if (fl & F_SFX) for (const x of o.baseSfx!) this.wantOp(gen, i, 1, x, ins.opcode);
           break;
         default:
           break;
       }
     }
+    const wanted = this.wanted;
+    const nWanted = this.nWanted;
 
     const L = this.layout;
-    const gN = ins.guard ? ins.guard.n : 7;
-    const gNot = ins.guard ? ins.guard.not : false;
-    const gFile = ins.guard ? ins.guard.file : 'P';
+    const guard = ins.guard;
+    const gN = guard ? guard.n : 7;
+    const gNot = guard ? guard.not : false;
+    const gFile = guard ? guard.file : 'P';
+    const control = ins.control;
+    const hidden = ins.hidden;
     const stamp = this.stamp;
     // Why the last candidate row failed, kept as data: the message is only built when nothing fits.
     let whyKind = 0;
     let whyData: number | string = 0;
+    let whyRow: CRow | undefined;
     const slotVals = this.slotVals;
     const stores = this.stores;
+    const opVal = this.opVal;
+    const opHas = this.opHas;
     rowLoop: for (const row of rows!) {
-      if (gFile !== row.spec.guard && gN !== 7) continue;
+      if (gFile !== row.guard && gN !== 7) continue;
       // Every wanted token must be fixed, derived (ignored) or held by a slot of this row.
       const slots = row.slots;
       const buckets = this.buckets;
       const blen = this.bucketLen;
       for (let si = 0; si < slots.length; si++) blen[si] = 0;
       let fixedSeen = 0;
-      for (const id of wanted) {
-        const role = row.tokRole.get(id);
-        if (role === undefined) {
+      const roleOf = row.role;
+      for (let wi = 0; wi < nWanted; wi++) {
+        const id = wanted[wi]!;
+        const role = roleOf[id]!;
+        if (role === ROLE_NONE) {
           whyKind = 4;
-          whyData = wanted
-            .filter((j) => row.tokRole.get(j) === undefined)
-            .map((j) => this.tokNames[j])
-            .join(' ');
+          whyRow = row; // the message names its unsupported tokens, built only if no row fits
           continue rowLoop;
         }
         if (role >= 0) buckets[role]![blen[role]!++] = id;
@@ -762,8 +878,9 @@ export class TableCodec {
           }
         continue rowLoop;
       }
-      let reuse = ins.control?.reuse ?? 0;
-      for (const i of reuseOps) {
+      let reuse = control?.reuse ?? 0;
+      for (let i = 0; anyReuse && i < nOps; i++) {
+        if (!(opFlags[i]! & F_REUSE)) continue;
         let bit = -1;
         for (const [j, b] of row.reuse) if (j === i) bit = b;
         if (bit < 0) {
@@ -784,25 +901,34 @@ export class TableCodec {
         const s = slots[si]!;
         const mine = buckets[si]!;
         const n = blen[si]!;
-        if (n > 1) sortSmall(mine, n);
-        const v = n === 0 && s.enc0 >= 0 ? s.enc0 : n <= 3 ? s.encNum.get(idsKey(mine, n)) : s.encStr.get(mine.slice(0, n).join(','));
+        let v: number | undefined;
+        if (n === 0) v = s.enc0 >= 0 ? s.enc0 : undefined;
+        else if (n === 1) {
+          const x = row.one[mine[0]!]!;
+          v = x >= 0 ? x : undefined;
+        } else {
+          sortSmall(mine, n);
+          v = n <= 3 ? s.encNum.get(idsKey(mine, n)) : s.encStr.get(mine.slice(0, n).join(','));
+        }
         if (v === undefined) {
           whyKind = 3;
           continue rowLoop;
         }
-        slotVals[si] = v;
+        // -1: the no-token value the row's base word already holds
+        slotVals[si] = n === 0 && row.base ? -1 : v;
       }
       const atoms = row.atoms;
       const vals = this.vals;
       for (let k = 0; k < atoms.length; k++) {
-        const v = operandValue(ops[atoms[k]!.op], atoms[k]!.part);
-        if (v === undefined) continue rowLoop;
-        vals[k] = v;
+        const a = atoms[k]!;
+        const j = a.op * 6 + a.partCode;
+        if (!(a.op < nOps && a.partCode >= 0 && opHas[j])) continue rowLoop;
+        vals[k] = opVal[j]!;
       }
       for (let k = 0; k < atoms.length; k++) {
         const a = atoms[k]!;
         const v = vals[k]!;
-        if (a.spec.from) {
+        if (a.isFrom) {
           if (a.from < 0 || v !== vals[a.from]! + a.fromAdd + (a.fromIfTok >= 0 && stamp[a.fromIfTok] === gen ? a.fromIfAdd : 0)) {
             whyKind = 5;
             whyData = k;
@@ -811,9 +937,9 @@ export class TableCodec {
           continue;
         }
         let st: number | undefined;
-        if (a.plainU) st = v >= 0 && v < a.max && (v | 0) === v ? v : storeAtom(a.spec, v, addr, L.branchBase);
-        else if (a.plainS) st = (v | 0) === v && v >= -a.max / 2 && v < a.max / 2 ? (v < 0 ? v + a.max : v) : storeAtom(a.spec, v, addr, L.branchBase);
-        else st = storeAtom(a.spec, v, addr, L.branchBase);
+        if (a.plainU) st = v >= 0 && v < a.max && (v | 0) === v ? v : storeAtom(a.spec, v, addr, L.branchBase, a.f.width);
+        else if (a.plainS) st = (v | 0) === v && v >= -a.max / 2 && v < a.max / 2 ? (v < 0 ? v + a.max : v) : storeAtom(a.spec, v, addr, L.branchBase, a.f.width);
+        else st = storeAtom(a.spec, v, addr, L.branchBase, a.f.width);
         if (st === undefined) {
           whyKind = 6;
           whyData = `value ${v} of operand ${a.spec.key} does not fit`;
@@ -821,23 +947,25 @@ export class TableCodec {
         }
         stores[k] = st;
       }
-      const w = row.value.slice();
-      for (let si = 0; si < slots.length; si++) writeField(w, slots[si]!.f, slotVals[si]!);
+      const src = row.base ?? row.value;
+      const w = new Uint32Array(src.length);
+      for (let i = 0; i < src.length; i++) w[i] = src[i]!;
+      for (let si = 0; si < slots.length; si++) if (slotVals[si]! >= 0) writeField(w, slots[si]!.f, slotVals[si]!);
       for (let k = 0; k < atoms.length; k++) {
         const a = atoms[k]!;
-        if (a.spec.from) continue;
+        if (a.isFrom) continue;
         if (a.wide) writeWideField(w, a.f.parts, stores[k]!);
         else if (a.f.width) writeField(w, a.f, stores[k]!);
       }
-      if (row.hidden && ins.hidden) {
+      if (row.hidden && hidden) {
         for (const [p, nb, key] of row.hidden) {
-          const v = ins.hidden[key];
+          const v = hidden[key];
           if (v !== undefined) setBits(w, p, nb, v);
         }
       }
       setBits(w, L.guardPred[0], L.guardPred[1], gN);
       setBits(w, L.guardNot, 1, gNot ? 1 : 0);
-      const c = ins.control;
+      const c = control;
       L.writeControl(w, c && c.reuse === reuse ? c : { ...(c ?? NO_CONTROL_RW), reuse });
       return w;
     }
@@ -849,7 +977,10 @@ export class TableCodec {
           : whyKind === 3
             ? 'modifier combination not in table'
             : whyKind === 4
-              ? `unsupported ${whyData}`
+              ? `unsupported ${Array.from(this.wanted.subarray(0, this.nWanted))
+                  .filter((j) => whyRow!.tokRole.get(j) === undefined)
+                  .map((j) => this.tokNames[j])
+                  .join(' ')}`
               : whyKind === 5
                 ? 'an operand must equal another plus a constant'
                 : String(whyData || '');
@@ -859,16 +990,29 @@ export class TableCodec {
 
 const NO_CONTROL_RW: ControlInfo = { stall: 0, yieldBit: 0, writeBarrier: 0, readBarrier: 0, waitMask: 0, reuse: 0 };
 
-/** Operand shape codes as one key: a number for up to 8 operands (7 bits each, then the count). */
-function formKey(codes: number[]): number | string {
-  if (codes.length <= 8) {
-    let key = 0;
-    for (const c of codes) key = key * 128 + c;
-    return key * 16 + codes.length;
+/** Rows by operand shape codes, one trie level per operand (array-indexed: no hashing per encode). */
+interface FormNode {
+  next: (FormNode | undefined)[] | undefined;
+  rows: CRow[] | undefined;
+}
+
+/**
+ * The row's value + opcode word with every slot's no-token value written, so the encoder writes only the
+ * slots an instruction sets; undefined when two slots share a bit (then write order matters: all are written).
+ */
+function slotDefaultsBase(row: CRow): Uint32Array | undefined {
+  const seen = new Uint32Array(row.value.length);
+  for (const s of row.slots) {
+    const c = s.f.c;
+    for (let k = 0; k < c.length; k += 4) {
+      const m = (c[k + 2]! << c[k + 1]!) >>> 0;
+      if (seen[c[k]!]! & m) return undefined;
+      seen[c[k]!] = (seen[c[k]!]! | m) >>> 0;
+    }
   }
-  let key = '';
-  for (const c of codes) key += SHAPE_CHARS[c]!;
-  return key;
+  const w = row.value.slice();
+  for (const s of row.slots) if (s.enc0 >= 0) writeField(w, s.f, s.enc0);
+  return w;
 }
 
 /** Insertion sort of the first n entries (slot token sets are tiny). */
@@ -890,24 +1034,3 @@ function idsKey(ids: ArrayLike<number>, n: number): number {
   for (let i = 0; i < n; i++) k = k * 65537 + ids[i]! + 1;
   return k;
 }
-
-/** The number an atom takes from an operand (the same values `flatten` gives its atoms). */
-function operandValue(o: SassOperand | undefined, part: string): number | undefined {
-  if (!o) return undefined;
-  switch (o.k) {
-    case 'reg':
-      return part === '' ? o.n : undefined;
-    case 'int':
-    case 'float':
-      return part === '' ? o.v : undefined;
-    case 'cbank':
-      return part === 'b' ? o.bank : part === 'o' ? o.off : part === 'r' ? o.reg?.n : undefined;
-    case 'mem':
-      if (o.gdesc) return part === 'u' ? (o.ur ?? 63) : undefined;
-      if (o.descOnly) return part === 'd' ? (o.desc ?? 63) : undefined;
-      return part === 'b' ? o.base : part === 'o' ? o.off : part === 'u' ? o.ur : part === 'd' ? o.desc : undefined;
-    case 'name':
-      return undefined;
-  }
-}
-
