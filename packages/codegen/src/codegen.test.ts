@@ -311,6 +311,51 @@ done:
     expect(o.readUInt16LE(24)).toBe(0x3801);
   });
 
+  it('f64 min/max (NaN, signed zeros), u32 -> f64 and f64 -> s64 conversions', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<8>;
+  .reg .b32 %r<4>;
+  .reg .s64 %s<2>;
+  .reg .f64 %fd<6>;
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 16;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.f64 %fd1, [%rd4];
+  ld.global.f64 %fd2, [%rd4+8];
+  min.f64 %fd3, %fd1, %fd2;
+  max.f64 %fd4, %fd1, %fd2;
+  ld.global.u32 %r2, [%rd4];
+  cvt.rn.f64.u32 %fd5, %r2;
+  cvt.rzi.s64.f64 %s1, %fd1;
+  mul.wide.u32 %rd3, %r1, 32;
+  add.u64 %rd5, %rd2, %rd3;
+  st.global.f64 [%rd5], %fd3;
+  st.global.f64 [%rd5+8], %fd4;
+  st.global.f64 [%rd5+16], %fd5;
+  st.global.s64 [%rd5+24], %s1;
+  ret;
+}`;
+    const pairs = [[1, 2], [2, 1], [-0, 0], [0, -0], [NaN, 3], [3, NaN], [NaN, NaN], [-Infinity, 5], [1e300, -1e300], [-7.5, -7.5], [4e9, 1], [-3.9e18, 0]];
+    const buf = Buffer.alloc(16 * pairs.length);
+    pairs.forEach(([x, y], i) => {
+      buf.writeDoubleLE(x!, 16 * i);
+      buf.writeDoubleLE(y!, 16 * i + 8);
+    });
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [pairs.length, 1, 1],
+      buffers: { input: { hex: buf.toString('hex') }, output: { hex: '00'.repeat(32 * pairs.length) } }, params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    const o = Buffer.from(sameAsPtxPath(ptx, launch).out, 'hex');
+    expect(Object.is(o.readDoubleLE(64), -0)).toBe(true); // min(-0, +0)
+    expect(Object.is(o.readDoubleLE(96 + 8), 0)).toBe(true); // max(+0, -0)
+    expect(o.readDoubleLE(128)).toBe(3); // min(NaN, 3)
+  });
+
   it('f32 arithmetic with immediates and a select', () => {
     const ptx = `.version 7.8
 .target sm_90

@@ -388,14 +388,15 @@ class Selector {
         const m = mods.filter((x) => x !== 'S32');
         return this.emit('IMNMX', m, [this.def(d[0]), this.part(u[0]!, 0), this.part(u[1]!, 0), this.part(u[2]!, 0)], 1);
       }
+      case 'DMNMX':
+        return this.dminmax(d[0]!, u[0]!, u[1]!, u[2] ?? { kind: 'pt' });
       case 'FADD':
       case 'FMUL':
       case 'FFMA':
       case 'FMNMX':
       case 'DADD':
       case 'DMUL':
-      case 'DFMA':
-      case 'DMNMX': {
+      case 'DFMA': {
         const float = op.startsWith('F');
         return this.emit(op, mods.filter((m) => m !== 'RN' && m !== 'F32' && m !== 'F64'), [this.defWhole(d[0]), ...u.map((x) => (float ? this.whole(x, { float: true }) : this.dsrc(x)))], 1);
       }
@@ -1013,6 +1014,37 @@ class Selector {
     this.emit('SEL', [], [this.def(d), int(0x7f), this.r(withSign), this.r(isNan)], 1);
   }
 
+  /**
+   * f64 min/max (Ori DMNMX; the sm_90 encoder has no DMNMX form): compares and selects with PTX's rules, which
+   * are the interpreter's fminmax: a NaN operand yields the other one (two NaNs the canonical NaN); equal values
+   * differ only in the sign of zero, min prefers -0 and max +0.
+   */
+  dminmax(d: Operand, ao: Operand, bo: Operand, po: Operand): void {
+    const a = this.dsrc(ao) as VRegOperand;
+    const b = this.dsrc(bo) as VRegOperand;
+    if (a.k !== 'vreg' || b.k !== 'vreg') this.fail('f64 min/max operand');
+    const min = po.kind === 'pt' ? !po.not : this.fail('f64 min/max with a predicate register');
+    const P = (): VReg => this.newV('P', 1);
+    const A = (p: number) => this.r(a.v, p);
+    const B = (p: number) => this.r(b.v, p);
+    const aNeg = P();
+    this.emit('ISETP', ['LT', 'AND'], [this.r(aNeg), PT(), A(1), c2rz(), PT()], 2);
+    const better = P();
+    this.emit('DSETP', [min ? 'LT' : 'GT', 'AND'], [this.r(better), PT(), this.r(a.v, 0, 2), this.r(b.v, 0, 2), PT()], 2);
+    const eqSign = P();
+    this.emit('DSETP', ['EQ', 'AND'], [this.r(eqSign), PT(), this.r(a.v, 0, 2), this.r(b.v, 0, 2), { ...this.r(aNeg), ...(min ? {} : { not: true }) }], 2);
+    const bNan = P();
+    this.emit('DSETP', ['NAN', 'AND'], [this.r(bNan), PT(), this.r(b.v, 0, 2), this.r(b.v, 0, 2), PT()], 2);
+    const both = P();
+    this.emit('DSETP', ['NAN', 'AND'], [this.r(both), PT(), this.r(a.v, 0, 2), this.r(a.v, 0, 2), this.r(bNan)], 2);
+    const takeA = P();
+    this.emit('PLOP3', ['LUT'], [this.r(takeA), PT(), this.r(better), this.r(eqSign), this.r(bNan), { k: 'int', v: 0xfe }, { k: 'int', v: 0 }], 2);
+    const t = this.newV('R', 2);
+    for (let p = 0; p < 2; p++) this.emit('SEL', [], [this.r(t, p), A(p), B(p), this.r(takeA)], 1);
+    this.emit('SEL', [], [this.def(d, 0), { k: 'int', v: 0xffffffff }, this.r(t, 0), this.r(both)], 1);
+    this.emit('SEL', [], [this.def(d, 1), { k: 'int', v: 0x7fffffff }, this.r(t, 1), this.r(both)], 1);
+  }
+
   /** A predicate source (register, PT, their complements). */
   pred(o: Operand): MOperand {
     if (o.kind === 'pt') return PT(!!o.not);
@@ -1477,6 +1509,13 @@ class Selector {
       // f32 -> bf16 (round to nearest even) as ptxas: F2FP.BF16.F32.PACK_AB with RZ for the high half
       return this.emit('F2FP', ['BF16', 'F32', 'PACK_AB'], [this.def(d), c2rz(), this.inReg(this.whole(a, { float: true }))], 1);
     }
+    if (op === 'I2F' && dt === 'F64' && st === 'U32' && !rest.some((m) => m !== 'RN')) {
+      // the encoder has I2F.F64 from S32 and from 64-bit sources only: zero-extend (exact either way)
+      const w = this.newV('R', 2);
+      this.emit('MOV', [], [this.r(w, 0), this.part(a, 0)], 1);
+      this.emit('MOV', [], [this.r(w, 1), c2rz()], 1);
+      return this.emit('I2F', ['F64', 'U64'], [this.defWhole(d), this.r(w, 0, 2)], 1);
+    }
     if (op === 'F2F' && (FP8[dt] || FP8[st]) && !rest.some((m) => m !== 'RN' && m !== 'SATFINITE')) return this.fp8Convert(d, a, dt, st, rest.includes('SATFINITE'));
     if (types.some((t) => t === 'E4M3' || t === 'E5M2' || t === 'BF16')) this.fail('fp8/bf16 conversion');
     let mods: string[];
@@ -1485,6 +1524,8 @@ class Selector {
     else mods = [dt, st, ...rest.filter((m) => m !== 'RN')];
     // RN is F2I's default rounding and not spelled (`F2I.U32.NTZ`)
     if (op === 'F2I') mods = mods.filter((m, i) => mods.indexOf(m) === i && m !== 'RN');
+    // the 64-bit F2I forms (an f64 source or a 64-bit result) have no NTZ bit; NaN gives 0 without it as well
+    if (op === 'F2I' && (dt.endsWith('64') || st === 'F64')) mods = mods.filter((m) => m !== 'NTZ');
     if (op === 'F2I' && /^[SU](8|16)$/.test(dt)) {
       // sub-word results: convert at 32 bits (saturating to that range), then clamp to the type's range
       const wide = dt.startsWith('S') ? 'S32' : 'U32';
