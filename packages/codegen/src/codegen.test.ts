@@ -3,7 +3,7 @@ import { createToolchain, Decoder } from '@ptxforge/kernel';
 import corePlugin from '@ptxforge/plugin-core';
 import { ptxFrontendPlugin } from '@ptxforge/ptx';
 import targetSm90Plugin from '@ptxforge/target-sm90';
-import { readCubin } from '@ptxforge/cubin';
+import { readCubin, verboseStatsOfCubin } from '@ptxforge/cubin';
 import { runKernel, type Launch } from '@ptxforge/interp';
 import { runCubin } from '@ptxforge/sass-lift';
 import { checkHazards, hazardInstrFromSass } from '@ptxforge/sass-hazards';
@@ -222,6 +222,11 @@ done:
     // sum of (i+1)/2 for i < 64 = 1040 = 0x44820000; every thread read back its own tid+1 through the generic address
     expect(out.slice(0, 8)).toBe('00008244');
     expect(out.slice(8 + 63 * 8, 8 + 64 * 8)).toBe('40000000');
+    // .nv.info as ptxas writes it: one barrier (bar.sync 0), the cumulative stack = the frame of the .local array
+    const v = verboseStatsOfCubin(readCubin(compileToCubin(tc, ptx, { arch: 'sm_90', file: 'k.ptx' }).cubin)).functions[0]!;
+    expect(v.barriers).toBe(1);
+    expect(v.stackFrame).toBeGreaterThanOrEqual(16);
+    expect(v.cumulativeStack).toBe(v.stackFrame);
   });
 
   it('rcp.rz/rm/rp.f64: normal, subnormal, overflowing and underflowing results, zeros, infinities, NaN', () => {

@@ -75,10 +75,21 @@ export function compileFunction(m: OriModule, fnName: string, opts: CodegenOptio
   const maxntid = fn.directives.get('maxntid');
   const reqntid = fn.directives.get('reqntid');
   const dim3 = (v: number[]): [number, number, number] => [v[0] ?? 1, v[1] ?? 1, v[2] ?? 1];
+  // EIATTR_NUM_BARRIERS as ptxas counts them: the highest named barrier used + 1 (all 16 when an id is in a register)
+  let barriers = 0;
+  for (const b of mf.blocks) {
+    for (const mi of b.instrs) {
+      if (mi.opcode !== 'BAR') continue;
+      const id = mi.ops[0] as { k: string; v?: number } | undefined;
+      barriers = Math.max(barriers, id?.k === 'int' && id.v !== undefined ? id.v + 1 : 16);
+    }
+  }
   const kernel: BuildFunction = {
     name: fn.name, kind: 'entry', global: true, code: e.code, regCount: registers,
     params: mf.params.map((p, i) => ({ ordinal: i, offset: p.offset, size: p.size })), paramBytes: mf.paramBytes,
     ...(mf.sharedBytes ? { sharedBytes: mf.sharedBytes } : {}), frameSize: mf.frameBytes, exitOffsets: e.exitOffsets,
+    // calls are inlined: the stack a kernel needs is its own frame (ptxas writes MIN_STACK_SIZE = FRAME_SIZE then)
+    minStackSize: mf.frameBytes, ...(barriers ? { barriers } : {}),
     ...(maxntid ? { maxThreads: dim3(maxntid) } : {}), ...(reqntid ? { reqntid: dim3(reqntid) } : {}),
     ...(opts.maxRegisters !== undefined ? { maxRegCount: opts.maxRegisters } : {}),
   };
