@@ -361,6 +361,44 @@ done:
     expect(o.readDoubleLE(128)).toBe(3); // min(NaN, 3)
   });
 
+  it('shared memory starts after the sm_90 system reserve (0x400, as ptxas); extern-only shared keeps the reserve section', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.extern .shared .align 4 .b8 dyn[];
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<6>;
+  .reg .b32 %r<6>;
+  ld.param.u64 %rd1, [output];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, dyn;
+  add.u32 %r4, %r3, %r2;
+  st.shared.u32 [%r4], %r1;
+  bar.sync 0;
+  xor.b32 %r2, %r2, 4;
+  add.u32 %r4, %r3, %r2;
+  ld.shared.u32 %r5, [%r4];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r5;
+  st.global.u32 [%rd3+256], %r3;
+  ret;
+}`;
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [64, 1, 1], sharedBytes: 256,
+      buffers: { input: { hex: '00' }, output: { hex: '00'.repeat(512) } }, params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    const r = compileToCubin(tc, ptx, { arch: 'sm_90', file: 'k.ptx' });
+    const sec = readCubin(r.cubin).sections.find((x) => x.name === '.nv.shared.k');
+    expect(sec?.size).toBe(0x400);
+    const got = runCubin(r.cubin, launch);
+    expect(got.result.errors).toEqual([]);
+    const o = Buffer.from(got.result.buffers.output!.bytes);
+    expect(o.readUInt32LE(0)).toBe(1); // thread 0 read thread 1's value
+    expect(o.readUInt32LE(256)).toBe(0x400); // the address of dyn
+  });
+
   it('f32 arithmetic with immediates and a select', () => {
     const ptx = `.version 7.8
 .target sm_90

@@ -23,6 +23,8 @@ import {
 export interface SelectOptions {
   /** Constant-bank 0 offset of the kernel parameters (the target's capabilities.paramBase). */
   paramBase: number;
+  /** Where the first shared variable goes: the target's shared-memory system reserve (cubin layout profile). */
+  sharedBase?: number;
   /** Placement of the module's .global/.const variables (data.ts); required when the module has any. */
   data?: Pick<ModuleData, 'bank3' | 'slots'>;
 }
@@ -1629,10 +1631,15 @@ function c2rz(): MOperand {
   return { k: 'reg', file: 'R', n: 255 };
 }
 
-/** Shared variables a function may reach, laid out in declaration order (module ones first) with their alignment. */
-export function sharedLayout(m: OriModule, fn: OriFunction): { offsets: Map<string, number>; bytes: number } {
+/**
+ * Shared variables a function may reach, laid out in declaration order (module ones first) with their alignment,
+ * from `base`: the system reserve at the start of the CTA's shared window on targets that have one (sm_90: 1 KB;
+ * ptxas addresses the first variable at 0x400). `bytes` is the static size without the reserve; `uses` says
+ * whether the function has any shared variable (static or `.extern`).
+ */
+export function sharedLayout(m: OriModule, fn: OriFunction, base = 0): { offsets: Map<string, number>; bytes: number; uses: boolean } {
   const offsets = new Map<string, number>();
-  let at = 0;
+  let at = base;
   const place = (v: VarDecl): void => {
     if (v.space !== 'shared' || v.extern) return;
     const a = Math.max(1, v.align);
@@ -1649,9 +1656,9 @@ export function sharedLayout(m: OriModule, fn: OriFunction): { offsets: Map<stri
     const a = Math.max(1, v.align);
     const off = Math.ceil(at / a) * a;
     offsets.set(v.name, off);
-
   }
-  return { offsets, bytes: at };
+  const uses = [...m.vars, ...fn.vars].some((v) => v.space === 'shared');
+  return { offsets, bytes: at - base, uses };
 }
 
 /** Select one function of an optimized module. */
@@ -1659,7 +1666,7 @@ export function selectFunction(m: OriModule, fn: OriFunction, opts: SelectOption
   if (!opts.data && [m.vars, fn.vars].some((vs) => vs.some((v) => v.space === 'global' || v.space === 'const'))) {
     throw new CodegenError('CODEGEN_BAD_INPUT', `${fn.name}: the module has .global/.const variables but no data placement was given`);
   }
-  const { offsets, bytes } = sharedLayout(m, fn);
+  const { offsets, bytes, uses } = sharedLayout(m, fn, opts.sharedBase ?? 0);
   // `.local` variables at the bottom of the stack frame ([R1 + offset]); spill slots go above them
   const locals = new Map<string, number>();
   let localBytes = 0;
@@ -1684,7 +1691,7 @@ export function selectFunction(m: OriModule, fn: OriFunction, opts: SelectOption
   }
   return {
     name: fn.name, kind: fn.kind, blocks, vregs: s.vregs, params, paramBase: opts.paramBase, paramBytes,
-    sharedBytes: bytes, frameBytes: localBytes, localBytes, usesGlobalDesc: s.usesGlobal, directives: fn.directives,
+    sharedBytes: bytes, usesShared: uses, frameBytes: localBytes, localBytes, usesGlobalDesc: s.usesGlobal, directives: fn.directives,
   };
 }
 
