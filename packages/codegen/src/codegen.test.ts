@@ -3,7 +3,7 @@ import { createToolchain, Decoder } from '@ptxforge/kernel';
 import corePlugin from '@ptxforge/plugin-core';
 import { ptxFrontendPlugin } from '@ptxforge/ptx';
 import targetSm90Plugin from '@ptxforge/target-sm90';
-import { readCubin, verboseStatsOfCubin } from '@ptxforge/cubin';
+import { decodeAttribute, readCubin, verboseStatsOfCubin } from '@ptxforge/cubin';
 import { runKernel, type Launch } from '@ptxforge/interp';
 import { runCubin } from '@ptxforge/sass-lift';
 import { checkHazards, hazardInstrFromSass } from '@ptxforge/sass-hazards';
@@ -29,7 +29,12 @@ function hazardsInCubin(bytes: Uint8Array, arch: string): number {
       const hi = (BigInt(w[3]!) << 32n) | BigInt(w[2]!);
       instrs.push(hazardInstrFromSass(a, d, hi));
     }
-    n += checkHazards({ name: f.name, instrs }, { arch }).hazards.length;
+    const indirectTargets: number[] = [];
+    for (const r of f.attributes) {
+      const v = decodeAttribute(r);
+      if (v.kind === 'branchTargets') for (const b of v.branches) indirectTargets.push(...b.targets);
+    }
+    n += checkHazards({ name: f.name, instrs, indirectTargets }, { arch }).hazards.length;
   }
   return n;
 }
@@ -904,6 +909,108 @@ ${preds.map((i) => `  %r${10 + i} = SEL ${1 << i}, RZ, %p${i}\n  %r3 = IADD3 %r3
     const w = (i: number): number => Buffer.from(got).readUInt32LE(4 * i);
     expect(w(4 * 4)).toBe(0x3ff);
     expect(w(4 * 4 + 1)).toBe((5 << 2) + 28);
+  });
+
+  it('brx.idx through a jump table in .nv.constant2 (LDC c[0x2][Ri], BRX Rpair -(pc)), as ptxas', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b) {
+  .reg .u32 %r<8>;
+  .reg .u64 %rd<6>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.u32 %r2, [%rd4];
+  and.b32 %r3, %r2, 3;
+  ts: .branchtargets L0, L1, L2, L3;
+  brx.idx %r3, ts;
+L0:
+  add.u32 %r4, %r2, 7;
+  bra.uni END;
+L1:
+  mul.lo.u32 %r4, %r2, 5;
+  bra.uni END;
+L2:
+  xor.b32 %r4, %r2, 99;
+  bra.uni END;
+L3:
+  shl.b32 %r4, %r2, 3;
+END:
+  add.u64 %rd5, %rd2, %rd3;
+  st.global.u32 [%rd5], %r4;
+  ret;
+}`;
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [8, 1, 1],
+      buffers: { input: { type: 'u32', values: [0, 1, 2, 3, 4, 9, 14, 1003] }, output: { type: 'u32', count: 8 } },
+      params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    const { out } = sameAsPtxPath(ptx, launch);
+    const words = out.match(/.{8}/g)!.map((w) => Buffer.from(w, 'hex').readUInt32LE(0));
+    expect(words).toEqual([7, 5, 2 ^ 99, 24, 11, 45, 14 ^ 99, 8024]);
+    const cubin = readCubin(compileToCubin(tc, ptx, { arch: 'sm_90' }).cubin);
+    const table = cubin.sections.find((sec) => sec.name === '.nv.constant2.k')!;
+    expect(table.size).toBe(16);
+    const f = cubin.functions[0]!;
+    const branches = f.attributes.map((r) => decodeAttribute(r)).find((v) => v.kind === 'branchTargets');
+    const targets = (branches as { branches: Array<{ targets: number[] }> }).branches[0]!.targets;
+    // the table's entries are the targets' function-relative addresses
+    const entries = Array.from({ length: 4 }, (_, i) => Buffer.from(table.data).readUInt32LE(4 * i));
+    expect([...new Set(entries)].sort((x, y) => x - y)).toEqual([...targets].sort((x, y) => x - y));
+  });
+
+  it('BRX.TABLE (byte offsets into the table), a constant index, two tables in one function', () => {
+    const ori = `.target sm_90
+.entry @k(
+  .param .u64 out c[0x0][0x210],
+  .param .u64 in c[0x0][0x218]
+)
+{
+bb0:
+  %r0 = S2R SR_TID.X
+  %rd0 = MOV c[0x0][0x218]
+  %rd1 = IMAD.WIDE.U32 %r0, 4, %rd0
+  %r1 = LDG.E.32 [%rd1]
+  %r2 = LOP3.LUT %r1, 0xc, RZ, 0xc0
+  %r5 = MOV 0
+  BRX.TABLE %r2, (bb1, bb2, bb3, bb1)
+bb1:
+  %r3 = IADD3 %r1, 100, RZ
+  BRA bb4
+bb2:
+  %r3 = IADD3 %r1, 200, RZ
+  BRA bb4
+bb3:
+  %r3 = IADD3 %r1, 300, RZ
+bb4:
+  %r4 = LOP3.LUT %r1, 1, RZ, 0xc0
+  BRX %r4, (bb5, bb6)
+bb5:
+  %r5 = IADD3 %r5, 1, RZ
+bb6:
+  BRX 1, (bb7, bb8)
+bb7:
+  %r5 = IADD3 %r5, 1000, RZ
+bb8:
+  %r3 = IADD3 %r3, %r5, RZ
+  %rd2 = MOV c[0x0][0x210]
+  %rd3 = IMAD.WIDE.U32 %r0, 4, %rd2
+  STG.E.32 [%rd3], %r3
+  EXIT
+}
+`;
+    const values = [0, 4, 8, 12, 1, 5, 9, 13];
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [values.length, 1, 1],
+      buffers: { out: { type: 'u32', count: values.length }, in: { type: 'u32', values } },
+      params: [{ buffer: 'out' }, { buffer: 'in' }], outputs: ['out'],
+    };
+    const { out } = sameAsPtxPath(ori, launch, 'sm_90', { optLevel: 0, file: 'k.ori' });
+    const words = out.match(/.{8}/g)!.map((w) => Buffer.from(w, 'hex').readUInt32LE(0));
+    expect(words).toEqual([101, 205, 309, 113, 101, 205, 309, 113]);
   });
 
   it('is deterministic: the same input gives the same bytes', () => {

@@ -93,6 +93,7 @@ export function compileFunction(m: OriModule, fnName: string, opts: CodegenOptio
     minStackSize: mf.frameBytes, ...(barriers ? { barriers } : {}),
     ...(maxntid ? { maxThreads: dim3(maxntid) } : {}), ...(reqntid ? { reqntid: dim3(reqntid) } : {}),
     ...(opts.maxRegisters !== undefined ? { maxRegCount: opts.maxRegisters } : {}),
+    ...(e.constant2 ? { constant2: e.constant2, extra: { indirectBranchTargets: e.indirectBranches.map((b) => ({ ...b, tag: 0 })) } } : {}),
   };
   return {
     mf, kernel,

@@ -2,7 +2,7 @@ import type { Block, Instr, OriFunction, OriModule, Operand, Register, VarDecl }
 import type { SassOperand } from '@ptxforge/sass';
 import type { ModuleData } from './data.js';
 import {
-  CodegenError, type VMemOperand, type MBlock, type MFunction, type MGuard, type MInstr, type MOperand, type MParam, type VFile, type VReg, type VRegOperand,
+  CodegenError, type JumpTable, type VMemOperand, type MBlock, type MFunction, type MGuard, type MInstr, type MOperand, type MParam, type VFile, type VReg, type VRegOperand,
 } from './mir.js';
 
 /**
@@ -227,6 +227,7 @@ class Selector {
     for (const b of this.blocks) {
       for (const mi of b.instrs) for (const o of mi.ops) if ((o as LabelOperandLike).k === 'label') (o as LabelOperandLike).block = pos[(o as LabelOperandLike).block]!;
     }
+    for (const t of this.jumpTables) t.targets = t.targets.map((id) => pos[id]!);
     return { blocks: this.blocks };
   }
 
@@ -252,7 +253,7 @@ class Selector {
    */
   splitAfterBranch(): void {
     const last = this.cur[this.cur.length - 1];
-    if (!last || last.opcode !== 'BRA') return;
+    if (!last || (last.opcode !== 'BRA' && last.opcode !== 'BRX')) return;
     const cur = this.created[this.layout[this.layout.length - 1]!]!;
     const id = this.newBlock(`${cur.label}.${this.created.length}`);
     this.layout.push(id);
@@ -326,6 +327,43 @@ class Selector {
     this.emit('BRA', [], [{ k: 'label', block: site.cont }], 0);
   }
 
+  /** BRX jump tables (targets as created-block ids until `run` maps them to layout positions). */
+  readonly jumpTables: JumpTable[] = [];
+  private jumpTableBytes = 0;
+
+  /**
+   * An indexed branch as ptxas selects it: the table of function-relative target addresses in constant bank 2
+   * (`.nv.constant2.<fn>`), `LDC Rt, c[0x2][Ri*4 + table]`, the address sign-extended to a pair, and
+   * `BRX Rt, -(address after the BRX)`. BRX.TABLE's index is already the byte offset. A constant index is a BRA.
+   */
+  brx(ins: Instr): void {
+    if (this.guard) this.fail('guarded indexed branch');
+    const targets = ins.labelTargets().map((b) => (this.label(b) as LabelOperandLike).block);
+    if (!targets.length) this.fail('indexed branch without targets');
+    const byteOffset = ins.hasMod('TABLE');
+    const idx = ins.uses[0]!;
+    if (idx.kind === 'imm' || idx.kind === 'rz') {
+      const raw = idx.kind === 'imm' ? Number(BigInt.asUintN(32, idx.value)) : 0;
+      const i = byteOffset ? raw / 4 : raw;
+      if (!Number.isInteger(i) || i >= targets.length) this.fail('constant branch index outside its table');
+      return this.emit('BRA', [], [{ k: 'label', block: targets[i]! }], 0);
+    }
+    let off: VReg;
+    if (byteOffset && idx.kind === 'reg' && idx.reg.width === 1) off = this.vOf(idx.reg);
+    else {
+      off = this.newV('R', 1);
+      if (byteOffset) this.emit('MOV', [], [this.r(off), this.part(idx, 0)], 1);
+      else this.emit('SHF', ['L', 'U32'], [this.r(off), this.part(idx, 0), { k: 'int', v: 2 }, c2rz()], 1);
+    }
+    const table = this.jumpTables.length;
+    this.jumpTables.push({ targets, offset: this.jumpTableBytes });
+    const addr = this.newV('R', 2);
+    this.emit('LDC', [], [this.r(addr, 0), { k: 'vcbank', bank: 2, off: this.jumpTableBytes, index: off }], 1);
+    this.emit('SHF', ['R', 'S32', 'HI'], [this.r(addr, 1), c2rz(), { k: 'int', v: 31 }, this.r(addr, 0)], 1);
+    this.emit('BRX', [], [this.r(addr, 0, 2), { k: 'jtable', table }], 0);
+    this.jumpTableBytes += 4 * targets.length;
+  }
+
   label(b: Block): MOperand {
     const i = this.blockIndex.get(b);
     if (i === undefined) this.fail(`branch to a block outside the function`);
@@ -357,6 +395,8 @@ class Selector {
         return this.ret(ins);
       case 'CALL':
         return this.call(ins);
+      case 'BRX':
+        return this.brx(ins);
       case 'BRA': {
         const t = ins.labelTargets()[0];
         if (!t) this.fail('branch without a target');
@@ -1691,7 +1731,7 @@ export function selectFunction(m: OriModule, fn: OriFunction, opts: SelectOption
   }
   return {
     name: fn.name, kind: fn.kind, blocks, vregs: s.vregs, params, paramBase: opts.paramBase, paramBytes,
-    sharedBytes: bytes, usesShared: uses, frameBytes: localBytes, localBytes, usesGlobalDesc: s.usesGlobal, directives: fn.directives,
+    sharedBytes: bytes, usesShared: uses, frameBytes: localBytes, localBytes, usesGlobalDesc: s.usesGlobal, jumpTables: s.jumpTables, directives: fn.directives,
   };
 }
 

@@ -120,6 +120,11 @@ export interface BuildFunction {
   frameInstructions?: Uint8Array;
   /** Byte offset where the FDE defines the CFA (default: cfaOffsetOfCode). */
   cfaOffset?: number;
+  /**
+   * The function's BRX jump tables (`.nv.constant2.<fn>`, read as constant bank 2): 32-bit function-relative
+   * target addresses, as ptxas writes them; list the BRXs in `extra.indirectBranchTargets`.
+   */
+  constant2?: Uint8Array;
 }
 
 export interface BuildTool {
@@ -474,6 +479,10 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile, data: 
       both(`.nv.local.${f.name}`);
       sectionSym(`.nv.local.${f.name}`);
     }
+    if (f.constant2?.length) {
+      both(`.nv.constant2.${f.name}`);
+      sectionSym(`.nv.constant2.${f.name}`);
+    }
     if (relocationsOf(f)) {
       both(`.rel.text.${f.name}`);
       both(`.rela.text.${f.name}`);
@@ -614,6 +623,10 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile, data: 
   if (c4) add({ name: '.nv.constant4', type: SHT.PROGBITS, flags: SHF.ALLOC, addralign: 8, data: c4.bytes });
   if (c3) add({ name: '.nv.constant3', type: SHT.PROGBITS, flags: SHF.ALLOC, addralign: Math.max(4, data.sections.get('.nv.constant3')!.align), data: c3.bytes });
   if (P.constant0BeforeText) for (const f of fns) add(constant0(f));
+  for (const f of fns) {
+    if (!f.constant2?.length) continue;
+    add({ name: `.nv.constant2.${f.name}`, type: SHT.PROGBITS, flags: SHF.ALLOC | SHF.INFO_LINK, addralign: 4, info: `.text.${f.name}`, data: f.constant2 });
+  }
   for (const f of fns) {
     add({ name: `.text.${f.name}`, type: SHT.PROGBITS, flags: SHF.ALLOC | SHF.EXECINSTR, addralign: 128, link: '.symtab', info: `sym:${f.name}`, data: f.code });
   }
