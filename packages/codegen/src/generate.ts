@@ -2,6 +2,7 @@ import type { Decoder, Encoder, OriModule, RegisterFile } from '@ptxforge/kernel
 import { ptxasReportedRegisters, type MachineScheduler, type ScheduleStats } from '@ptxforge/regalloc';
 import { allocateMachineFunction } from './regalloc.js';
 import { buildCubin, type BuildFunction } from '@ptxforge/cubin';
+import { type ModuleData, planModuleData } from './data.js';
 import { emitFunction } from './emit.js';
 import { selectFunction } from './isel.js';
 import { legalize } from './lower.js';
@@ -52,10 +53,10 @@ export interface CodegenResult {
 }
 
 /** Select, legalize, assign registers, generate control words, encode: one machine function. */
-export function compileFunction(m: OriModule, fnName: string, opts: CodegenOptions): { mf: MFunction; kernel: BuildFunction; stats: KernelStats } {
+export function compileFunction(m: OriModule, fnName: string, opts: CodegenOptions, data: ModuleData = planModuleData(m)): { mf: MFunction; kernel: BuildFunction; stats: KernelStats } {
   const fn = m.functions.find((f) => f.name === fnName);
   if (!fn) throw new CodegenError('CODEGEN_BAD_INPUT', `no function ${fnName}`);
-  const mf = selectFunction(m, fn, { paramBase: opts.paramBase });
+  const mf = selectFunction(m, fn, { paramBase: opts.paramBase, data });
   const temp = (file: 'R' | 'P' = 'R'): VReg => {
     const v: VReg = { id: mf.vregs.length, file, width: 1, name: `%t${mf.vregs.length}` };
     mf.vregs.push(v);
@@ -80,6 +81,7 @@ export function compileFunction(m: OriModule, fnName: string, opts: CodegenOptio
     ...(mf.sharedBytes ? { sharedBytes: mf.sharedBytes } : {}), frameSize: mf.frameBytes, exitOffsets: e.exitOffsets,
     ...(maxntid ? { maxThreads: dim3(maxntid) } : {}), ...(reqntid ? { reqntid: dim3(reqntid) } : {}),
     ...(opts.maxRegisters !== undefined ? { maxRegCount: opts.maxRegisters } : {}),
+    ...(e.constant2 ? { constant2: e.constant2, extra: { indirectBranchTargets: e.indirectBranches.map((b) => ({ ...b, tag: 0 })) } } : {}),
   };
   return {
     mf, kernel,
@@ -95,11 +97,16 @@ export function compileFunction(m: OriModule, fnName: string, opts: CodegenOptio
 export function generateCubin(m: OriModule, opts: CodegenOptions): CodegenResult {
   const kernels: BuildFunction[] = [];
   const stats: KernelStats[] = [];
+  const data = planModuleData(m);
   for (const fn of m.functions) {
     if (fn.kind !== 'entry') continue;
-    const r = compileFunction(m, fn.name, opts);
+    const r = compileFunction(m, fn.name, opts, data);
     kernels.push(r.kernel);
     stats.push(r.stats);
   }
-  return { cubin: buildCubin({ arch: opts.arch, functions: kernels }), kernels: stats };
+  const cubin = buildCubin({
+    arch: opts.arch, functions: kernels,
+    ...(data.variables.length ? { variables: data.variables } : {}), ...(data.addressTable.length ? { addressTable: data.addressTable } : {}),
+  });
+  return { cubin, kernels: stats };
 }
