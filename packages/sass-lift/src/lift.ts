@@ -325,6 +325,17 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
     case 'BSYNC':
       if (!ops[0]?.reg) unsupported(ctx, 'BSYNC without a barrier');
       return line(`BSYNC %b${ops[0]!.reg!.index}`);
+    case 'BREAK': {
+      // The guarded lanes leave convergence barrier Bn: every active lane drops them from its copy of the barrier's
+      // lane mask (BSYNC then waits only for the lanes still in it). The guard becomes the ballot's predicate.
+      const b = ops.find((o) => o.kind === 'cbar' || /^B\d+$/.test(o.text));
+      const n = b ? /^B(\d+)$/.exec(b.text)?.[1] : undefined;
+      if (n === undefined) unsupported(ctx, 'BREAK without a barrier register');
+      const who = g && g.index !== 7 ? `${g.negated ? '!' : ''}%${g.file === 'P' ? 'p' : 'up'}${g.index}` : 'PT';
+      const t = `%r${ctx.tmp}`;
+      ctx.tmp += 2;
+      return { lines: [`  ${t} = VOTE.ANY ${who}`, `  %b${n} = LOP3.LUT %b${n}, ${t}, RZ, 48, !PT`], ends: false };
+    }
     case 'BMOV':
       // convergence barrier bookkeeping around calls: the interpreter reconverges without it
       if (mods.includes('CLEAR') || ops[0]?.kind === 'cbar') return { lines: [], ends: false };
@@ -396,6 +407,35 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
       return liftIdp(ctx, ops, mods, line);
     case 'I2IP':
       return liftI2ip(ctx, ops, mods, line);
+    case 'DSETP':
+      if (mods.includes('MAX') || mods.includes('MIN')) {
+        // sm_90's f64 min/max: DSETP.{MAX,MIN}.AND P, Q, a, b, PT, then SEL/FSEL by P and a quiet-NaN fix-up under Q.
+        // P: a is the result (the minimum/maximum as PTX's min/max.f64, which Ori's DMNMX evaluates, equals a);
+        // Q: both inputs are NaN.
+        const [p, q, a, b, c] = ops;
+        if (!p || !q || !a || !b || !(c?.kind === 'pred' && !c.reg && !c.text.startsWith('!')) || !mods.includes('AND')) unsupported(ctx, `DSETP.${mods.join('.')}`);
+        const m = `%rd${ctx.tmp}`;
+        ctx.tmp += 2;
+        const A = operand(ctx, a!, 2, 'f64');
+        const B = operand(ctx, b!, 2, 'f64');
+        const out: string[] = [...pre, `  ${guard}${m} = DMNMX ${A}, ${B}, ${mods.includes('MIN') ? 'PT' : '!PT'}`];
+        if (q!.reg) {
+          const Q = operand(ctx, q!, 1, undefined);
+          out.push(`  ${guard}${Q} = DSETP.NAN.AND ${A}, ${A}, PT`, `  ${guard}${Q} = DSETP.NAN.AND ${B}, ${B}, ${Q}`);
+        }
+        if (p!.reg) out.push(`  ${guard}${operand(ctx, p!, 1, undefined)} = ISETP.EQ.U64.AND ${m}, ${A}, PT`);
+        return { lines: out, ends: false };
+      }
+      break;
+    case 'VIADDMNMX': {
+      // d = min/max(a + b, c): PT picks the minimum, !PT the maximum (as IMNMX); .U32 compares unsigned
+      const [d, a, b, c, p] = ops;
+      if (!d || !a || !b || !c || !p) unsupported(ctx, 'VIADDMNMX form');
+      const t = `%r${ctx.tmp}`;
+      ctx.tmp += 2;
+      pre.push(`  ${t} = IADD3 ${src1(ctx, a)}, ${src1(ctx, b)}, RZ`);
+      return line(`${src1(ctx, d)} = IMNMX${mods.includes('U32') ? '.U32' : ''} ${t}, ${src1(ctx, c)}, ${operand(ctx, p!, 1, undefined)}`);
+    }
     case 'ISGN3': {
       // P = lut[sign(a)·4 + sign(b)·2 + sign(c)] (mercury-volta's evidence rows: opcode 0x21f)
       const [p0, p1, a, b, c, lut] = ops;
