@@ -1,4 +1,5 @@
-import { Decoder, Encoder, RegisterFile, serviceMissing, type OriModule, type Toolchain } from '@ptxforge/kernel';
+import { Decoder, Encoder, LatencyModel, RegisterFile, serviceMissing, type OriModule, type Toolchain } from '@ptxforge/kernel';
+import { MachineScheduler, machineSchedulerFor } from '@ptxforge/regalloc';
 import { generateCubin, type CodegenResult } from './generate.js';
 import { CodegenError } from './mir.js';
 
@@ -25,11 +26,15 @@ export interface CompileToCubinResult extends CodegenResult {
 export function compileToCubin(tc: Toolchain, source: string, opts: CompileToCubinOptions): CompileToCubinResult {
   const file = opts.file ?? '<input>.ptx';
   const result = tc.compile({ text: source, file }, { arch: opts.arch, optLevel: opts.optLevel ?? 3 });
-  return { ...cubinOfModule(tc, result.module, opts.arch, opts), arch: opts.arch };
+  return { ...cubinOfModule(tc, result.module, opts.arch, { ...opts, optLevel: opts.optLevel ?? 3 }), arch: opts.arch };
 }
 
-/** Code generation for an optimized module with the arch's services of `tc` (NO_ENCODER when it has none). */
-export function cubinOfModule(tc: Toolchain, module: OriModule, arch: string, opts: { maxrregcount?: number } = {}): CodegenResult {
+/**
+ * Code generation for an optimized module with the arch's services of `tc` (NO_ENCODER when it has none). The
+ * schedulers are the arch's MachineScheduler service when a plugin provides one, else @ptxforge/regalloc's
+ * over the arch's LatencyModel; -O0 (`optLevel`) schedules nothing.
+ */
+export function cubinOfModule(tc: Toolchain, module: OriModule, arch: string, opts: { maxrregcount?: number; optLevel?: number } = {}): CodegenResult {
   const scope = tc.services(arch);
   const encoder = scope.tryService(Encoder);
   const decoder = scope.tryService(Decoder);
@@ -37,8 +42,11 @@ export function cubinOfModule(tc: Toolchain, module: OriModule, arch: string, op
     const why = serviceMissing(tc.registry, Encoder, arch).message;
     throw new CodegenError('NO_ENCODER', `no SASS encoder is installed for ${arch}: ${why.replace(/^no Encoder for [^;]*; /, '')}`);
   }
+  const scheduler = scope.tryService(MachineScheduler) ?? (scope.tryService(LatencyModel) ? machineSchedulerFor(scope) : undefined);
   return generateCubin(module, {
     arch, sm: scope.target.sm, paramBase: scope.target.capabilities.paramBase, encoder, decoder, registerFile: scope.service(RegisterFile),
     ...(opts.maxrregcount !== undefined ? { maxRegisters: opts.maxrregcount } : {}),
+    optLevel: opts.optLevel ?? 3,
+    ...(scheduler ? { scheduler } : {}),
   });
 }

@@ -1,10 +1,12 @@
 import type { Decoder, Encoder, OriModule, RegisterFile } from '@ptxforge/kernel';
-import { ptxasReportedRegisters } from '@ptxforge/regalloc';
+import { ptxasReportedRegisters, type MachineScheduler, type ScheduleStats } from '@ptxforge/regalloc';
 import { allocateMachineFunction } from './regalloc.js';
 import { buildCubin, type BuildFunction } from '@ptxforge/cubin';
+import { type ModuleData, planModuleData } from './data.js';
 import { emitFunction } from './emit.js';
 import { selectFunction } from './isel.js';
 import { legalize } from './lower.js';
+import { preScheduleMachineFunction } from './schedule.js';
 import { CodegenError, type MFunction, type VReg } from './mir.js';
 
 export interface CodegenOptions {
@@ -21,6 +23,13 @@ export interface CodegenOptions {
   registerFile: RegisterFile;
   /** --maxrregcount (default: the target's maximum, 255). */
   maxRegisters?: number;
+  /** -O level (default 3): 0 keeps instructions in selection order; 1-2 schedule for pressure, 3 for latency. */
+  optLevel?: number;
+  /**
+   * The arch's list schedulers (@ptxforge/regalloc's MachineScheduler service, bound to its LatencyModel):
+   * AdvancedPhasePreSched (97) before allocation and PostSchedule (110) after it. Without one, no scheduling.
+   */
+  scheduler?: MachineScheduler;
 }
 
 export interface KernelStats {
@@ -33,6 +42,9 @@ export interface KernelStats {
   spillStores: number;
   spillLoads: number;
   frameBytes: number;
+  /** Scheduler statistics (estimated cycles before/after, blocks reordered) when the schedulers ran. */
+  preSchedule?: ScheduleStats;
+  postSchedule?: ScheduleStats;
 }
 
 export interface CodegenResult {
@@ -41,17 +53,21 @@ export interface CodegenResult {
 }
 
 /** Select, legalize, assign registers, generate control words, encode: one machine function. */
-export function compileFunction(m: OriModule, fnName: string, opts: CodegenOptions): { mf: MFunction; kernel: BuildFunction; stats: KernelStats } {
+export function compileFunction(m: OriModule, fnName: string, opts: CodegenOptions, data: ModuleData = planModuleData(m)): { mf: MFunction; kernel: BuildFunction; stats: KernelStats } {
   const fn = m.functions.find((f) => f.name === fnName);
   if (!fn) throw new CodegenError('CODEGEN_BAD_INPUT', `no function ${fnName}`);
-  const mf = selectFunction(m, fn, { paramBase: opts.paramBase });
+  const mf = selectFunction(m, fn, { paramBase: opts.paramBase, data });
   const temp = (file: 'R' | 'P' = 'R'): VReg => {
     const v: VReg = { id: mf.vregs.length, file, width: 1, name: `%t${mf.vregs.length}` };
     mf.vregs.push(v);
     return v;
   };
   legalize(mf, opts.encoder, temp);
-  const asg = allocateMachineFunction(mf, { registerFile: opts.registerFile, ...(opts.maxRegisters !== undefined ? { maxrregcount: opts.maxRegisters } : {}) });
+  const optLevel = opts.optLevel ?? 3;
+  const sched = opts.scheduler && optLevel >= 1 ? { scheduler: opts.scheduler, classify: { opcodes: m.opcodes } } : undefined;
+  const maxrregcount = opts.maxRegisters !== undefined ? { maxrregcount: opts.maxRegisters } : {};
+  const preSchedule = sched ? preScheduleMachineFunction(mf, { ...sched, registerFile: opts.registerFile, optLevel, ...maxrregcount }) : undefined;
+  const asg = allocateMachineFunction(mf, { registerFile: opts.registerFile, ...maxrregcount, ...(sched ? { postSchedule: sched } : {}) });
   const e = emitFunction(mf, asg, { arch: opts.arch, encoder: opts.encoder, decoder: opts.decoder });
   if (e.hazards > 0) throw new CodegenError('CODEGEN_HAZARDS', `${fn.name}: the scoreboard generator left ${e.hazards} hazard(s)`);
   // ptxas reports the highest R register + 1 + 2 (docs/codegen-regalloc.md)
@@ -65,12 +81,14 @@ export function compileFunction(m: OriModule, fnName: string, opts: CodegenOptio
     ...(mf.sharedBytes ? { sharedBytes: mf.sharedBytes } : {}), frameSize: mf.frameBytes, exitOffsets: e.exitOffsets,
     ...(maxntid ? { maxThreads: dim3(maxntid) } : {}), ...(reqntid ? { reqntid: dim3(reqntid) } : {}),
     ...(opts.maxRegisters !== undefined ? { maxRegCount: opts.maxRegisters } : {}),
+    ...(e.constant2 ? { constant2: e.constant2, extra: { indirectBranchTargets: e.indirectBranches.map((b) => ({ ...b, tag: 0 })) } } : {}),
   };
   return {
     mf, kernel,
     stats: {
       name: fn.name, registers, instructions: e.instructions, stallCycles: e.stallCycles, hazards: e.hazards, sharedBytes: mf.sharedBytes,
       spillStores: asg.stats.spillStoreBytes, spillLoads: asg.stats.spillLoadBytes, frameBytes: mf.frameBytes,
+      ...(preSchedule ? { preSchedule } : {}), ...(asg.postSchedule ? { postSchedule: asg.postSchedule } : {}),
     },
   };
 }
@@ -79,11 +97,16 @@ export function compileFunction(m: OriModule, fnName: string, opts: CodegenOptio
 export function generateCubin(m: OriModule, opts: CodegenOptions): CodegenResult {
   const kernels: BuildFunction[] = [];
   const stats: KernelStats[] = [];
+  const data = planModuleData(m);
   for (const fn of m.functions) {
     if (fn.kind !== 'entry') continue;
-    const r = compileFunction(m, fn.name, opts);
+    const r = compileFunction(m, fn.name, opts, data);
     kernels.push(r.kernel);
     stats.push(r.stats);
   }
-  return { cubin: buildCubin({ arch: opts.arch, functions: kernels }), kernels: stats };
+  const cubin = buildCubin({
+    arch: opts.arch, functions: kernels,
+    ...(data.variables.length ? { variables: data.variables } : {}), ...(data.addressTable.length ? { addressTable: data.addressTable } : {}),
+  });
+  return { cubin, kernels: stats };
 }

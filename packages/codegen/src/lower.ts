@@ -9,7 +9,7 @@ export const DESC_UR = 4;
  * One machine instruction as @ptxforge/sass's structured instruction, given the physical register of every
  * virtual register (`reg`) and the address of every block (`blockAddr`).
  */
-export function toSass(mi: MInstr, reg: (v: VReg) => number, blockAddr: (b: number) => number): SassInstruction {
+export function toSass(mi: MInstr, reg: (v: VReg) => number, blockAddr: (b: number) => number, addr = 0): SassInstruction {
   const operands = mi.ops.map((o): SassOperand => {
     switch ((o as { k: string }).k) {
       case 'vreg': {
@@ -29,6 +29,8 @@ export function toSass(mi: MInstr, reg: (v: VReg) => number, blockAddr: (b: numb
       }
       case 'label':
         return { k: 'int', v: blockAddr((o as LabelOperand).block) };
+      case 'jtable':
+        return { k: 'int', v: -(addr + 16), sep: ' ' };
       case 'vcbank': {
         const c = o as VCBankOperand;
         return { k: 'cbank', bank: c.bank, off: c.off, reg: { file: 'R', n: reg(c.index) } };
@@ -80,26 +82,101 @@ export function legalize(fn: MFunction, enc: Encoder, newTemp: (file?: 'R' | 'P'
   for (const b of fn.blocks) {
     const out: MInstr[] = [];
     for (const mi0 of b.instrs) {
-      if (encodes(enc, mi0)) {
-        out.push(mi0);
-        continue;
-      }
+      if (legalizeOne(mi0, enc, newTemp, out)) continue;
       // a form the target lacks may have an equivalent sequence of forms it has; each is then legalized
-      const seq = expand(mi0, enc, newTemp) ?? [mi0];
-      for (const mi of seq) {
-        if (encodes(enc, mi)) {
-          out.push(mi);
-          continue;
-        }
-        const fixed = fix(mi, enc, newTemp, out);
-        if (!fixed) {
-          throw new CodegenError('CODEGEN_NO_FORM', `${fn.name}${mi.line ? ` line ${mi.line}` : ''}: no encodable form for ${describe(mi)}`);
-        }
-        out.push(fixed);
-      }
+      const seq = expand(mi0, enc, newTemp);
+      if (!seq) throw noForm(fn, mi0);
+      for (const mi of seq) if (!legalizeOne(mi, enc, newTemp, out)) throw noForm(fn, mi);
     }
     b.instrs = out;
   }
+}
+
+function noForm(fn: MFunction, mi: MInstr): CodegenError {
+  return new CodegenError('CODEGEN_NO_FORM', `${fn.name}${mi.line ? ` line ${mi.line}` : ''}: no encodable form for ${describe(mi)}`);
+}
+
+/**
+ * One instruction in a form the encoder holds, appended to `out` (with the moves it needs): as it is, as an
+ * equivalent single instruction (`equivalents`), or either of those with operands fixed (`fix`). False when none
+ * encodes.
+ */
+function legalizeOne(mi: MInstr, enc: Encoder, newTemp: (file?: 'R' | 'P') => VReg, out: MInstr[]): boolean {
+  if (encodes(enc, mi)) {
+    out.push(mi);
+    return true;
+  }
+  const alts = equivalents(mi);
+  for (const a of alts) {
+    if (encodes(enc, a)) {
+      out.push(a);
+      return true;
+    }
+  }
+  for (const c of [mi, ...alts]) {
+    const pre: MInstr[] = [];
+    const fixed = fix(c, enc, newTemp, pre);
+    if (fixed) {
+      out.push(...pre, fixed);
+      return true;
+    }
+  }
+  return false;
+}
+
+/** The compare with its sources exchanged: a < b is b > a (unordered forms alike). */
+const MIRRORED: Record<string, string> = {
+  LT: 'GT', GT: 'LT', LE: 'GE', GE: 'LE', EQ: 'EQ', NE: 'NE', LTU: 'GTU', GTU: 'LTU', LEU: 'GEU', GEU: 'LEU', EQU: 'EQU', NEU: 'NEU', NUM: 'NUM', NAN: 'NAN', F: 'F', T: 'T',
+};
+/** The complementary float compare: !(a < b) is a >= b or unordered (GEU). */
+const FLOAT_COMPLEMENT: Record<string, string> = {
+  LT: 'GEU', GEU: 'LT', EQ: 'NEU', NEU: 'EQ', LE: 'GTU', GTU: 'LE', GT: 'LEU', LEU: 'GT', NE: 'EQU', EQU: 'NE', GE: 'LTU', LTU: 'GE', NUM: 'NAN', NAN: 'NUM', F: 'T', T: 'F',
+};
+const INT_COMPLEMENT: Record<string, string> = { LT: 'GE', GE: 'LT', LE: 'GT', GT: 'LE', EQ: 'NE', NE: 'EQ' };
+
+/**
+ * Single instructions computing the same as `mi`, for operand or modifier forms the encoder may lack:
+ * - compares (FSETP/DSETP/ISETP, not the .EX chain): the mirrored condition on exchanged sources, and the
+ *   complementary condition with the two results exchanged (`SETP.cmp.bop P, Q, a, b, c` writes
+ *   P = (a cmp b) bop c and Q = !(a cmp b) bop c, so !cmp writes them the other way round), and both;
+ * - PLOP3 with complemented sources: the complement folded into the LUT (the source's index bit flipped).
+ */
+function equivalents(mi: MInstr): MInstr[] {
+  const out: MInstr[] = [];
+  if ((mi.opcode === 'FSETP' || mi.opcode === 'DSETP' || mi.opcode === 'ISETP') && mi.ndefs === 2 && !mi.mods.includes('EX')) {
+    const ci = mi.mods.findIndex((m) => MIRRORED[m] !== undefined);
+    const comp = mi.opcode === 'ISETP' ? INT_COMPLEMENT : FLOAT_COMPLEMENT;
+    if (ci >= 0 && (mi.opcode !== 'ISETP' || comp[mi.mods[ci]!])) {
+      const cond = mi.mods[ci]!;
+      const withCond = (c: string, ops: MOperand[]): MInstr => ({ ...mi, mods: mi.mods.map((m, i) => (i === ci ? c : m)), ops });
+      const [p, q, a, b, ...rest] = mi.ops as [MOperand, MOperand, MOperand, MOperand, ...MOperand[]];
+      out.push(withCond(MIRRORED[cond]!, [p, q, b, a, ...rest]));
+      out.push(withCond(comp[cond]!, [q, p, a, b, ...rest]));
+      out.push(withCond(MIRRORED[comp[cond]!]!, [q, p, b, a, ...rest]));
+    }
+  }
+  if (mi.opcode === 'PLOP3' && mi.ndefs === 2) {
+    const lutAt = 5;
+    const lut = mi.ops[lutAt] as SassOperand;
+    if (lut?.k === 'int' && [2, 3, 4].some((i) => (mi.ops[i] as { not?: boolean }).not)) {
+      let v = lut.v & 0xff;
+      const ops = [...mi.ops];
+      for (let j = 0; j < 3; j++) {
+        const o = ops[2 + j] as { not?: boolean };
+        if (!o.not) continue;
+        const { not: _n, ...plain } = o as Record<string, unknown>;
+        void _n;
+        ops[2 + j] = plain as unknown as MOperand;
+        const flip = 4 >> j;
+        let nv = 0;
+        for (let i = 0; i < 8; i++) if ((v >> (i ^ flip)) & 1) nv |= 1 << i;
+        v = nv;
+      }
+      ops[lutAt] = { k: 'int', v };
+      out.push({ ...mi, ops });
+    }
+  }
+  return out;
 }
 
 const vr = (v: VReg, part = 0, span = 1): VRegOperand => ({ k: 'vreg', v, part, span });
@@ -205,26 +282,37 @@ function fix(mi: MInstr, enc: Encoder, newTemp: () => VReg, pre: MInstr[]): MIns
       }
     }
   }
-  // 3: move non-register sources into registers, last source first
-  let cur: MInstr = mi;
-  const moves: MInstr[] = [];
-  for (let i = cur.ops.length - 1; i >= cur.ndefs; i--) {
-    const o = cur.ops[i]!;
+  // 3: move non-register sources into registers: the fewest moves that make the form encode (later sources
+  // first among equals, so trailing LUT/shift immediates stay put when an earlier source is the problem)
+  const movable: number[] = [];
+  for (let i = mi.ops.length - 1; i >= mi.ndefs; i--) {
+    const o = mi.ops[i]!;
     const k = (o as { k: string }).k;
     if (isRegLike(o) || k === 'vmem' || k === 'vcbank' || k === 'label' || k === 'name') continue;
-    if (k === 'int' && (mi.opcode === 'LOP3' || mi.opcode === 'PLOP3' || mi.opcode === 'PRMT' || mi.opcode === 'SHF') && i >= cur.ops.length - 2) continue;
-    const t = newTemp();
-    const src: MOperand = k === 'float' ? { k: 'int', v: f32Bits((o as { v: number }).v) } : o;
-    const mv: MInstr = { opcode: 'MOV', mods: [], ops: [{ k: 'vreg', v: t, part: 0, span: 1 }, src], ndefs: 1, ...(mi.guard ? { guard: mi.guard } : {}), ...(mi.line ? { line: mi.line } : {}) };
-    if (!encodes(enc, mv)) return undefined;
-    moves.push(mv);
-    const ops = [...cur.ops];
-    ops[i] = { k: 'vreg', v: t, part: 0, span: 1 };
-    cur = { ...cur, ops };
-    if (encodes(enc, cur)) {
-      pre.push(...moves);
-      return cur;
+    movable.push(i);
+  }
+  const subsets: number[][] = [];
+  for (let mask = 1; mask < 1 << movable.length; mask++) subsets.push(movable.filter((_, j) => (mask >> j) & 1));
+  subsets.sort((x, y) => x.length - y.length);
+  // registers stand in as R0 when asking the encoder, so one probe register serves every candidate
+  const probe: VReg = { id: -1, file: 'R', width: 1, name: 'probe' };
+  const moveOf = (i: number, v: VReg): MInstr => {
+    const o = mi.ops[i]!;
+    const src: MOperand = (o as { k: string }).k === 'float' ? { k: 'int', v: f32Bits((o as { v: number }).v) } : o;
+    // an unguarded move: the temporary is fresh and read only by this instruction
+    return { opcode: 'MOV', mods: [], ops: [{ k: 'vreg', v, part: 0, span: 1 }, src], ndefs: 1, ...(mi.line ? { line: mi.line } : {}) };
+  };
+  for (const subset of subsets) {
+    if (!subset.every((i) => encodes(enc, moveOf(i, probe)))) continue;
+    const ops = [...mi.ops];
+    for (const i of subset) ops[i] = { k: 'vreg', v: probe, part: 0, span: 1 };
+    if (!encodes(enc, { ...mi, ops })) continue;
+    for (const i of subset) {
+      const t = newTemp();
+      pre.push(moveOf(i, t));
+      ops[i] = { k: 'vreg', v: t, part: 0, span: 1 };
     }
+    return { ...mi, ops };
   }
   return undefined;
 }

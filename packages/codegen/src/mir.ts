@@ -61,7 +61,22 @@ export interface VCBankOperand {
   index: VReg;
 }
 
-export type MOperand = SassOperand | VRegOperand | VMemOperand | LabelOperand | VCBankOperand;
+/**
+ * The displacement of a BRX through jump table `table`: resolved at emission to -(address of the BRX + 16), so that
+ * the branch lands on the table entry's function-relative address (ptxas's `BRX R4 -0xc0`).
+ */
+export interface JumpTableOperand {
+  k: 'jtable';
+  table: number;
+}
+
+/** A BRX jump table: its entries' target blocks (table order) and its byte offset in constant bank 2. */
+export interface JumpTable {
+  targets: number[];
+  offset: number;
+}
+
+export type MOperand = SassOperand | VRegOperand | VMemOperand | LabelOperand | VCBankOperand | JumpTableOperand;
 
 export interface MGuard {
   v: VReg;
@@ -111,6 +126,8 @@ export interface MFunction {
   localBytes: number;
   /** Global/generic memory is accessed: the entry loads the descriptor pair UR4:UR5 from c[0x0][0x208]. */
   usesGlobalDesc: boolean;
+  /** BRX jump tables (`.nv.constant2.<fn>`, 4 bytes per entry), indexed by JumpTableOperand.table. */
+  jumpTables: JumpTable[];
   /** `.maxntid`/`.reqntid`-style directives carried to the cubin. */
   directives: ReadonlyMap<string, number[]>;
 }

@@ -1,8 +1,10 @@
 import type { RegisterFile } from '@ptxforge/kernel';
 import {
-  allocateRegisters, classesFromRegisterFile, gprBudgetFromMaxRRegCount, type RaFunction, type RaInstr, type RaResult, type RaStats,
+  allocateRegisters, classesFromRegisterFile, gprBudgetFromMaxRRegCount, type MachineScheduler, type RaFunction, type RaInstr, type RaResult, type RaStats,
+  type ScheduleStats,
 } from '@ptxforge/regalloc';
 import { machineSuccessors } from './liveness.js';
+import { schedInfo, type SchedClassifier } from './sched-info.js';
 import { CodegenError, type MFunction, type MInstr, type MOperand, type VCBankOperand, type VMemOperand, type VReg, type VRegOperand, type VFile } from './mir.js';
 
 /**
@@ -17,25 +19,32 @@ export interface Assignment {
   /** Registers used per file (highest index + 1). */
   used: Record<VFile, number>;
   stats: RaStats;
+  /** PostSchedule (110) statistics when it ran. */
+  postSchedule?: ScheduleStats;
 }
 
 export interface AllocateOptions {
   registerFile: RegisterFile;
   /** --maxrregcount: caps the reported register count (the allocator's R budget is N - 2). */
   maxrregcount?: number;
+  /**
+   * PostSchedule (110): list-schedule the allocated code on its physical registers (spill code included)
+   * before it is rewritten; `classify` gives each instruction's memory effect and fences.
+   */
+  postSchedule?: { scheduler: MachineScheduler; classify: SchedClassifier };
 }
 
 /** Where each RA def/use of an instruction sits among its operands. */
-type Slot = { op: number } | { guard: true };
+export type Slot = { op: number } | { guard: true };
 
-interface Described {
+export interface Described {
   ra: RaInstr<MInstr>;
   defSlots: Slot[];
   partialSlots: Slot[];
   useSlots: Slot[];
 }
 
-function describe(mi: MInstr, fullyWritten: Set<number>): Described {
+function describe(mi: MInstr, fullyWritten: Set<number>, classify?: SchedClassifier): Described {
   const defs: number[] = [];
   const partialDefs: number[] = [];
   const uses: number[] = [];
@@ -82,7 +91,10 @@ function describe(mi: MInstr, fullyWritten: Set<number>): Described {
   const remat = !mi.guard && defs.length === 1 && uses.length === 0 && partialDefs.length === 0 && mi.ndefs === 1 && isWholeVreg(mi.ops[0]!) &&
     (mi.opcode === 'MOV' || mi.opcode === 'LDC') && mi.ops.length === 2 && constant(src);
   return {
-    ra: { ref: mi, defs, uses, ...(partialDefs.length ? { partialDefs } : {}), ...(copy ? { copy: true } : {}), ...(remat ? { rematerializable: true } : {}) },
+    ra: {
+      ref: mi, defs, uses, ...(partialDefs.length ? { partialDefs } : {}), ...(copy ? { copy: true } : {}), ...(remat ? { rematerializable: true } : {}),
+      ...(classify ? schedInfo(mi, classify) : {}),
+    },
     defSlots, partialSlots, useSlots,
   };
 }
@@ -91,25 +103,41 @@ function isWholeVreg(o: MOperand): boolean {
   return (o as { k: string }).k === 'vreg' && (o as VRegOperand).part === 0 && (o as VRegOperand).span === (o as VRegOperand).v.width;
 }
 
-/** Allocate `fn`'s registers and rewrite it in place (renamed operands, spill code, no identity copies). */
-export function allocateMachineFunction(fn: MFunction, opts: AllocateOptions): Assignment {
+/**
+ * The allocator's and the schedulers' view of a machine function: per instruction its virtual-register defs,
+ * partial defs and uses (and, with `classify`, its latency class, memory effect and fences).
+ */
+export function describeMachineFunction(fn: MFunction, classify?: SchedClassifier): { ra: RaFunction<MInstr>; described: Map<MInstr, Described> } {
   const succs = machineSuccessors(fn);
   const described = new Map<MInstr, Described>();
   const blocks = fn.blocks.map((b, i) => {
     const written = new Set<number>();
     const instrs = b.instrs.map((mi) => {
-      const d = describe(mi, written);
+      const d = describe(mi, written, classify);
       described.set(mi, d);
       return d.ra;
     });
     return { instrs, succs: succs[i]! };
   });
-  const ra: RaFunction<MInstr> = { vregs: fn.vregs.map((v) => ({ cls: v.file, width: v.width })), blocks };
-  const res: RaResult<MInstr> = allocateRegisters(ra, {
+  return { ra: { vregs: fn.vregs.map((v) => ({ cls: v.file, width: v.width })), blocks }, described };
+}
+
+/** Allocate `fn`'s registers and rewrite it in place (renamed operands, spill code, no identity copies). */
+export function allocateMachineFunction(fn: MFunction, opts: AllocateOptions): Assignment {
+  const { ra, described } = describeMachineFunction(fn, opts.postSchedule?.classify);
+  let res: RaResult<MInstr> = allocateRegisters(ra, {
     classes: classesFromRegisterFile(opts.registerFile),
     ...(opts.maxrregcount !== undefined ? { budget: { R: gprBudgetFromMaxRRegCount(opts.maxrregcount) } } : {}),
     reserved: { R: [1], ...(fn.usesGlobalDesc ? { UR: [4, 5] } : {}) },
+    // predicates beyond the P registers live in R registers (uniform ones are not selected yet)
+    spillHome: { P: 'R' },
   });
+  let postSchedule: ScheduleStats | undefined;
+  if (opts.postSchedule) {
+    const s = opts.postSchedule.scheduler.postRA(res);
+    res = s.result;
+    postSchedule = s.stats;
+  }
   // spill temporaries become machine vregs too
   const vregs: VReg[] = res.vregs.map((v, id) => fn.vregs[id] ?? { id, file: v.cls, width: v.width, name: `%spill${id}` });
   const R1: VReg = { id: vregs.length, file: 'R', width: 1, name: 'R1' };
@@ -133,8 +161,18 @@ export function allocateMachineFunction(fn: MFunction, opts: AllocateOptions): A
         continue;
       }
       if (item.kind === 'save' || item.kind === 'restore') {
-        // only produced with the allocator's opt-in `spillHome`, which this adapter does not pass
-        throw new CodegenError('CODEGEN_NOT_IMPLEMENTED', 'predicate save/restore items from the register allocator');
+        // predicates have no memory spills: more live ones than P registers keep their values in R (spillHome),
+        // saved as 0/1 (`SEL Rh, RZ, 0x1, !Pv`) and restored by a compare (`ISETP.NE.U32.AND Pv, PT, Rh, RZ, PT`)
+        const v = vregs[item.vreg]!;
+        const h = vregs[item.home]!;
+        if (v.file !== 'P' || h.file !== 'R') throw new CodegenError('CODEGEN_REGISTERS', `${fn.name}: no ${item.kind} of a ${v.file} value in ${h.file}`);
+        const P = { k: 'vreg' as const, v, part: 0, span: 1 };
+        const H = { k: 'vreg' as const, v: h, part: 0, span: 1 };
+        const RZ: MOperand = { k: 'reg', file: 'R', n: 255 };
+        const PT: MOperand = { k: 'reg', file: 'P', n: 7 };
+        if (item.kind === 'save') out.push({ opcode: 'SEL', mods: [], ops: [H, RZ, { k: 'int', v: 1 }, { ...P, not: true }], ndefs: 1 });
+        else out.push({ opcode: 'ISETP', mods: ['NE', 'U32', 'AND'], ops: [P, PT, H, RZ, PT], ndefs: 2 });
+        continue;
       }
       const src = item.ref!;
       const d = described.get(src)!;
@@ -169,5 +207,5 @@ export function allocateMachineFunction(fn: MFunction, opts: AllocateOptions): A
   const used: Record<VFile, number> = { R: 0, P: 0, UR: 0, UP: 0, B: 0 };
   for (const [cls, u] of Object.entries(res.usage)) used[cls as VFile] = u?.used ?? 0;
   if (fn.frameBytes > 0) used.R = Math.max(used.R, 2);
-  return { reg, used, stats: res.stats };
+  return { reg, used, stats: res.stats, ...(postSchedule ? { postSchedule } : {}) };
 }

@@ -1,4 +1,5 @@
 import { decodeAttribute, type Cubin, type CubinFunction } from '@ptxforge/cubin';
+import { LWINBASE } from '@ptxforge/interp';
 import { parseOri, type OriModule } from '@ptxforge/kernel';
 import { decodeVolta } from '@ptxforge/mercury-volta';
 import { formatInstruction, isUnknown, wordFromBytes, type SassInstruction } from '@ptxforge/sass';
@@ -178,6 +179,13 @@ function operand(ctx: Ctx, o: SassOperandView, width: number, fp: 'f32' | 'f64' 
       const off0 = Number(inner);
       if (!Number.isFinite(off0)) unsupported(ctx, `constant operand ${raw}`);
       if (bank === 0 && off0 === 0x28) return wrap(`${ctx.stackTop}`);
+      // c[0x0][0x20..0x27]: the generic address of local-window offset 0 (ptxas's cvta.local), the interpreter's
+      // SR_LWINBASE; the lifted stack (@__stack) sits at local-window offset 0
+      if (bank === 0 && (off0 === 0x20 || off0 === 0x24)) {
+        const base = BigInt(LWINBASE);
+        const v = width === 2 && off0 === 0x20 ? base : off0 === 0x20 ? base & 0xffffffffn : base >> 32n;
+        return wrap(`0x${v.toString(16)}`);
+      }
       if (bank === 4) return wrap(bank4Word(ctx, off0, width));
       const [rb, off] = rebank(bank, off0);
       if (rb !== bank) return wrapConst(`c[${hex(rb)}][${hex(off)}]`);

@@ -196,7 +196,7 @@ interface CRow {
   atoms: CAtom[];
   fromAtoms: number[];
   fixed: number[];
-  derived: { token: number; atomConds: { idx: number; eq?: number; pow2?: boolean }[]; tokConds: { id: number; has: boolean }[] }[];
+  derived: { token: number; atomConds: { idx: number; eq?: number; pow2?: boolean; gt?: number; lt?: number }[]; tokConds: { id: number; has: boolean }[] }[];
   derivedIds: Set<number>;
   /** Token id → the slot holding it (index), ROLE_FIXED or ROLE_DERIVED; absent = this row cannot print it. */
   tokRole: Map<number, number>;
@@ -358,7 +358,9 @@ export class TableCodec {
     });
     const derived = spec.derived.map((d) => ({
       token: this.tokId(d.token),
-      atomConds: d.when.flatMap((c): { idx: number; eq?: number; pow2?: boolean }[] => ('eq' in c ? [{ idx: keyIdx.get(c.atom) ?? -1, eq: c.eq }] : 'pow2' in c ? [{ idx: keyIdx.get(c.atom) ?? -1, pow2: true }] : [])),
+      atomConds: d.when.flatMap((c): { idx: number; eq?: number; pow2?: boolean; gt?: number; lt?: number }[] =>
+        'eq' in c ? [{ idx: keyIdx.get(c.atom) ?? -1, eq: c.eq }] : 'pow2' in c ? [{ idx: keyIdx.get(c.atom) ?? -1, pow2: true, gt: c.gt ?? -Infinity, lt: c.lt ?? Infinity }] : [],
+      ),
       tokConds: d.when.flatMap((c) => ('token' in c ? [{ id: this.tokId(c.token), has: c.has }] : [])),
     }));
     const shapesStr = spec.sig === '' ? [] : spec.sig.split(',');
@@ -482,7 +484,7 @@ export class TableCodec {
       let ok = true;
       for (const c of d.atomConds) {
         const v = c.idx >= 0 ? vals[c.idx]! : undefined;
-        if (c.pow2 ? !ilog2exact(v ?? -1) : v !== c.eq) {
+        if (c.pow2 ? !ilog2exact(v ?? -1) || v! <= c.gt! || v! >= c.lt! : v !== c.eq) {
           ok = false;
           break;
         }

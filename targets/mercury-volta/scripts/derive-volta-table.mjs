@@ -37,6 +37,12 @@ export const SOURCES = {
   sm_86: ['cuasm_insrecords_sm86.tsv'],
   sm_90: ['sm90_pairs.tsv'],
 };
+// Vectors learned by experiment with the installed ptxas (scripts/ptxas-experiments.mjs): forms with no golden
+// text, in this package (vectors/), read like golden files.
+const VECTORS = resolve(here, '../vectors');
+export const EXPERIMENT_SOURCES = {
+  sm_90: ['sm_90-ptxas.tsv'],
+};
 
 const BRANCH_BASE = 16;
 const CONTROL_LO = 105;
@@ -53,9 +59,10 @@ function isClaimedByLayout(b) {
 // ------------------------------------------------------------------ examples
 function loadExamples(arch) {
   const out = [];
-  for (const f of SOURCES[arch]) {
-    const noAddr = !/\baddr\b/.test(readFileSync(join(golden, f), 'utf8').slice(0, 200));
-    for (const r of readGoldenTsv(join(golden, f))) {
+  const files = [...SOURCES[arch].map((f) => join(golden, f)), ...(EXPERIMENT_SOURCES[arch] ?? []).map((f) => join(VECTORS, f))];
+  for (const file of files) {
+    const noAddr = !/\baddr\b/.test(readFileSync(file, 'utf8').slice(0, 200));
+    for (const r of readGoldenTsv(file)) {
       let ins;
       try {
         ins = parseInstruction(r.text);
@@ -389,14 +396,26 @@ function learnCondition(ex, token, atomKeys, baseTokens) {
   for (const k of atomKeys) {
     const v0 = pos[0].flat.atoms.get(k);
     if (pos.every((e) => e.flat.atoms.get(k) === v0)) preds.push({ atom: k, eq: v0 });
-    else if (pos.every((e) => { const v = e.flat.atoms.get(k); return v > 0 && Number.isInteger(Math.log2(v)); })) preds.push({ atom: k, pow2: true });
+    else if (pos.every((e) => { const v = e.flat.atoms.get(k); return v > 0 && Number.isInteger(Math.log2(v)); })) {
+      // a power of two between bounds when smaller / larger powers of two print without the token
+      // (IMAD.SHL.U32 0x2..0x200 in the examples; IMAD.MOV.U32 ... 0x1, IMAD.U32 ... 0x10000): the bounds are
+      // the nearest such powers
+      const vs = pos.map((e) => e.flat.atoms.get(k));
+      const negP = neg.map((e) => e.flat.atoms.get(k)).filter((v) => v > 0 && Number.isInteger(Math.log2(v)));
+      const above = negP.filter((v) => v > Math.max(...vs));
+      const below = negP.filter((v) => v < Math.min(...vs));
+      const c = { atom: k, pow2: true };
+      if (below.length) c.gt = Math.max(...below);
+      if (above.length) c.lt = Math.min(...above);
+      preds.push(c);
+    }
   }
   for (const t of baseTokens) {
     const h = pos[0].flat.tokens.has(t);
     if (pos.every((e) => e.flat.tokens.has(t) === h)) preds.push({ token: t, has: h });
   }
   const holds = (e, ps) =>
-    ps.every((c) => ('eq' in c ? e.flat.atoms.get(c.atom) === c.eq : 'pow2' in c ? (e.flat.atoms.get(c.atom) > 0 && Number.isInteger(Math.log2(e.flat.atoms.get(c.atom)))) : e.flat.tokens.has(c.token) === c.has));
+    ps.every((c) => ('eq' in c ? e.flat.atoms.get(c.atom) === c.eq : 'pow2' in c ? (e.flat.atoms.get(c.atom) > 0 && Number.isInteger(Math.log2(e.flat.atoms.get(c.atom))) && !(c.lt !== undefined && e.flat.atoms.get(c.atom) >= c.lt) && !(c.gt !== undefined && e.flat.atoms.get(c.atom) <= c.gt)) : e.flat.tokens.has(c.token) === c.has));
   if (neg.some((e) => holds(e, preds))) return undefined;
   // Drop what is not needed to keep the negatives out (tokens first, then atoms).
   let cur = preds;
@@ -763,17 +782,35 @@ function imputeHiddenBaseSuffixes(arch, ex, hints, blocked) {
   const shown = ex.filter((e) => memOps.every((i) => !hidden(e, i)));
   if (!shown.length || shown.length === ex.length) return ex;
   const { row } = learnRow(arch, shown, hints, blocked);
+  // A joint slot (sm_75 LDG's size, scope and suffix together) may not have seen the hidden example's
+  // combination: then one bit of the slot that alone tells, over the shown examples, whether the suffix is
+  // printed (bit 90 for `.64`) decides it.
+  const sfxOf = (e, i) => e.ins.operands[i].baseSfx ?? [];
+  const separatingBit = (sl, i, sfx) => {
+    for (const [p, n] of sl.bits)
+      for (let b = p; b < p + n; b++) if (shown.every((e) => (getBits(e.w, b, 1) === 1) === sfxOf(e, i).includes(sfx))) return b;
+    return undefined;
+  };
   let changed = false;
   const out = ex.map((e) => {
     const add = [];
     for (const i of memOps) {
       if (!hidden(e, i)) continue;
+      // a suffix every shown example prints (sm_75 ST/LD `[R34.64+UR4+0x20]`): the hidden ones carry it too
+      // (their bits say otherwise only if the joint learning below finds a conflict)
+      if (shown.length >= 2) for (const t of row.fixed) if (t.startsWith(`${i}.`)) add.push([i, t.slice(String(i).length + 1)]);
       for (const sl of row.slots) {
         const toks = Object.values(sl.map).flat();
         if (!toks.some((t) => t.startsWith(`${i}.`))) continue;
         const got = sl.map[String(readRuns(e.w, sl.bits))];
-        if (!got) continue;
-        for (const t of got) if (t.startsWith(`${i}.`)) add.push([i, t.slice(String(i).length + 1)]);
+        if (got) {
+          for (const t of got) if (t.startsWith(`${i}.`)) add.push([i, t.slice(String(i).length + 1)]);
+          continue;
+        }
+        for (const sfx of new Set(toks.filter((t) => t.startsWith(`${i}.`)).map((t) => t.slice(String(i).length + 1)))) {
+          const b = separatingBit(sl, i, sfx);
+          if (b !== undefined && getBits(e.w, b, 1) === 1) add.push([i, sfx]);
+        }
       }
     }
     if (!add.length) return e;
