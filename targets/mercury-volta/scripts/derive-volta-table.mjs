@@ -41,6 +41,9 @@ export const SOURCES = {
 // text, in this package (vectors/), read like golden files.
 const VECTORS = resolve(here, '../vectors');
 export const EXPERIMENT_SOURCES = {
+  sm_75: ['sm_75-ptxas.tsv'],
+  sm_80: ['sm_80-ptxas.tsv'],
+  sm_86: ['sm_86-ptxas.tsv'],
   sm_90: ['sm_90-ptxas.tsv'],
 };
 
@@ -502,6 +505,7 @@ function learnRow(arch, ex, hints, blocked) {
   // per operand; the k-th register source is tried at bit k first).
   const reuse = {};
   const usedReuse = new Set();
+  const fieldReuse = new Set();
   const regSources = e0.ins.operands.map((o, i) => [o, i]).filter(([o, i]) => i > 0 && (o.k === 'reg' || o.k === 'cbank'));
   for (const t of allTokens) {
     if (!t.endsWith(':reuse')) continue;
@@ -518,9 +522,11 @@ function learnRow(arch, ex, hints, blocked) {
     if (best) {
       reuse[i] = best.k;
       usedReuse.add(best.k);
-    } else problems.push(`no reuse bit for operand ${i}`);
+    } else fieldReuse.add(t);
   }
-  const realTokens = allTokens.filter((t) => !t.endsWith(':reuse'));
+  // A reuse flag no control bit holds is an instruction field (HMMA.SP's metadata register: bit 50): it is
+  // explained by the slots like any other token (a problem below if no bit holds it either).
+  const realTokens = allTokens.filter((t) => !t.endsWith(':reuse') || fieldReuse.has(t));
   const fixed = realTokens.filter((t) => ex.every((e) => e.flat.tokens.has(t)));
   const varying = realTokens.filter((t) => !fixed.includes(t));
 
@@ -671,7 +677,76 @@ function learnRow(arch, ex, hints, blocked) {
       break;
     }
   }
-  // A slot must give one value per token set, or encoding would be ambiguous.
+  // A token no single slot determines and no condition derives (RED's `.RN`, printed with `.F32` and `.F64`,
+  // whose bits sit in different slots): the smallest union of two or three slots whose joint value
+  // determines it, and still determines the slots' own tokens, becomes one slot.
+  const ambiguous = (map) => {
+    const back = new Set();
+    for (const ts of Object.values(map)) {
+      const k = [...ts].sort().join(',');
+      if (back.has(k)) return true;
+      back.add(k);
+    }
+    return false;
+  };
+  const mergeFor = (t, must) => {
+    const tokensOf = (sl) => [...new Set(Object.values(sl.map).flat())];
+    const tryMerge = (idx) => {
+      if (must !== undefined && !idx.includes(must)) return undefined;
+      const bits = runs(idx.flatMap((i) => slots[i].bits.flatMap(([p, n]) => Array.from({ length: n }, (_, k) => p + k))).sort((a, b) => a - b));
+      if (bits.reduce((n, r) => n + r[1], 0) > 12) return undefined;
+      const toks = [...new Set([...idx.flatMap((i) => tokensOf(slots[i])), ...(t ? [t] : [])])];
+      const detBy = (ts) => {
+        const seen = new Map();
+        for (const e of ex) {
+          const v = readRuns(e.w, bits);
+          const k = presenceKey(e, ts);
+          if (seen.has(v) && seen.get(v) !== k) return false;
+          seen.set(v, k);
+        }
+        return true;
+      };
+      if (!detBy(toks)) return undefined;
+      // repairing an ambiguous slot: derived tokens the merged bits determine (RED's `.64`) join it
+      if (must !== undefined) for (const d of derived) if (!toks.includes(d.token) && detBy([...toks, d.token])) toks.push(d.token);
+      const map = {};
+      for (const e of ex) map[String(readRuns(e.w, bits))] = toks.filter((x) => e.flat.tokens.has(x));
+      if (must !== undefined && ambiguous(map)) return undefined;
+      return { bits, map: Object.fromEntries(Object.entries(map).sort((a, b) => Number(a[0]) - Number(b[0]))) };
+    };
+    const n = slots.length;
+    const combos = [];
+    for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) combos.push([i, j]);
+    for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) for (let k = j + 1; k < n; k++) combos.push([i, j, k]);
+    for (const idx of combos) {
+      const m = tryMerge(idx);
+      if (!m) continue;
+      for (const i of [...idx].sort((a, b) => b - a)) slots.splice(i, 1);
+      slots.push(m);
+      return true;
+    }
+    return false;
+  };
+  const derivedToks = varying.filter((t) => !slotted.has(t));
+  const derived = [];
+  for (const t of derivedToks) {
+    let when = learnCondition(ex, t, atomKeys, [...slotted, ...fixed]);
+    if (!when && mergeFor(t)) {
+      slotted.add(t);
+      continue;
+    }
+    if (!when) {
+      problems.push(`token ${t} is neither encoded nor derivable`);
+      continue;
+    }
+    derived.push({ token: t, when });
+  }
+  // A slot whose values print the same (bit 74 of RED's type, which only `.64`, `.F32` and `.F64` together
+  // tell apart) joins the slots that complete it; what is left ambiguous is a problem: encoding could not
+  // choose between the values.
+  for (let i = 0; i < slots.length; i++) if (ambiguous(slots[i].map) && mergeFor(undefined, i)) i = -1;
+  for (const sl of slots) for (const ts of Object.values(sl.map)) for (const x of ts) slotted.add(x);
+  for (let i = derived.length - 1; i >= 0; i--) if (slotted.has(derived[i].token)) derived.splice(i, 1);
   for (const sl of slots) {
     const back = new Map();
     for (const [v, ts] of Object.entries(sl.map)) {
@@ -679,16 +754,6 @@ function learnRow(arch, ex, hints, blocked) {
       if (back.has(k) && back.get(k) !== v) problems.push(`slot ${JSON.stringify(sl.bits)} values ${back.get(k)} and ${v} print the same (${k || 'nothing'})`);
       back.set(k, v);
     }
-  }
-  const derivedToks = varying.filter((t) => !slotted.has(t));
-  const derived = [];
-  for (const t of derivedToks) {
-    const when = learnCondition(ex, t, atomKeys, [...slotted, ...fixed]);
-    if (!when) {
-      problems.push(`token ${t} is neither encoded nor derivable`);
-      continue;
-    }
-    derived.push({ token: t, when });
   }
 
   // Printing order: precedence of tokens as they appear, ties by first appearance.
@@ -772,7 +837,7 @@ const POOL = { sm_70: [], sm_75: ['sm_80', 'sm_86'], sm_80: ['sm_86', 'sm_75', '
 // nvdisasm prints no base register when it is RZ (`[UR4]`), and with it no base suffix (`.64`, `.U32`), yet
 // the word keeps the suffix bits. Learn the row from the examples that print a base, read the suffix those
 // bits give for the others (their text cannot tell), then learn again from all examples.
-function imputeHiddenBaseSuffixes(arch, ex, hints, blocked) {
+function imputeHiddenBaseSuffixes(arch, ex, hints, blocked, withFixed = true) {
   const memOps = [];
   ex[0].ins.operands.forEach((o, i) => {
     if (o.k === 'mem' && !o.gdesc && !o.descOnly) memOps.push(i);
@@ -798,7 +863,7 @@ function imputeHiddenBaseSuffixes(arch, ex, hints, blocked) {
       if (!hidden(e, i)) continue;
       // a suffix every shown example prints (sm_75 ST/LD `[R34.64+UR4+0x20]`): the hidden ones carry it too
       // (their bits say otherwise only if the joint learning below finds a conflict)
-      if (shown.length >= 2) for (const t of row.fixed) if (t.startsWith(`${i}.`)) add.push([i, t.slice(String(i).length + 1)]);
+      if (withFixed && shown.length >= 2) for (const t of row.fixed) if (t.startsWith(`${i}.`)) add.push([i, t.slice(String(i).length + 1)]);
       for (const sl of row.slots) {
         const toks = Object.values(sl.map).flat();
         if (!toks.some((t) => t.startsWith(`${i}.`))) continue;
@@ -831,8 +896,20 @@ function learnAll(hints, blocked) {
   for (const arch of Object.keys(SOURCES)) {
     const groups = GROUPS.get(arch);
     for (const [k, own] of groups) {
-      const ownI = hints ? imputeHiddenBaseSuffixes(arch, own, hints, blocked) : own;
+      let ownI = hints ? imputeHiddenBaseSuffixes(arch, own, hints, blocked) : own;
       let { row, problems, determined } = learnRow(arch, ownI, hints, blocked);
+      if (hints && problems.length) {
+        // carrying the always-printed suffixes over to the hidden words may be wrong (ATOMS `[UR6]` words lack
+        // the `.X4` bit of `[R3.X4+UR8]`): keep whichever reading explains the words better
+        const alt = imputeHiddenBaseSuffixes(arch, own, hints, blocked, false);
+        if (alt !== ownI) {
+          const r2 = learnRow(arch, alt, hints, blocked);
+          if (r2.problems.length < problems.length) {
+            ({ row, problems, determined } = r2);
+            ownI = alt;
+          }
+        }
+      }
       let g = ownI;
       const name = own[0].flat.opcode;
       if (!BRANCHY.has(name) && hints) {
