@@ -882,7 +882,10 @@ class Selector {
     const type = mods.find((m) => /^[USBF](32|64)$/.test(m)) ?? 'U32';
     const w = this.widthOf(d);
     if (w !== 1 || type.endsWith('64')) this.fail('64-bit atomic');
-    if (type === 'F32' && op === 'ATOMS') this.fail('f32 shared-memory atomic (a CAS loop)');
+    if (type === 'F32' && op === 'ATOMS') {
+      if (kind !== 'ADD' || !d || d.kind !== 'reg') this.fail('f32 shared-memory atomic other than add');
+      return this.sharedAtomicAddF32(d, u[0]!, u[1]!);
+    }
     const scope = mods.includes('CTA') ? 'CTA' : mods.includes('SYS') ? 'SYS' : 'GPU';
     const typeMods = type === 'F32' ? ['F32', 'FTZ', 'RN'] : type === 'S32' && (kind === 'MIN' || kind === 'MAX') ? ['S32'] : [];
     const vals = kind === 'CAS' ? [u[1]!, u[2]!] : [u[1]!];
@@ -904,6 +907,34 @@ class Selector {
       addr.plain = true;
     }
     return this.emit(op, ['E', kind, ...typeMods, 'STRONG', scope], [PT(), dst, addr, ...srcs], 2);
+  }
+
+  /**
+   * f32 add on shared memory, which ATOMS lacks, as ptxas's compare-and-store loop: read the word, add
+   * (flushing subnormals, as the atomic does), `ATOMS.CAST.SPIN ok, [a], old, new` (compare and new value in a
+   * consecutive pair) stores when the word is still `old`; retry until it did. The result is the old value.
+   */
+  sharedAtomicAddF32(d: Operand, addr: Operand, val: Operand): void {
+    const v = this.inReg(this.whole(val, { float: true }));
+    const a = this.address(addr, false);
+    const cont = this.newBlock(`${this.created[this.layout[this.layout.length - 1]!]!.label}.atom${this.created.length}`);
+    const guard = this.guard;
+    // (guarded: branch around the loop, which follows as the fall-through block)
+    if (guard) this.emit('BRA', [], [{ k: 'label', block: cont }], 0, { v: guard.v, not: !guard.not });
+    const loop = this.newBlock(`${this.created[this.layout[this.layout.length - 1]!]!.label}.cas${this.created.length}`);
+    this.layout.push(loop);
+    this.cur = this.created[loop]!.instrs;
+    const pair = this.newV('R', 2);
+    const ok = this.newV('R', 1);
+    const done = this.newV('P', 1);
+    this.emit('LDS', [], [this.r(pair, 0), a], 1, undefined);
+    this.emit('FADD', ['FTZ'], [this.r(pair, 1), this.r(pair, 0), v], 1, undefined);
+    this.emit('ATOMS', ['CAST', 'SPIN'], [this.r(ok), a, this.r(pair, 0), this.r(pair, 1)], 1, undefined);
+    this.emit('ISETP', ['EQ', 'U32', 'AND'], [this.r(done), PT(), this.r(ok), { k: 'int', v: 1 }, PT()], 2, undefined);
+    this.emit('BRA', [], [{ k: 'label', block: loop }], 0, { v: done, not: true });
+    this.layout.push(cont);
+    this.cur = this.created[cont]!.instrs;
+    this.emit('MOV', [], [this.def(d), this.r(pair, 0)], 1);
   }
 
   /** A 64-bit integer source as a register pair (RZ stays RZ; a 32-bit register is zero-extended). */
