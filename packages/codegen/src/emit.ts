@@ -1,7 +1,7 @@
 import type { Decoder, Encoder } from '@ptxforge/kernel';
 import type { SassInstruction } from '@ptxforge/sass';
 import { checkHazards, hazardInstrFromSass, type ControlInfo, type HazardFunction, type HazardInstr } from '@ptxforge/sass-hazards';
-import { generateScoreboards } from '@ptxforge/sass-scoreboard';
+import { generateScoreboards, stallCycles } from '@ptxforge/sass-scoreboard';
 import type { Assignment } from './regalloc.js';
 import { DESC_UR, toSass } from './lower.js';
 import { CodegenError, type MFunction, type VReg } from './mir.js';
@@ -11,12 +11,17 @@ export interface EmittedFunction {
   /** The instructions with their control words, in address order. */
   instrs: SassInstruction[];
   exitOffsets: number[];
-  /** Sum of the control words' stall counts (each instruction at least one cycle). */
+  /** Sum of the body's control-word stall counts (each instruction at least one cycle; the trailing self-branch
+   * and padding not counted, as `instructions`). */
   stallCycles: number;
   /** Hazards the checker still reports on the final code (0 on success). */
   hazards: number;
   /** Static instruction count (without the trailing self-branch and padding). */
   instructions: number;
+  /** The BRX jump tables (`.nv.constant2.<fn>`: function-relative target addresses), when there are any. */
+  constant2?: Uint8Array;
+  /** Each BRX's address and its distinct targets (EIATTR_INDIRECT_BRANCH_TARGETS). */
+  indirectBranches: Array<{ offset: number; targets: number[] }>;
 }
 
 export interface EmitOptions {
@@ -60,9 +65,22 @@ export function emitFunction(fn: MFunction, asg: Assignment, opts: EmitOptions):
     }
   }
   const instrs: SassInstruction[] = [...prologue];
+  const indirectBranches: EmittedFunction['indirectBranches'] = [];
   for (const { mi } of flat) {
-    const s = toSass(mi, reg, (bi) => blockAddr[bi]!);
+    const addr = instrs.length * 16;
+    const s = toSass(mi, reg, (bi) => blockAddr[bi]!, addr);
+    if (mi.opcode === 'BRX') {
+      const t = mi.ops.find((o) => (o as { k: string }).k === 'jtable') as { table: number };
+      indirectBranches.push({ offset: addr, targets: [...new Set(fn.jumpTables[t.table]!.targets.map((b) => blockAddr[b]!))] });
+    }
     instrs.push(s);
+  }
+  let constant2: Uint8Array | undefined;
+  if (fn.jumpTables.length) {
+    const last = fn.jumpTables[fn.jumpTables.length - 1]!;
+    constant2 = new Uint8Array(last.offset + 4 * last.targets.length);
+    const dv = new DataView(constant2.buffer);
+    for (const t of fn.jumpTables) t.targets.forEach((b, i) => dv.setUint32(t.offset + 4 * i, blockAddr[b]!, true));
   }
   const body = instrs.length;
   // ptxas ends a function with a branch to itself (never reached) and pads to a 128-byte multiple with NOPs
@@ -81,7 +99,7 @@ export function emitFunction(fn: MFunction, asg: Assignment, opts: EmitOptions):
     const t = instrs[i]!.operands.find((o) => o.k === 'int');
     if ((instrs[i]!.opcode === 'BRA') && t && t.k === 'int') h.branchTarget = t.v;
   });
-  const hf: HazardFunction = { name: fn.name, instrs: decoded };
+  const hf: HazardFunction = { name: fn.name, instrs: decoded, ...(indirectBranches.length ? { indirectTargets: [...new Set(indirectBranches.flatMap((b) => b.targets))] } : {}) };
   const sb = generateScoreboards(hf, { arch: opts.arch });
   const code = new Uint8Array(instrs.length * 16);
   instrs.forEach((ins, i) => {
@@ -89,12 +107,17 @@ export function emitFunction(fn: MFunction, asg: Assignment, opts: EmitOptions):
     ins.control = { stall: c.stall, yieldBit: c.yield ? 0 : 1, writeBarrier: c.wbar ?? 7, readBarrier: c.rbar ?? 7, waitMask: c.waitMask, reuse: 0 };
     code.set(encodeOne(opts.encoder, ins, i * 16, fn.name), i * 16);
   });
-  const final = checkHazards({ name: fn.name, instrs: decoded.map((h, i) => ({ ...h, control: toHazardControl(instrs[i]!.control) })) }, { arch: opts.arch });
+  // The generator's last round checked exactly these control words on the decoded code; only when it gave up
+  // (unresolved hazards) is the final code checked again for the report.
+  const hazards = sb.unresolved.length === 0 ? 0
+    : checkHazards({ ...hf, instrs: decoded.map((h, i) => ({ ...h, control: toHazardControl(instrs[i]!.control) })) }, { arch: opts.arch }).hazards.length;
   const exitOffsets: number[] = [];
   instrs.forEach((ins, i) => {
     if (ins.opcode === 'EXIT') exitOffsets.push(i * 16);
   });
-  return { code, instrs, exitOffsets, stallCycles: sb.stallCycles, hazards: final.hazards.length, instructions: body };
+  return {
+    code, instrs, exitOffsets, stallCycles: stallCycles(sb.control.slice(0, body)), hazards, instructions: body, ...(constant2 ? { constant2 } : {}), indirectBranches,
+  };
 }
 
 function encodeOne(enc: Encoder, ins: SassInstruction, addr: number, fn: string): Uint8Array {

@@ -9,7 +9,7 @@ export const DESC_UR = 4;
  * One machine instruction as @ptxforge/sass's structured instruction, given the physical register of every
  * virtual register (`reg`) and the address of every block (`blockAddr`).
  */
-export function toSass(mi: MInstr, reg: (v: VReg) => number, blockAddr: (b: number) => number): SassInstruction {
+export function toSass(mi: MInstr, reg: (v: VReg) => number, blockAddr: (b: number) => number, addr = 0): SassInstruction {
   const operands = mi.ops.map((o): SassOperand => {
     switch ((o as { k: string }).k) {
       case 'vreg': {
@@ -29,6 +29,8 @@ export function toSass(mi: MInstr, reg: (v: VReg) => number, blockAddr: (b: numb
       }
       case 'label':
         return { k: 'int', v: blockAddr((o as LabelOperand).block) };
+      case 'jtable':
+        return { k: 'int', v: -(addr + 16), sep: ' ' };
       case 'vcbank': {
         const c = o as VCBankOperand;
         return { k: 'cbank', bank: c.bank, off: c.off, reg: { file: 'R', n: reg(c.index) } };

@@ -61,7 +61,22 @@ export interface VCBankOperand {
   index: VReg;
 }
 
-export type MOperand = SassOperand | VRegOperand | VMemOperand | LabelOperand | VCBankOperand;
+/**
+ * The displacement of a BRX through jump table `table`: resolved at emission to -(address of the BRX + 16), so that
+ * the branch lands on the table entry's function-relative address (ptxas's `BRX R4 -0xc0`).
+ */
+export interface JumpTableOperand {
+  k: 'jtable';
+  table: number;
+}
+
+/** A BRX jump table: its entries' target blocks (table order) and its byte offset in constant bank 2. */
+export interface JumpTable {
+  targets: number[];
+  offset: number;
+}
+
+export type MOperand = SassOperand | VRegOperand | VMemOperand | LabelOperand | VCBankOperand | JumpTableOperand;
 
 export interface MGuard {
   v: VReg;
@@ -105,12 +120,16 @@ export interface MFunction {
   paramBytes: number;
   /** Static shared memory of the function (module and function `.shared` variables it may reach). */
   sharedBytes: number;
+  /** The function has shared variables (static or `.extern`): the cubin gets the shared section and its reserve. */
+  usesShared?: boolean;
   /** Per-thread local frame (bytes; R1 holds the stack pointer when it is not 0): `.local` variables, then spill slots. */
   frameBytes: number;
   /** Bytes of `.local` variables at the bottom of the frame (8-aligned). */
   localBytes: number;
   /** Global/generic memory is accessed: the entry loads the descriptor pair UR4:UR5 from c[0x0][0x208]. */
   usesGlobalDesc: boolean;
+  /** BRX jump tables (`.nv.constant2.<fn>`, 4 bytes per entry), indexed by JumpTableOperand.table. */
+  jumpTables: JumpTable[];
   /** `.maxntid`/`.reqntid`-style directives carried to the cubin. */
   directives: ReadonlyMap<string, number[]>;
 }

@@ -166,7 +166,8 @@ export function instrRoles(ins: HazardInstr): InstrRoles {
   } else if ((op === 'MOV' || op === 'UMOV' || op === 'SEL' || op === 'IADD' || op === 'UIADD3') && mods.includes('64')) {
     defWidth = 2;
     for (let i = n; i < ops.length; i++) srcWidth.set(i, 2);
-  } else if (op === 'RET' || op === 'CALL' || op === 'JMX') {
+  } else if (op === 'RET' || op === 'CALL' || op === 'JMX' || op === 'BRX') {
+    // code addresses are 64-bit pairs (ptxas sign-extends a jump-table entry into Rn+1 before `BRX Rn`)
     for (let i = 0; i < ops.length; i++) if (ops[i]!.kind === 'reg') srcWidth.set(i, 2);
   }
 

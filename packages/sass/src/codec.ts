@@ -82,6 +82,8 @@ interface CSlot {
   /** Sorted token ids (up to 3) as a number → slot value; longer sets by joined string. */
   encNum: Map<number, number>;
   encStr: Map<string, number>;
+  /** The value for no token (most slots of most words), or -1: skips the map on the common path. */
+  enc0: number;
 }
 
 interface CAtom {
@@ -196,7 +198,7 @@ interface CRow {
   atoms: CAtom[];
   fromAtoms: number[];
   fixed: number[];
-  derived: { token: number; atomConds: { idx: number; eq?: number; pow2?: boolean }[]; tokConds: { id: number; has: boolean }[] }[];
+  derived: { token: number; atomConds: { idx: number; eq?: number; pow2?: boolean; gt?: number; lt?: number }[]; tokConds: { id: number; has: boolean }[] }[];
   derivedIds: Set<number>;
   /** Token id → the slot holding it (index), ROLE_FIXED or ROLE_DERIVED; absent = this row cannot print it. */
   tokRole: Map<number, number>;
@@ -387,7 +389,7 @@ export class TableCodec {
           if (!encNum.has(key)) encNum.set(key, Number(k));
         } else if (!encStr.has(ids.join(','))) encStr.set(ids.join(','), Number(k));
       }
-      const slot: CSlot = { f, tokens, encNum, encStr };
+      const slot: CSlot = { f, tokens, encNum, encStr, enc0: encNum.get(0) ?? -1 };
       if (f.width <= 10) {
         slot.arr = new Array<number[] | undefined>(1 << f.width).fill(undefined);
         for (const [k, ids] of map) slot.arr[k] = ids;
@@ -422,7 +424,9 @@ export class TableCodec {
     });
     const derived = spec.derived.map((d) => ({
       token: this.tokId(d.token),
-      atomConds: d.when.flatMap((c): { idx: number; eq?: number; pow2?: boolean }[] => ('eq' in c ? [{ idx: keyIdx.get(c.atom) ?? -1, eq: c.eq }] : 'pow2' in c ? [{ idx: keyIdx.get(c.atom) ?? -1, pow2: true }] : [])),
+      atomConds: d.when.flatMap((c): { idx: number; eq?: number; pow2?: boolean; gt?: number; lt?: number }[] =>
+        'eq' in c ? [{ idx: keyIdx.get(c.atom) ?? -1, eq: c.eq }] : 'pow2' in c ? [{ idx: keyIdx.get(c.atom) ?? -1, pow2: true, gt: c.gt ?? -Infinity, lt: c.lt ?? Infinity }] : [],
+      ),
       tokConds: d.when.flatMap((c) => ('token' in c ? [{ id: this.tokId(c.token), has: c.has }] : [])),
     }));
     const shapesStr = spec.sig === '' ? [] : spec.sig.split(',');
@@ -544,7 +548,7 @@ export class TableCodec {
       let ok = true;
       for (const c of d.atomConds) {
         const v = c.idx >= 0 ? vals[c.idx]! : undefined;
-        if (c.pow2 ? !ilog2exact(v ?? -1) : v !== c.eq) {
+        if (c.pow2 ? !ilog2exact(v ?? -1) || v! <= c.gt! || v! >= c.lt! : v !== c.eq) {
           ok = false;
           break;
         }
@@ -829,6 +833,13 @@ export class TableCodec {
         let bit = -1;
         for (const [j, b] of row.reuse) if (j === i) bit = b;
         if (bit < 0) {
+          // a reuse flag held by an instruction field instead of the control bits (HMMA.SP's metadata
+          // register, bit 50): the operand token `i:reuse` of one of the row's slots
+          const role = row.tokRole.get(this.opTokId(i, 0, 'reuse', ins.opcode));
+          if (role !== undefined && role >= 0) {
+            buckets[role]![blen[role]!++] = this.opTokId(i, 0, 'reuse', ins.opcode);
+            continue;
+          }
           whyKind = 2;
           whyData = i;
           continue rowLoop;
@@ -840,7 +851,7 @@ export class TableCodec {
         const mine = buckets[si]!;
         const n = blen[si]!;
         if (n > 1) sortSmall(mine, n);
-        const v = n <= 3 ? s.encNum.get(idsKey(mine, n)) : s.encStr.get(mine.slice(0, n).join(','));
+        const v = n === 0 && s.enc0 >= 0 ? s.enc0 : n <= 3 ? s.encNum.get(idsKey(mine, n)) : s.encStr.get(mine.slice(0, n).join(','));
         if (v === undefined) {
           whyKind = 3;
           continue rowLoop;
@@ -876,8 +887,7 @@ export class TableCodec {
         }
         stores[k] = st;
       }
-      const w = new Uint32Array(row.value.length);
-      for (let i = 0; i < w.length; i++) w[i] = row.value[i]!;
+      const w = row.value.slice();
       for (let si = 0; si < slots.length; si++) writeField(w, slots[si]!.f, slotVals[si]!);
       for (let k = 0; k < atoms.length; k++) {
         const a = atoms[k]!;

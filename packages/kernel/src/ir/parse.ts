@@ -20,6 +20,7 @@ interface Tok {
 }
 
 const NUM_RE = /^-?(?:0[fF][0-9a-fA-F]{8}(?![0-9a-zA-Z_])|0[dD][0-9a-fA-F]{16}(?![0-9a-zA-Z_])|0[xX][0-9a-fA-F]+|\d+)/;
+const STRING_RE = /"(?:[^"\\\n]|\\.)*"/y;
 const IDENT_RE = /^[A-Za-z_$][A-Za-z0-9_$.]*/;
 
 function tokenize(src: string, file: string): Tok[] {
@@ -92,7 +93,9 @@ function tokenize(src: string, file: string): Tok[] {
       continue;
     }
     if (c === '"') {
-      const m = /^"(?:[^"\\\n]|\\.)*"/.exec(rest);
+      // from the source itself, not the 200-character window: data strings (hex"...") are long
+      STRING_RE.lastIndex = i;
+      const m = STRING_RE.exec(src);
       if (!m) err('unterminated string');
       push('str', m![0]);
       continue;

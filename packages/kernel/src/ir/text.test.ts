@@ -72,6 +72,14 @@ describe('Ori text', () => {
     expect(verifyModule(m)).toEqual([]);
   });
 
+  it('reads data strings longer than the lexer window (a 1 KiB jump table)', () => {
+    const bytes = '60040000'.repeat(256);
+    const text = [`.const .align 16 .b8 @t[1024] = hex"${bytes}"`, '', '.entry @k()', '{', 'bb0:', '  EXIT', '}', ''].join('\n');
+    const m = parseOri(text);
+    expect(m.vars[0]!.size).toBe(1024);
+    expect(printModule(m)).toBe(text);
+  });
+
   it('reports syntax errors with file:line:col', () => {
     const bad = '.entry @k()\n{\nbb0:\n  %r0 = IADD3 %r1 +, 2\n  EXIT\n}\n';
     try {
