@@ -210,6 +210,12 @@ interface CRow {
   hidden: [number, number, string][] | undefined;
 }
 
+/** Rows of one mnemonic and operand-shape form: spec indices, compiled on first use. */
+interface FormGroup {
+  readonly ks: number[];
+  rows: CRow[] | undefined;
+}
+
 const HIDDEN = Symbol('hidden by a shorter row');
 const OP_TOKEN_KIND = [':', '.', '='] as const;
 const ROLE_FIXED = -2;
@@ -237,7 +243,7 @@ function partsWidth(parts: [number, number][]): number {
 export class TableCodec {
   private readonly byOp = new Map<number, CRow[]>();
   /** Mnemonic → operand shapes (formKey) → rows, in lookup order. */
-  private readonly byForm = new Map<string, Map<number | string, CRow[]>>();
+  private readonly byForm = new Map<string, Map<number | string, FormGroup>>();
   private readonly tokIds = new Map<string, number>();
   private readonly tokNames: string[] = [];
   private stamp: Uint32Array = new Uint32Array(0);
@@ -330,22 +336,39 @@ export class TableCodec {
     return rows;
   }
 
-  /** Rows of mnemonic `name` by operand shapes (formKey), in lookup order (undefined when none). */
-  private formsOf(name: string): Map<number | string, CRow[]> | undefined {
+  /**
+   * Row groups of mnemonic `name` by operand shapes (formKey, read from each row's signature without
+   * compiling it), in lookup order (undefined when none). A group's rows compile when an encoding asks for
+   * that form.
+   */
+  private formsOf(name: string): Map<number | string, FormGroup> | undefined {
     let forms = this.byForm.get(name);
     if (forms) return forms;
     const ks = this.specsByName.get(name);
     if (!ks) return undefined;
-    forms = new Map<number | string, CRow[]>();
+    forms = new Map<number | string, FormGroup>();
     for (const k of ks) {
-      const row = this.row(k);
-      const key = formKey(row.shapes);
-      const l = forms.get(key);
-      if (l) l.push(row);
-      else forms.set(key, [row]);
+      const sig = this.specs[k]!.spec.sig;
+      const codes: number[] = [];
+      for (const sh of sig === '' ? [] : sig.split(',')) {
+        const spaced = sh.startsWith('_');
+        const shape = SHAPES[spaced ? sh.slice(1) : sh];
+        if (shape === undefined) this.row(k); // throws the table error naming the row
+        codes.push(spaced ? shape! | SPACED : shape!);
+      }
+      const key = formKey(codes);
+      const g = forms.get(key);
+      if (g) g.ks.push(k);
+      else forms.set(key, { ks: [k], rows: undefined });
     }
     this.byForm.set(name, forms);
     return forms;
+  }
+
+  /** The compiled rows of a form group. */
+  private formRows(g: FormGroup | undefined): CRow[] | undefined {
+    if (!g) return undefined;
+    return (g.rows ??= g.ks.map((k) => this.row(k)));
   }
 
   /** Compile every row (a token no compiled row knows yet may still belong to one not compiled). */
@@ -727,11 +750,11 @@ export class TableCodec {
       if (nOps <= 8) {
         let key = 0;
         for (let i = 0; i < nOps; i++) key = key * 128 + shapeCode(ops[i]!);
-        rows = forms.get(key * 16 + nOps);
+        rows = this.formRows(forms.get(key * 16 + nOps));
       } else {
         let key = '';
         for (let i = 0; i < nOps; i++) key += SHAPE_CHARS[shapeCode(ops[i]!)]!;
-        rows = forms.get(key);
+        rows = this.formRows(forms.get(key));
       }
     }
     if (!rows) throw new SassEncodeError('SASS_NO_ROW', `no ${this.archs[0]} table row for '${ins.opcode}' with operands (${flatten(ins).sig})`);
