@@ -324,6 +324,34 @@ for (const [mul, u] of [['mul.wide.s32', ''], ['mul.wide.u32', '.U32']]) {
   }
 }
 
+// QSPC with a uniform address (opcode 0x9aa, `isspacep` of a kernel parameter): `.E` with `.S`/`.G`/`.L` as the
+// golden register-address rows spell them (`QSPC.E.S P0, RZ, [R2]`, `QSPC.L P1, RZ, [R12]`); the base is RZ, so
+// nvdisasm prints `[UR4]` (no base register, no suffix). sm_90 words.
+for (const [sp, name] of [['shared', 'S'], ['global', 'G'], ['local', 'L']]) {
+  for (const off of [0, 16]) {
+    EXPERIMENTS.push({
+      id: `qspc isspacep.${sp} +${off}`,
+      opcode: 0x9aa,
+      ptx: `${HEAD}.visible .entry k(.param .u64 out, .param .u64 p)
+{
+  .reg .b32 %r<4>; .reg .b64 %rd<4>; .reg .pred %p<2>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd2, [p];
+  add.s64 %rd3, %rd2, ${off};
+  isspacep.${sp} %p1, %rd3;
+  selp.u32 %r1, 1, 0, %p1;
+  st.global.u32 [%rd1], %r1;
+  ret;
+}
+`,
+      text: (f) => {
+        const o = f(40, 24);
+        return f(24, 8) === 255 ? `QSPC.E.${name} ${P(f(81, 3))}, ${R(f(16, 8))}, [${UR(f(32, 6))}${o ? `+${hex(o)}` : ''}] ;` : undefined;
+      },
+    });
+  }
+}
+
 // BAR with a barrier number and a thread count (opcode 0xb1d): the number at 54..57, the count at 42..53,
 // a count of 0 (all threads) not printed; `bar.arrive` is BAR.ARV; .DEFER_BLOCKING is bit 80 (ptxas 13 sets it
 // for sm_80+). The same layout on sm_75..sm_90.
