@@ -63,6 +63,18 @@ describe('plugin API versioning', () => {
       const pj = JSON.parse(readFileSync(path.join(repo, p!.dir, 'package.json'), 'utf8')) as Pkg & { dependencies?: Record<string, string> };
       expect(pj.peerDependencies?.['@ptxforge/kernel'], `${meta.name} peer-depends on the kernel`).toBeDefined();
       expect(pj.dependencies?.['@ptxforge/kernel']).toBeUndefined();
+      // ... nor through what it depends on: every workspace package it installs takes the kernel as a peer too.
+      const seen = new Set<string>();
+      const todo = Object.keys(pj.dependencies ?? {});
+      while (todo.length) {
+        const d = todo.pop()!;
+        const dep = byName.get(d);
+        if (!dep || seen.has(d)) continue;
+        seen.add(d);
+        const dj = JSON.parse(readFileSync(path.join(repo, dep.dir, 'package.json'), 'utf8')) as Pkg & { dependencies?: Record<string, string> };
+        expect(dj.dependencies?.['@ptxforge/kernel'], `${meta.name} -> ${d} must not bring a second kernel`).toBeUndefined();
+        todo.push(...Object.keys(dj.dependencies ?? {}));
+      }
     }
   });
 

@@ -140,8 +140,11 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     return 0;
   }
   try {
-    const tc = await toolchainFor(o, io);
     const arch = normalizeArch(o.gpuName);
+    // A compilation loads only the target package that serves -arch; listings without -arch show every
+    // installed target.
+    const explicitArch = argv.some((a) => a === '-arch' || a.startsWith('-arch=') || a.startsWith('--gpu-name'));
+    const tc = await toolchainFor(o, io, (o.listPhases || o.listKnobs) && !explicitArch ? undefined : arch);
     if (o.listPhases) {
       listPhases(tc, arch, argv, io);
       return 0;
@@ -165,8 +168,8 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   }
 }
 
-async function toolchainFor(o: CliOptions, io: CliIO): Promise<Toolchain> {
-  const plugins: PluginEntry[] = [...(await loadDefaultPlugins())];
+async function toolchainFor(o: CliOptions, io: CliIO, arch: string | undefined): Promise<Toolchain> {
+  const plugins: PluginEntry[] = [...(await loadDefaultPlugins(arch === undefined ? {} : { arch }))];
   for (const p of o.plugin) plugins.push(await loadUserPlugin(p, io.cwd));
   return createToolchain({ plugins });
 }
@@ -184,8 +187,9 @@ export async function prepareCompilation(argv: readonly string[], io: CliIO): Pr
     throw e;
   }
   const o = program.opts<CliOptions>();
-  const tc = await toolchainFor(o, io);
-  return { tc, settings: resolveSettings(o, program.args, io, normalizeArch(o.gpuName)) };
+  const arch = normalizeArch(o.gpuName);
+  const tc = await toolchainFor(o, io, arch);
+  return { tc, settings: resolveSettings(o, program.args, io, arch) };
 }
 
 export function reportError(e: unknown, io: CliIO): number {

@@ -5,21 +5,37 @@
  * run starts from a deserialised heap instead of parsing and evaluating ~1 MB of JavaScript.
  * bin/ptxforge chooses it when the blob was built by the same node binary, else the ESM bundle.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import v8 from 'node:v8';
 import { runCli } from './run.js';
-import { loadDefaultPlugins } from './plugins.js';
+import { defaultImporter, loadDefaultPlugins, moduleNotFound, setDefaultImporter } from './plugins.js';
 
 // Evaluate the lazily loaded plugin modules now, at snapshot build time (node drains the event loop
 // before it takes the snapshot).
 void loadDefaultPlugins();
 
+/** Whether package `spec` is in a node_modules folder at or above `dir` (Node's package lookup). */
+function isInstalled(dir: string, spec: string): boolean {
+  for (let d = dir; ; d = path.dirname(d)) {
+    if (path.basename(d) !== 'node_modules' && existsSync(path.join(d, 'node_modules', spec, 'package.json'))) return true;
+    if (path.dirname(d) === d) return false;
+  }
+}
+
 v8.startupSnapshot.setDeserializeMainFunction(() => {
   // Where this snapshot lives decides where the ESM bundle (batch workers, package.json) is.
   const k = process.execArgv.indexOf('--snapshot-blob');
   const blob = k >= 0 ? process.execArgv[k + 1]! : '';
-  (globalThis as { __ptxforgeModuleUrl?: string }).__ptxforgeModuleUrl = pathToFileURL(path.join(path.dirname(blob), '..', 'bundle', 'cli.js')).href;
+  const bundleUrl = pathToFileURL(path.join(path.dirname(blob), '..', 'bundle', 'cli.js')).href;
+  (globalThis as { __ptxforgeModuleUrl?: string }).__ptxforgeModuleUrl = bundleUrl;
+  // The heap holds every plugin package that was installed when the snapshot was built; use one only
+  // while it is still installed where the CLI is, found as the ESM bundle's import() would find it
+  // (node_modules folders upwards from the bundle; NODE_PATH does not count), so removing a target
+  // package has the same effect with and without the snapshot.
+  const bundleDir = path.dirname(fileURLToPath(bundleUrl));
+  setDefaultImporter((spec) => (isInstalled(bundleDir, spec) ? defaultImporter(spec) : Promise.reject(moduleNotFound(spec, bundleUrl))));
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(0);
     throw e;

@@ -3,7 +3,7 @@ import { createToolchain, Decoder } from '@ptxforge/kernel';
 import corePlugin from '@ptxforge/plugin-core';
 import { ptxFrontendPlugin } from '@ptxforge/ptx';
 import targetSm90Plugin from '@ptxforge/target-sm90';
-import { decodeAttribute, readCubin } from '@ptxforge/cubin';
+import { decodeAttribute, readCubin, verboseStatsOfCubin } from '@ptxforge/cubin';
 import { runKernel, type Launch } from '@ptxforge/interp';
 import { runCubin } from '@ptxforge/sass-lift';
 import { checkHazards, hazardInstrFromSass } from '@ptxforge/sass-hazards';
@@ -61,6 +61,51 @@ const io = (kernel: string, input: string, outBytes: number): Launch => ({
 });
 
 describe('PTX → sm_90 cubin → lifted run', () => {
+  it('module .global and .const variables: bank 3, bank 4 addresses, address-taken constants, pointers in data', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.global .align 4 .b32 g_init[4] = {7, 8, 9, 10};
+.global .align 4 .b32 g_zero[4];
+.const .align 4 .b32 c_tab[4] = {100, 200, 300, 400};
+.const .align 4 .b32 c_idx[4] = {1, 2, 3, 4};
+.const .align 8 .u64 c_ptr = g_init;
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<12>;
+  .reg .b32 %r<12>;
+  ld.param.u64 %rd1, [output];
+  ld.param.u64 %rd9, [input];
+  ld.global.u32 %r1, [%rd9];
+  and.b32 %r1, %r1, 3;
+  ld.global.u32 %r2, [g_init+8];
+  ld.const.u32 %r3, [c_tab+4];
+  mov.u64 %rd2, c_idx;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.u64 %rd4, %rd2, %rd3;
+  ld.const.u32 %r4, [%rd4];
+  ld.const.u64 %rd5, [c_ptr];
+  ld.global.u32 %r5, [%rd5+12];
+  mov.u64 %rd6, g_zero;
+  add.u64 %rd7, %rd6, %rd3;
+  st.global.u32 [%rd7], %r3;
+  ld.global.u32 %r6, [g_zero+4];
+  st.global.u32 [%rd1], %r2;
+  st.global.u32 [%rd1+4], %r3;
+  st.global.u32 [%rd1+8], %r4;
+  st.global.u32 [%rd1+12], %r5;
+  st.global.u32 [%rd1+16], %r6;
+  ret;
+}`;
+    const { out } = sameAsPtxPath(ptx, io('k', '01000000', 20));
+    expect(out).toBe(hex(Uint8Array.from([9, 0, 0, 0, 200, 0, 0, 0, 2, 0, 0, 0, 10, 0, 0, 0, 200, 0, 0, 0])));
+    const c = readCubin(compileToCubin(tc, ptx, { arch: 'sm_90', file: 'k.ptx' }).cubin);
+    const names = c.sections.map((s) => s.name);
+    // c_tab stays in bank 3 (direct loads only); c_idx (address taken) and the globals live in device memory
+    expect(names).toEqual(expect.arrayContaining(['.nv.constant3', '.nv.constant4', '.nv.global.init', '.nv.global', '.rela.nv.constant4']));
+    const sym = (n: string) => names[c.symbols.find((x) => x.name === n)!.shndx];
+    expect([sym('c_tab'), sym('c_ptr'), sym('c_idx'), sym('g_zero')]).toEqual(['.nv.constant3', '.nv.constant3', '.nv.global.init', '.nv.global']);
+  });
+
   it('64-bit load, add with carry, store', () => {
     const ptx = `.version 7.8
 .target sm_90
@@ -138,6 +183,225 @@ L1:
       buffers: { input: { hex: '00' }, output: { hex: '00'.repeat(256) } }, params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
     };
     sameAsPtxPath(ptx, launch);
+  });
+
+  it('f32 atomic add on shared memory (CAS loop) from 64 threads, generic address of a .local array', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .shared .align 4 .f32 acc;
+  .local .align 8 .b32 loc[4];
+  .reg .u64 %rd<8>;
+  .reg .b32 %r<8>;
+  .reg .f32 %f<4>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [output];
+  mov.u32 %r1, %tid.x;
+  setp.ne.u32 %p1, %r1, 0;
+  @!%p1 st.shared.f32 [acc], 0f00000000;
+  bar.sync 0;
+  add.u32 %r2, %r1, 1;
+  cvt.rn.f32.u32 %f1, %r2;
+  mul.f32 %f1, %f1, 0f3F000000;
+  atom.shared.add.f32 %f2, [acc], %f1;
+  bar.sync 0;
+  st.local.u32 [loc+4], %r2;
+  mov.u64 %rd2, loc;
+  cvta.local.u64 %rd3, %rd2;
+  ld.u32 %r3, [%rd3+4];
+  mul.wide.u32 %rd4, %r1, 4;
+  add.u64 %rd5, %rd1, %rd4;
+  st.global.u32 [%rd5+4], %r3;
+  @%p1 bra done;
+  ld.shared.f32 %f3, [acc];
+  st.global.f32 [%rd1], %f3;
+done:
+  ret;
+}`;
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [64, 1, 1],
+      buffers: { input: { hex: '00' }, output: { hex: '00'.repeat(260) } }, params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    const { out } = sameAsPtxPath(ptx, launch);
+    // sum of (i+1)/2 for i < 64 = 1040 = 0x44820000; every thread read back its own tid+1 through the generic address
+    expect(out.slice(0, 8)).toBe('00008244');
+    expect(out.slice(8 + 63 * 8, 8 + 64 * 8)).toBe('40000000');
+    // .nv.info as ptxas writes it: one barrier (bar.sync 0), the cumulative stack = the frame of the .local array
+    const v = verboseStatsOfCubin(readCubin(compileToCubin(tc, ptx, { arch: 'sm_90', file: 'k.ptx' }).cubin)).functions[0]!;
+    expect(v.barriers).toBe(1);
+    expect(v.stackFrame).toBeGreaterThanOrEqual(16);
+    expect(v.cumulativeStack).toBe(v.stackFrame);
+  });
+
+  it('rcp.rz/rm/rp.f64: normal, subnormal, overflowing and underflowing results, zeros, infinities, NaN', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<8>;
+  .reg .b32 %r<4>;
+  .reg .f64 %fd<6>;
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 8;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.f64 %fd1, [%rd4];
+  rcp.rz.f64 %fd2, %fd1;
+  rcp.rm.f64 %fd3, %fd1;
+  rcp.rp.f64 %fd4, %fd1;
+  mul.wide.u32 %rd3, %r1, 24;
+  add.u64 %rd5, %rd2, %rd3;
+  st.global.f64 [%rd5], %fd2;
+  st.global.f64 [%rd5+8], %fd3;
+  st.global.f64 [%rd5+16], %fd4;
+  ret;
+}`;
+    const vals = [3, -3, 0.1, 7e-310, -4.9e-324, 2.5e-308, 1.7e308, -9e307, 0, -0, Infinity, -Infinity, NaN, 1, 2 ** 1023, 2 ** -1022,
+      2.2250738585072014e-308 / 3, 1 / 3, 123456789.123, -1e-300, 4e307, 1.0000000000000002, 0.9999999999999999, 5e-324, 2 ** -1074 * 3, 1e300, 6.1e-309, -2.8e-309, 3e306, 8.98846567431158e307, 1.5, 42];
+    const buf = Buffer.alloc(8 * vals.length);
+    vals.forEach((v, i) => buf.writeDoubleLE(v, 8 * i));
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [vals.length, 1, 1],
+      buffers: { input: { hex: buf.toString('hex') }, output: { hex: '00'.repeat(24 * vals.length) } }, params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    const { out } = sameAsPtxPath(ptx, launch);
+    const o = Buffer.from(out, 'hex');
+    expect(o.readDoubleLE(0)).toBe(0.3333333333333333); // 1/3 rounded toward zero
+    expect(o.readDoubleLE(16)).toBe(0.33333333333333337); // toward +inf
+  });
+
+  it('fp8 conversions (e4m3x2/e5m2x2 from f32 with satfinite, to f16x2) over every byte and rounding edge', () => {
+    const ptx = `.version 8.6
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<8>;
+  .reg .b32 %r<8>;
+  .reg .b16 %h<4>;
+  .reg .f32 %f<4>;
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 8;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.f32 %f1, [%rd4];
+  ld.global.f32 %f2, [%rd4+4];
+  cvt.rn.satfinite.e4m3x2.f32 %h1, %f1, %f2;
+  cvt.rn.satfinite.e5m2x2.f32 %h2, %f1, %f2;
+  mul.wide.u32 %rd3, %r1, 12;
+  add.u64 %rd5, %rd2, %rd3;
+  st.global.u16 [%rd5], %h1;
+  st.global.u16 [%rd5+2], %h2;
+  ld.global.u16 %h3, [%rd4];
+  cvt.rn.f16x2.e4m3x2 %r2, %h3;
+  cvt.rn.f16x2.e5m2x2 %r3, %h3;
+  st.global.u32 [%rd5+4], %r2;
+  st.global.u32 [%rd5+8], %r3;
+  ret;
+}`;
+    // f32 pairs: rounding ties and edges of both formats, subnormals, saturation, specials; the low 16 bits of
+    // each first value also run every fp8 byte pair through the decoders
+    const vals: number[] = [];
+    const f = [0, -0, 1, -1, 448, 449, 464, 480, -500, 57344, 61440, 1e9, Infinity, -Infinity, NaN, 2 ** -6, 2 ** -7, 2 ** -9, 2 ** -10, 3 * 2 ** -10,
+      2 ** -14, 2 ** -16, 2 ** -17, 3 * 2 ** -17, 1.0625, 1.1875, 1.125, 1.375, 0.3, -0.7, 17.5, 18.5, 1e-30, -1e-45, 240, 248, 232, 3.5e-3, 2.9e-2, 65504];
+    for (let i = 0; i < f.length; i++) vals.push(f[i]!, f[(i * 7 + 3) % f.length]!);
+    const buf = Buffer.alloc(4 * (vals.length + 2 * 256));
+    vals.forEach((v, i) => buf.writeFloatLE(v, 4 * i));
+    for (let b = 0; b < 256; b++) buf.writeUInt32LE(b | ((255 - b) << 8) | 0x3f000000, 4 * vals.length + 8 * b);
+    const n = vals.length / 2 + 256;
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [n, 1, 1],
+      buffers: { input: { hex: buf.toString('hex') }, output: { hex: '00'.repeat(12 * n) } }, params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    const { out } = sameAsPtxPath(ptx, launch);
+    const o = Buffer.from(out, 'hex');
+    // pair 2 is (1.0, 2^-9): e4m3x2 packs the first operand high: 0x38 (1.0), 0x01 (the smallest subnormal)
+    expect(o.readUInt16LE(24)).toBe(0x3801);
+  });
+
+  it('f64 min/max (NaN, signed zeros), u32 -> f64 and f64 -> s64 conversions', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<8>;
+  .reg .b32 %r<4>;
+  .reg .s64 %s<2>;
+  .reg .f64 %fd<6>;
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 16;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.f64 %fd1, [%rd4];
+  ld.global.f64 %fd2, [%rd4+8];
+  min.f64 %fd3, %fd1, %fd2;
+  max.f64 %fd4, %fd1, %fd2;
+  ld.global.u32 %r2, [%rd4];
+  cvt.rn.f64.u32 %fd5, %r2;
+  cvt.rzi.s64.f64 %s1, %fd1;
+  mul.wide.u32 %rd3, %r1, 32;
+  add.u64 %rd5, %rd2, %rd3;
+  st.global.f64 [%rd5], %fd3;
+  st.global.f64 [%rd5+8], %fd4;
+  st.global.f64 [%rd5+16], %fd5;
+  st.global.s64 [%rd5+24], %s1;
+  ret;
+}`;
+    const pairs = [[1, 2], [2, 1], [-0, 0], [0, -0], [NaN, 3], [3, NaN], [NaN, NaN], [-Infinity, 5], [1e300, -1e300], [-7.5, -7.5], [4e9, 1], [-3.9e18, 0]];
+    const buf = Buffer.alloc(16 * pairs.length);
+    pairs.forEach(([x, y], i) => {
+      buf.writeDoubleLE(x!, 16 * i);
+      buf.writeDoubleLE(y!, 16 * i + 8);
+    });
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [pairs.length, 1, 1],
+      buffers: { input: { hex: buf.toString('hex') }, output: { hex: '00'.repeat(32 * pairs.length) } }, params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    const o = Buffer.from(sameAsPtxPath(ptx, launch).out, 'hex');
+    expect(Object.is(o.readDoubleLE(64), -0)).toBe(true); // min(-0, +0)
+    expect(Object.is(o.readDoubleLE(96 + 8), 0)).toBe(true); // max(+0, -0)
+    expect(o.readDoubleLE(128)).toBe(3); // min(NaN, 3)
+  });
+
+  it('shared memory starts after the sm_90 system reserve (0x400, as ptxas); extern-only shared keeps the reserve section', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.extern .shared .align 4 .b8 dyn[];
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<6>;
+  .reg .b32 %r<6>;
+  ld.param.u64 %rd1, [output];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, dyn;
+  add.u32 %r4, %r3, %r2;
+  st.shared.u32 [%r4], %r1;
+  bar.sync 0;
+  xor.b32 %r2, %r2, 4;
+  add.u32 %r4, %r3, %r2;
+  ld.shared.u32 %r5, [%r4];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r5;
+  st.global.u32 [%rd3+256], %r3;
+  ret;
+}`;
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [64, 1, 1], sharedBytes: 256,
+      buffers: { input: { hex: '00' }, output: { hex: '00'.repeat(512) } }, params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    const r = compileToCubin(tc, ptx, { arch: 'sm_90', file: 'k.ptx' });
+    const sec = readCubin(r.cubin).sections.find((x) => x.name === '.nv.shared.k');
+    expect(sec?.size).toBe(0x400);
+    const got = runCubin(r.cubin, launch);
+    expect(got.result.errors).toEqual([]);
+    const o = Buffer.from(got.result.buffers.output!.bytes);
+    expect(o.readUInt32LE(0)).toBe(1); // thread 0 read thread 1's value
+    expect(o.readUInt32LE(256)).toBe(0x400); // the address of dyn
   });
 
   it('f32 arithmetic with immediates and a select', () => {

@@ -8,3 +8,4 @@ export { preScheduleMachineFunction, DEFAULT_GPR_TARGET, type PreScheduleOptions
 export { emitFunction, type EmittedFunction, type EmitOptions } from './emit.js';
 export { compileFunction, generateCubin, type CodegenOptions, type CodegenResult, type KernelStats } from './generate.js';
 export { compileToCubin, cubinOfModule, type CompileToCubinOptions, type CompileToCubinResult } from './compile.js';
+export { planModuleData, type ModuleData } from './data.js';

@@ -1,5 +1,6 @@
 import type { Block, Instr, OriFunction, OriModule, Operand, Register, VarDecl } from '@ptxforge/kernel';
 import type { SassOperand } from '@ptxforge/sass';
+import type { ModuleData } from './data.js';
 import {
   CodegenError, type JumpTable, type VMemOperand, type MBlock, type MFunction, type MGuard, type MInstr, type MOperand, type MParam, type VFile, type VReg, type VRegOperand,
 } from './mir.js';
@@ -22,6 +23,10 @@ import {
 export interface SelectOptions {
   /** Constant-bank 0 offset of the kernel parameters (the target's capabilities.paramBase). */
   paramBase: number;
+  /** Where the first shared variable goes: the target's shared-memory system reserve (cubin layout profile). */
+  sharedBase?: number;
+  /** Placement of the module's .global/.const variables (data.ts); required when the module has any. */
+  data?: Pick<ModuleData, 'bank3' | 'slots'>;
 }
 
 const u32 = (x: bigint): number => Number(BigInt.asUintN(32, x));
@@ -41,6 +46,12 @@ interface LabelOperandLike {
   block: number;
 }
 
+/** fp8 formats: mantissa bits, exponent bias, largest finite magnitude, magnitudes above `nanAbove` are NaN. */
+const FP8: Record<string, { mbits: number; bias: number; max: number; nanAbove: number }> = {
+  E4M3: { mbits: 3, bias: 7, max: 448, nanAbove: 0x7e },
+  E5M2: { mbits: 2, bias: 15, max: 57344, nanAbove: 0x7c },
+};
+
 const FLOAT_OPS = new Set(['FADD', 'FMUL', 'FFMA', 'FSETP', 'FSET', 'FMNMX', 'FSEL']);
 const INT_TYPES = new Set(['U8', 'S8', 'U16', 'S16', 'U32', 'S32', 'U64', 'S64']);
 
@@ -54,6 +65,8 @@ class Selector {
   private curOp = '';
   usesGlobal = false;
   private readonly blockIndex = new Map<Block, number>();
+  /** Addresses of global variables loaded for the Ori instruction being selected (both halves share one load). */
+  private readonly varAddr = new Map<string, VReg>();
 
   constructor(
     readonly module: OriModule, readonly fn: OriFunction, readonly shared: ReadonlyMap<string, number>, readonly opts: SelectOptions,
@@ -120,13 +133,36 @@ class Selector {
         if (o.index) this.fail('indexed constant-bank operand');
         return { k: 'cbank', bank: o.bank, off: o.offset + 4 * part };
       case 'sym': {
+        const g = this.globalAddress(o.name);
+        if (g) return this.r(g, part);
+        const lo = this.locals.get(o.name);
+        if (lo !== undefined) {
+          // a .local variable's local-window address: the stack pointer plus its place in the frame
+          if (part) return c2rz();
+          const t = this.newV('R', 1);
+          this.emit('IADD3', [], [this.r(t), { k: 'reg', file: 'R', n: 1 }, { k: 'int', v: lo }, c2rz()], 1);
+          return this.r(t);
+        }
         const off = this.shared.get(o.name);
-        if (off === undefined) this.fail(`address of ${o.name} (only .shared variables have addresses without relocations yet)`);
+        if (off === undefined) this.fail(`address of ${o.name}`);
         return { k: 'int', v: part === 0 ? off : 0 };
       }
       default:
         return this.fail(`operand kind ${o.kind}`);
     }
+  }
+
+  /** The 64-bit address of a variable in device memory, from its constant bank 4 slot (undefined for others). */
+  globalAddress(name: string): VReg | undefined {
+    const slot = this.opts.data?.slots.get(name);
+    if (slot === undefined) return undefined;
+    let v = this.varAddr.get(name);
+    if (!v) {
+      v = this.newV('R', 2);
+      this.emit('LDC', ['64'], [this.r(v, 0, 2), { k: 'cbank', bank: 4, off: 8 * slot }], 1);
+      this.varAddr.set(name, v);
+    }
+    return v;
   }
 
   /** A whole register operand (span = its width: pairs print as their base register). */
@@ -339,6 +375,7 @@ class Selector {
     this.curOp = ins.fullOpcode;
     const g = ins.guard;
     this.guard = g ? { v: this.vOf(g.reg), not: g.not } : undefined;
+    this.varAddr.clear();
     const op = ins.opcode;
     const d = ins.defs;
     const u = ins.uses;
@@ -393,14 +430,15 @@ class Selector {
         const m = mods.filter((x) => x !== 'S32');
         return this.emit('IMNMX', m, [this.def(d[0]), this.part(u[0]!, 0), this.part(u[1]!, 0), this.part(u[2]!, 0)], 1);
       }
+      case 'DMNMX':
+        return this.dminmax(d[0]!, u[0]!, u[1]!, u[2] ?? { kind: 'pt' });
       case 'FADD':
       case 'FMUL':
       case 'FFMA':
       case 'FMNMX':
       case 'DADD':
       case 'DMUL':
-      case 'DFMA':
-      case 'DMNMX': {
+      case 'DFMA': {
         const float = op.startsWith('F');
         return this.emit(op, mods.filter((m) => m !== 'RN' && m !== 'F32' && m !== 'F64'), [this.defWhole(d[0]), ...u.map((x) => (float ? this.whole(x, { float: true }) : this.dsrc(x)))], 1);
       }
@@ -743,6 +781,9 @@ class Selector {
    */
   fdiv(ins: Instr): void {
     const d = ins.defs[0]!;
+    const num = ins.uses[0]!;
+    const mode = ins.mods.find((m) => m === 'RZ' || m === 'RM' || m === 'RP');
+    if (this.widthOf(d) === 2 && mode && num.kind === 'imm' && num.value === 0x3ff0000000000000n) return this.frcp64Directed(d, ins.uses[1]!, mode);
     if (ins.mods.includes('F64') || this.widthOf(d) !== 1) this.fail('f64 division');
     if (ins.mods.some((m) => ['RZ', 'RM', 'RP', 'APPROX', 'FULL'].includes(m))) this.fail('directed-rounding or approximate division');
     const ftz = ins.mods.includes('FTZ');
@@ -814,6 +855,238 @@ class Selector {
     this.emit('SEL', [], [this.def(d), this.r(sq), this.r(f), this.r(any)], 1);
   }
 
+  /**
+   * rcp.{rz,rm,rp}.f64 (1/x with directed rounding), IEEE-exact including subnormal and overflowing results:
+   * - x is scaled into ±[1,2) (subnormal x first multiplied by 2^54), x' = m·2^0 with e its biased exponent;
+   * - y ≈ 1/x' from MUFU.RCP64H and three Newton steps (y += y·(1 − x'y)); the residual r = 1 − x'y is exact and
+   *   q' = fma(r, y, y) rounded in the requested direction is the correctly rounded 1/x' (Markstein; ptxas's
+   *   __cuda_sm20_rcp_rz_f64 ends the same way), in (0.5, 1];
+   * - 1/x = q'·2^k, k = 1023 − e (+54): two DMULs by 2^⌊k/2⌋ (exact) and 2^⌈k/2⌉ in the same direction, so a
+   *   subnormal or overflowing result is rounded once more at its own position — directed roundings compose
+   *   (rounding an already directed-rounded value toward the same side at a coarser position gives the single
+   *   rounding), which round-to-nearest would not;
+   * - x = ±0 → ±inf, ±inf → ±0, NaN → the canonical NaN (the interpreter's), selected at the end.
+   */
+  frcp64Directed(d: Operand, xo: Operand, mode: string): void {
+    const R = (): VReg => this.newV('R', 1);
+    const W = (): VReg => this.newV('R', 2);
+    const P = (): VReg => this.newV('P', 1);
+    const int = (v: number): MOperand => ({ k: 'int', v: v >>> 0 });
+    const x = this.dsrc(xo) as VRegOperand;
+    const X = x.k === 'vreg' ? x.v : this.fail('f64 reciprocal operand');
+    const lop = (dst: VReg, a: MOperand, b: MOperand, c: MOperand, lut: number, part = 0) =>
+      this.emit('LOP3', ['LUT'], [this.r(dst, part), a, b, c, int(lut), PT(true)], 1);
+    // subnormal inputs: scale by 2^54 first
+    const e0 = R();
+    lop(e0, this.r(X, 1), int(0x7ff00000), c2rz(), 0xc0);
+    const sub = P();
+    this.emit('ISETP', ['EQ', 'U32', 'AND'], [this.r(sub), PT(), this.r(e0), c2rz(), PT()], 2);
+    const big = W();
+    this.emit('MOV', [], [this.r(big, 0), c2rz()], 1);
+    this.emit('MOV', [], [this.r(big, 1), int(0x43500000)], 1); // 2^54
+    const xm = W();
+    this.emit('DMUL', [], [this.r(xm, 0, 2), this.r(X, 0, 2), this.r(big, 0, 2)], 1);
+    const xs = W();
+    for (let p = 0; p < 2; p++) this.emit('SEL', [], [this.r(xs, p), this.r(xm, p), this.r(X, p), this.r(sub)], 1);
+    const adj = R();
+    this.emit('SEL', [], [this.r(adj), int(54), c2rz(), this.r(sub)], 1);
+    // e (biased exponent of xs) and x' = xs with the exponent of 1.0
+    const eb = R();
+    lop(eb, this.r(xs, 1), int(0x7ff00000), c2rz(), 0xc0);
+    const xp = W();
+    this.emit('MOV', [], [this.r(xp, 0), this.r(xs, 0)], 1);
+    lop(xp, this.r(xs, 1), int(0x800fffff), int(0x3ff00000), 0xea, 1); // (hi & mask) | 1.0's exponent
+    const ONE = W();
+    this.emit('MOV', [], [this.r(ONE, 0), c2rz()], 1);
+    this.emit('MOV', [], [this.r(ONE, 1), int(0x3ff00000)], 1);
+    let y = W();
+    this.emit('MOV', [], [this.r(y, 0), c2rz()], 1);
+    this.emit('MUFU', ['RCP64H'], [this.r(y, 1), this.r(xp, 1)], 1);
+    for (let k = 0; k < 3; k++) {
+      const e = W();
+      this.emit('DFMA', [], [this.r(e, 0, 2), { ...this.r(xp, 0, 2), neg: true }, this.r(y, 0, 2), this.r(ONE, 0, 2)], 1);
+      const y2 = W();
+      this.emit('DFMA', [], [this.r(y2, 0, 2), this.r(y, 0, 2), this.r(e, 0, 2), this.r(y, 0, 2)], 1);
+      y = y2;
+    }
+    const res = W();
+    this.emit('DFMA', [], [this.r(res, 0, 2), { ...this.r(xp, 0, 2), neg: true }, this.r(y, 0, 2), this.r(ONE, 0, 2)], 1);
+    const q = W();
+    this.emit('DFMA', [mode], [this.r(q, 0, 2), this.r(res, 0, 2), this.r(y, 0, 2), this.r(y, 0, 2)], 1);
+    // k = 1023 - e + adj, in two halves k1 = k >> 1, k2 = k - k1; 2^ki = ((ki + 1023) << 20):0
+    const ebits = R();
+    this.emit('SHF', ['R', 'U32', 'HI'], [this.r(ebits), c2rz(), int(20), this.r(eb)], 1);
+    const k = R();
+    this.emit('IADD3', [], [this.r(k), { ...this.r(ebits), neg: true }, this.r(adj), int(1023)], 1);
+    const k1 = R();
+    this.emit('SHF', ['R', 'S32', 'HI'], [this.r(k1), c2rz(), int(1), this.r(k)], 1);
+    const k2 = R();
+    this.emit('IADD3', [], [this.r(k2), this.r(k), { ...this.r(k1), neg: true }, c2rz()], 1);
+    const f1 = W();
+    const f2 = W();
+    for (const [f, ki] of [[f1, k1], [f2, k2]] as const) {
+      this.emit('MOV', [], [this.r(f, 0), c2rz()], 1);
+      const t = R();
+      this.emit('IADD3', [], [this.r(t), this.r(ki), int(1023), c2rz()], 1);
+      this.emit('SHF', ['L', 'U32'], [this.r(f, 1), this.r(t), int(20), c2rz()], 1);
+    }
+    const t1 = W();
+    this.emit('DMUL', [], [this.r(t1, 0, 2), this.r(q, 0, 2), this.r(f1, 0, 2)], 1);
+    // DMUL has no rounding-mode form in the encoder: a DFMA adding -0 (which keeps every product, zeros included)
+    const nz = W();
+    this.emit('MOV', [], [this.r(nz, 0), c2rz()], 1);
+    this.emit('MOV', [], [this.r(nz, 1), int(0x80000000)], 1);
+    const t2 = W();
+    this.emit('DFMA', [mode], [this.r(t2, 0, 2), this.r(t1, 0, 2), this.r(f2, 0, 2), this.r(nz, 0, 2)], 1);
+    // specials from the original bits: |hi|, lo == 0
+    const mag = R();
+    lop(mag, this.r(X, 1), int(0x7fffffff), c2rz(), 0xc0);
+    const sign = R();
+    lop(sign, this.r(X, 1), int(0x80000000), c2rz(), 0xc0);
+    const loz = P();
+    this.emit('ISETP', ['EQ', 'U32', 'AND'], [this.r(loz), PT(), this.r(X, 0), c2rz(), PT()], 2);
+    const isZero = P();
+    this.emit('ISETP', ['EQ', 'U32', 'AND'], [this.r(isZero), PT(), this.r(mag), c2rz(), this.r(loz)], 2);
+    const isInf = P();
+    this.emit('ISETP', ['EQ', 'U32', 'AND'], [this.r(isInf), PT(), this.r(mag), int(0x7ff00000), this.r(loz)], 2);
+    const infHiNz = P();
+    this.emit('ISETP', ['EQ', 'U32', 'AND'], [this.r(infHiNz), PT(), this.r(mag), int(0x7ff00000), { ...this.r(loz), not: true }], 2);
+    const isNan = P();
+    this.emit('ISETP', ['GT', 'U32', 'OR'], [this.r(isNan), PT(), this.r(mag), int(0x7ff00000), this.r(infHiNz)], 2);
+    const signInf = R();
+    lop(signInf, this.r(sign), int(0x7ff00000), c2rz(), 0xfc);
+    const hi1 = R();
+    this.emit('SEL', [], [this.r(hi1), this.r(signInf), this.r(t2, 1), this.r(isZero)], 1);
+    const hi2 = R();
+    this.emit('SEL', [], [this.r(hi2), this.r(sign), this.r(hi1), this.r(isInf)], 1);
+    const lo1 = R();
+    const zeroOrInf = P();
+    this.emit('PLOP3', ['LUT'], [this.r(zeroOrInf), PT(), this.r(isZero), this.r(isInf), PT(), int(0xfc), int(0)], 2);
+    this.emit('SEL', [], [this.r(lo1), c2rz(), this.r(t2, 0), this.r(zeroOrInf)], 1);
+    // the canonical f64 NaN 0x7fffffff_ffffffff
+    this.emit('SEL', [], [this.def(d, 1), int(0x7fffffff), this.r(hi2), this.r(isNan)], 1);
+    this.emit('SEL', [], [this.def(d, 0), int(0xffffffff), this.r(lo1), this.r(isNan)], 1);
+  }
+
+  /**
+   * fp8 conversions in integer and f32 arithmetic (the encoder has no F2FP E4M3/E5M2 rows yet), bit-exact with
+   * PTX's cvt (the interpreter's fp8.ts):
+   * - fp8 -> f16/f32: the fp8 magnitude bits placed as an f32's top bits (exponent field = the fp8 exponent) and
+   *   scaled by 2^(127 - bias) give the exact value, fp8 subnormals included (an f32 subnormal times a power of two,
+   *   no FTZ); E5M2 infinity comes out as 2^16, which rounds to the f16 infinity; NaN patterns give the canonical NaN;
+   * - f32 (or f16, widened exactly) -> fp8, round to nearest even with satfinite: |x| clamped to the largest finite
+   *   value, then the f32 bits rounded at the fp8 mantissa width (normal range) or |x|·2^(bias - 1 + mbits) rounded
+   *   to an integer (subnormal range), the sign put back; NaN -> 0x7f.
+   */
+  fp8Convert(d: Operand, src: Operand, dt: string, st: string, satfinite: boolean): void {
+    const R = (): VReg => this.newV('R', 1);
+    const P = (): VReg => this.newV('P', 1);
+    const int = (v: number): MOperand => ({ k: 'int', v: v >>> 0 });
+    const lop = (dst: VReg, a: MOperand, b: MOperand, c: MOperand, lut: number) => this.emit('LOP3', ['LUT'], [this.r(dst), a, b, c, int(lut), PT(true)], 1);
+    const f8 = FP8[st];
+    if (f8) {
+      if (dt !== 'F16' && dt !== 'F32') this.fail(`fp8 conversion to ${dt}`);
+      const b = this.inReg(this.part(src, 0));
+      const mag = R();
+      lop(mag, b, int(0x7f), c2rz(), 0xc0);
+      const sh = R();
+      this.emit('SHF', ['L', 'U32'], [this.r(sh), this.r(mag), int(23 - f8.mbits), c2rz()], 1);
+      const f = R();
+      this.emit('FMUL', [], [this.r(f), this.r(sh), { k: 'float', v: 2 ** (127 - f8.bias) }], 1);
+      let v = f;
+      let signShift = 24;
+      let nan = 0x7fffffff;
+      if (dt === 'F16') {
+        v = R();
+        this.emit('F2F', ['F16', 'F32'], [this.r(v), this.r(f)], 1);
+        signShift = 8;
+        nan = 0x7fff;
+      }
+      const sg = R();
+      lop(sg, b, int(0x80), c2rz(), 0xc0);
+      const sgs = R();
+      this.emit('SHF', ['L', 'U32'], [this.r(sgs), this.r(sg), int(signShift), c2rz()], 1);
+      const withSign = R();
+      lop(withSign, this.r(v), this.r(sgs), c2rz(), 0xfc);
+      const isNan = P();
+      this.emit('ISETP', ['GT', 'U32', 'AND'], [this.r(isNan), PT(), this.r(mag), int(f8.nanAbove), PT()], 2);
+      return this.emit('SEL', [], [this.def(d), int(nan), this.r(withSign), this.r(isNan)], 1);
+    }
+    const t8 = FP8[dt]!;
+    if (!satfinite) this.fail('fp8 conversion without .satfinite');
+    let x = this.inReg(this.part(src, 0, { float: st === 'F32' }));
+    if (st === 'F16') {
+      const w = R();
+      this.emit('F2F', ['F32', 'F16'], [this.r(w), x], 1);
+      x = this.r(w);
+    } else if (st !== 'F32') this.fail(`fp8 conversion from ${st}`);
+    const abs = R();
+    lop(abs, x, int(0x7fffffff), c2rz(), 0xc0);
+    const a = R();
+    this.emit('FMNMX', [], [this.r(a), this.r(abs), { k: 'float', v: t8.max }, PT()], 1);
+    // normal range: round the f32 bits at the fp8 mantissa width (ties to even), then rebias the exponent
+    const sh = 23 - t8.mbits;
+    const odd = R();
+    this.emit('SHF', ['R', 'U32', 'HI'], [this.r(odd), c2rz(), int(sh), this.r(a)], 1);
+    const odd1 = R();
+    lop(odd1, this.r(odd), int(1), c2rz(), 0xc0);
+    const rb = R();
+    this.emit('IADD3', [], [this.r(rb), this.r(a), this.r(odd1), int((1 << (sh - 1)) - 1)], 1);
+    const top = R();
+    this.emit('SHF', ['R', 'U32', 'HI'], [this.r(top), c2rz(), int(sh), this.r(rb)], 1);
+    const normal = R();
+    this.emit('IADD3', [], [this.r(normal), this.r(top), int(-((127 - t8.bias) << t8.mbits)), c2rz()], 1);
+    // subnormal range: |x| * 2^(bias - 1 + mbits) rounded to an integer
+    const scaled = R();
+    this.emit('FMUL', [], [this.r(scaled), this.r(a), { k: 'float', v: 2 ** (t8.bias - 1 + t8.mbits) }], 1);
+    const sub = R();
+    this.emit('F2I', ['U32', 'NTZ'], [this.r(sub), this.r(scaled)], 1);
+    const small = P();
+    this.emit('FSETP', ['LT', 'AND'], [this.r(small), PT(), this.r(a), { k: 'float', v: 2 ** (1 - t8.bias) }, PT()], 2);
+    const m = R();
+    this.emit('SEL', [], [this.r(m), this.r(sub), this.r(normal), this.r(small)], 1);
+    const sg = R();
+    this.emit('SHF', ['R', 'U32', 'HI'], [this.r(sg), c2rz(), int(24), x], 1);
+    const sg8 = R();
+    lop(sg8, this.r(sg), int(0x80), c2rz(), 0xc0);
+    const withSign = R();
+    lop(withSign, this.r(m), this.r(sg8), c2rz(), 0xfc);
+    const isNan = P();
+    this.emit('FSETP', ['NAN', 'AND'], [this.r(isNan), PT(), x, x, PT()], 2);
+    this.emit('SEL', [], [this.def(d), int(0x7f), this.r(withSign), this.r(isNan)], 1);
+  }
+
+  /**
+   * f64 min/max (Ori DMNMX; the sm_90 encoder has no DMNMX form): compares and selects with PTX's rules, which
+   * are the interpreter's fminmax: a NaN operand yields the other one (two NaNs the canonical NaN); equal values
+   * differ only in the sign of zero, min prefers -0 and max +0.
+   */
+  dminmax(d: Operand, ao: Operand, bo: Operand, po: Operand): void {
+    const a = this.dsrc(ao) as VRegOperand;
+    const b = this.dsrc(bo) as VRegOperand;
+    if (a.k !== 'vreg' || b.k !== 'vreg') this.fail('f64 min/max operand');
+    const min = po.kind === 'pt' ? !po.not : this.fail('f64 min/max with a predicate register');
+    const P = (): VReg => this.newV('P', 1);
+    const A = (p: number) => this.r(a.v, p);
+    const B = (p: number) => this.r(b.v, p);
+    const aNeg = P();
+    this.emit('ISETP', ['LT', 'AND'], [this.r(aNeg), PT(), A(1), c2rz(), PT()], 2);
+    const better = P();
+    this.emit('DSETP', [min ? 'LT' : 'GT', 'AND'], [this.r(better), PT(), this.r(a.v, 0, 2), this.r(b.v, 0, 2), PT()], 2);
+    const eqSign = P();
+    this.emit('DSETP', ['EQ', 'AND'], [this.r(eqSign), PT(), this.r(a.v, 0, 2), this.r(b.v, 0, 2), { ...this.r(aNeg), ...(min ? {} : { not: true }) }], 2);
+    const bNan = P();
+    this.emit('DSETP', ['NAN', 'AND'], [this.r(bNan), PT(), this.r(b.v, 0, 2), this.r(b.v, 0, 2), PT()], 2);
+    const both = P();
+    this.emit('DSETP', ['NAN', 'AND'], [this.r(both), PT(), this.r(a.v, 0, 2), this.r(a.v, 0, 2), this.r(bNan)], 2);
+    const takeA = P();
+    this.emit('PLOP3', ['LUT'], [this.r(takeA), PT(), this.r(better), this.r(eqSign), this.r(bNan), { k: 'int', v: 0xfe }, { k: 'int', v: 0 }], 2);
+    const t = this.newV('R', 2);
+    for (let p = 0; p < 2; p++) this.emit('SEL', [], [this.r(t, p), A(p), B(p), this.r(takeA)], 1);
+    this.emit('SEL', [], [this.def(d, 0), { k: 'int', v: 0xffffffff }, this.r(t, 0), this.r(both)], 1);
+    this.emit('SEL', [], [this.def(d, 1), { k: 'int', v: 0x7fffffff }, this.r(t, 1), this.r(both)], 1);
+  }
+
   /** A predicate source (register, PT, their complements). */
   pred(o: Operand): MOperand {
     if (o.kind === 'pt') return PT(!!o.not);
@@ -883,7 +1156,7 @@ class Selector {
     const w = this.widthOf(d);
     if (w !== 1 || type.endsWith('64')) this.fail('64-bit atomic');
     if (type === 'F32' && op === 'ATOMS') {
-      if (kind !== 'ADD' || !d || d.kind !== 'reg') this.fail('f32 shared-memory atomic other than add');
+      if (kind !== 'ADD') this.fail('f32 shared-memory atomic other than add');
       return this.sharedAtomicAddF32(d, u[0]!, u[1]!);
     }
     const scope = mods.includes('CTA') ? 'CTA' : mods.includes('SYS') ? 'SYS' : 'GPU';
@@ -914,7 +1187,7 @@ class Selector {
    * (flushing subnormals, as the atomic does), `ATOMS.CAST.SPIN ok, [a], old, new` (compare and new value in a
    * consecutive pair) stores when the word is still `old`; retry until it did. The result is the old value.
    */
-  sharedAtomicAddF32(d: Operand, addr: Operand, val: Operand): void {
+  sharedAtomicAddF32(d: Operand | undefined, addr: Operand, val: Operand): void {
     const v = this.inReg(this.whole(val, { float: true }));
     const a = this.address(addr, false);
     const cont = this.newBlock(`${this.created[this.layout[this.layout.length - 1]!]!.label}.atom${this.created.length}`);
@@ -934,7 +1207,8 @@ class Selector {
     this.emit('BRA', [], [{ k: 'label', block: loop }], 0, { v: done, not: true });
     this.layout.push(cont);
     this.cur = this.created[cont]!.instrs;
-    this.emit('MOV', [], [this.def(d), this.r(pair, 0)], 1);
+    // (red.shared.add.f32 has no destination: the loop alone is the reduction)
+    if (d && d.kind === 'reg') this.emit('MOV', [], [this.def(d), this.r(pair, 0)], 1);
   }
 
   /** A 64-bit integer source as a register pair (RZ stays RZ; a 32-bit register is zero-extended). */
@@ -976,6 +1250,10 @@ class Selector {
       return this.emit('PLOP3', ['LUT'], [this.r(dv), PT(), this.r(this.vOf(src.reg)), PT(), PT(), { k: 'int', v: src.not ? 0x0f : 0xf0 }, { k: 'int', v: 0 }], 2);
     }
     if (src.kind === 'sreg') return this.s2r(dst, src);
+    if (src.kind === 'sym' && dv.width === 2 && this.opts.data?.slots.has(src.name)) {
+      // the address of a global variable straight from its bank-4 slot, as ptxas
+      return this.emit('LDC', ['64'], [this.r(dv, 0, 2), { k: 'cbank', bank: 4, off: 8 * this.opts.data.slots.get(src.name)! }], 1);
+    }
     for (let p = 0; p < dv.width; p++) {
       let s: MOperand;
       if (src.kind === 'reg' && src.reg.width <= p) s = { k: 'reg', file: 'R', n: 255 };
@@ -991,6 +1269,10 @@ class Selector {
     const names: Record<string, string> = {
       SR_LANEMASK_EQ: 'SR_EQMASK', SR_LANEMASK_LT: 'SR_LTMASK', SR_LANEMASK_LE: 'SR_LEMASK', SR_LANEMASK_GT: 'SR_GTMASK', SR_LANEMASK_GE: 'SR_GEMASK',
     };
+    if (src.name === 'SR_LWINBASE' && this.widthOf(dst) === 2) {
+      // the generic address of local-window offset 0: ptxas reads it from c[0x0][0x20] (sm_80 and sm_90 alike)
+      return this.emit('LDC', ['64'], [this.defWhole(dst), { k: 'cbank', bank: 0, off: 0x20 }], 1);
+    }
     if (this.widthOf(dst) !== 1) this.fail(`64-bit special register ${src.name}`);
     this.emit('S2R', [], [this.def(dst), { k: 'name', name: names[src.name] ?? src.name }], 1);
   }
@@ -1266,6 +1548,14 @@ class Selector {
       // f32 -> bf16 (round to nearest even) as ptxas: F2FP.BF16.F32.PACK_AB with RZ for the high half
       return this.emit('F2FP', ['BF16', 'F32', 'PACK_AB'], [this.def(d), c2rz(), this.inReg(this.whole(a, { float: true }))], 1);
     }
+    if (op === 'I2F' && dt === 'F64' && st === 'U32' && !rest.some((m) => m !== 'RN')) {
+      // the encoder has I2F.F64 from S32 and from 64-bit sources only: zero-extend (exact either way)
+      const w = this.newV('R', 2);
+      this.emit('MOV', [], [this.r(w, 0), this.part(a, 0)], 1);
+      this.emit('MOV', [], [this.r(w, 1), c2rz()], 1);
+      return this.emit('I2F', ['F64', 'U64'], [this.defWhole(d), this.r(w, 0, 2)], 1);
+    }
+    if (op === 'F2F' && (FP8[dt] || FP8[st]) && !rest.some((m) => m !== 'RN' && m !== 'SATFINITE')) return this.fp8Convert(d, a, dt, st, rest.includes('SATFINITE'));
     if (types.some((t) => t === 'E4M3' || t === 'E5M2' || t === 'BF16')) this.fail('fp8/bf16 conversion');
     let mods: string[];
     if (op === 'I2F') mods = [...(dt === 'F32' ? [] : [dt]), ...(st === 'S32' ? [] : [st]), ...rest.filter((m) => m !== 'RN')];
@@ -1273,6 +1563,8 @@ class Selector {
     else mods = [dt, st, ...rest.filter((m) => m !== 'RN')];
     // RN is F2I's default rounding and not spelled (`F2I.U32.NTZ`)
     if (op === 'F2I') mods = mods.filter((m, i) => mods.indexOf(m) === i && m !== 'RN');
+    // the 64-bit F2I forms (an f64 source or a 64-bit result) have no NTZ bit; NaN gives 0 without it as well
+    if (op === 'F2I' && (dt.endsWith('64') || st === 'F64')) mods = mods.filter((m) => m !== 'NTZ');
     if (op === 'F2I' && /^[SU](8|16)$/.test(dt)) {
       // sub-word results: convert at 32 bits (saturating to that range), then clamp to the type's range
       const wide = dt.startsWith('S') ? 'S32' : 'U32';
@@ -1297,8 +1589,21 @@ class Selector {
       return { k: 'vmem', wide: false, off: off + this.locals.get(o.sym)!, stack: true };
     }
     if (o.sym) {
+      const g = this.globalAddress(o.sym);
+      if (g) {
+        if (!wide) this.fail(`${o.sym} (device memory) addressed in another state space`);
+        if (!o.base) return { k: 'vmem', base: g, wide, off, desc: true };
+        if (o.base.width !== 2) this.fail('32-bit base of a 64-bit address');
+        // [base + var + off]: the 64-bit sum of the register and the variable's address
+        const b = this.vOf(o.base);
+        const t = this.newV('R', 2);
+        const c = this.newV('P', 1);
+        this.emit('IADD3', [], [this.r(t, 0), this.r(c), PT(), this.r(b, 0), this.r(g, 0), c2rz()], 3);
+        this.emit('IADD3', ['X'], [this.r(t, 1), this.r(b, 1), this.r(g, 1), c2rz(), this.r(c), PT(true)], 1);
+        return { k: 'vmem', base: t, wide, off, desc: true };
+      }
       const s = this.shared.get(o.sym);
-      if (s === undefined) this.fail(`address of ${o.sym} (only .shared variables are laid out yet)`);
+      if (s === undefined) this.fail(`address of ${o.sym}`);
       off += s;
     }
     if (o.base && wide && o.base.width !== 2) this.fail('32-bit base of a 64-bit address');
@@ -1311,6 +1616,14 @@ class Selector {
 
   load(ins: Instr): void {
     const op = ins.opcode;
+    const a = ins.uses[0]!;
+    const c3 = a.kind === 'mem' && a.sym && !a.base ? this.opts.data?.bank3.get(a.sym) : undefined;
+    if (c3 !== undefined && a.kind === 'mem' && op === 'LDG' && ins.mods.includes('CONSTANT')) {
+      // ld.const [var+imm] of a variable in constant bank 3: LDC c[0x3][off] (the width as LDC spells it)
+      const size = ins.mods.find((m) => /^[SU](8|16)$|^(32|64|128)$/.test(m)) ?? '32';
+      if (size === '128') this.fail('128-bit constant load');
+      return this.emit('LDC', size === '32' ? [] : [size], [this.defWhole(ins.defs[0]), { k: 'cbank', bank: 3, off: c3 + a.offset }], 1);
+    }
     const wide = op === 'LD' || op === 'LDG';
     if (wide) this.usesGlobal = true;
     const mods = this.memMods(ins.mods);
@@ -1355,10 +1668,15 @@ function c2rz(): MOperand {
   return { k: 'reg', file: 'R', n: 255 };
 }
 
-/** Shared variables a function may reach, laid out in declaration order (module ones first) with their alignment. */
-export function sharedLayout(m: OriModule, fn: OriFunction): { offsets: Map<string, number>; bytes: number } {
+/**
+ * Shared variables a function may reach, laid out in declaration order (module ones first) with their alignment,
+ * from `base`: the system reserve at the start of the CTA's shared window on targets that have one (sm_90: 1 KB;
+ * ptxas addresses the first variable at 0x400). `bytes` is the static size without the reserve; `uses` says
+ * whether the function has any shared variable (static or `.extern`).
+ */
+export function sharedLayout(m: OriModule, fn: OriFunction, base = 0): { offsets: Map<string, number>; bytes: number; uses: boolean } {
   const offsets = new Map<string, number>();
-  let at = 0;
+  let at = base;
   const place = (v: VarDecl): void => {
     if (v.space !== 'shared' || v.extern) return;
     const a = Math.max(1, v.align);
@@ -1375,17 +1693,17 @@ export function sharedLayout(m: OriModule, fn: OriFunction): { offsets: Map<stri
     const a = Math.max(1, v.align);
     const off = Math.ceil(at / a) * a;
     offsets.set(v.name, off);
-
   }
-  return { offsets, bytes: at };
+  const uses = [...m.vars, ...fn.vars].some((v) => v.space === 'shared');
+  return { offsets, bytes: at - base, uses };
 }
 
 /** Select one function of an optimized module. */
 export function selectFunction(m: OriModule, fn: OriFunction, opts: SelectOptions): MFunction {
-  if (m.vars.some((v) => v.space === 'global' || v.space === 'const')) {
-    throw new CodegenError('CODEGEN_NOT_IMPLEMENTED', `${fn.name}: not implemented: module .global/.const variables (relocations)`);
+  if (!opts.data && [m.vars, fn.vars].some((vs) => vs.some((v) => v.space === 'global' || v.space === 'const'))) {
+    throw new CodegenError('CODEGEN_BAD_INPUT', `${fn.name}: the module has .global/.const variables but no data placement was given`);
   }
-  const { offsets, bytes } = sharedLayout(m, fn);
+  const { offsets, bytes, uses } = sharedLayout(m, fn, opts.sharedBase ?? 0);
   // `.local` variables at the bottom of the stack frame ([R1 + offset]); spill slots go above them
   const locals = new Map<string, number>();
   let localBytes = 0;
@@ -1410,7 +1728,7 @@ export function selectFunction(m: OriModule, fn: OriFunction, opts: SelectOption
   }
   return {
     name: fn.name, kind: fn.kind, blocks, vregs: s.vregs, params, paramBase: opts.paramBase, paramBytes,
-    sharedBytes: bytes, frameBytes: localBytes, localBytes, usesGlobalDesc: s.usesGlobal, jumpTables: s.jumpTables, directives: fn.directives,
+    sharedBytes: bytes, usesShared: uses, frameBytes: localBytes, localBytes, usesGlobalDesc: s.usesGlobal, jumpTables: s.jumpTables, directives: fn.directives,
   };
 }
 

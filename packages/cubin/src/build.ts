@@ -11,6 +11,7 @@ import { CubinError } from './errors.js';
 import { type ElfNote, NT_CUDA_CUINFO, NT_CUDA_TKINFO } from './notes.js';
 import { attributeCode, EIFMT, encodeNvInfo, type NvInfoRecord } from './nvinfo.js';
 import { type CubinLayoutProfile, type FunctionAttributeKey, layoutProfileFor } from './profile.js';
+import { type BuildVariable, dataSectionBytes, layoutModuleData } from './data.js';
 import { relocationType } from './relocs.js';
 import { encodeNotes, encodeRelocations, encodeSymbols, type SectionSpec, type SegmentSpec, writeCubin } from './write.js';
 
@@ -84,6 +85,11 @@ export interface BuildFunction {
   paramBytes?: number;
   /** Static shared memory (.nv.shared.<fn>), bytes and alignment (without the system reserve of mercury targets). */
   sharedBytes?: number;
+  /**
+   * The function uses shared memory even with no static bytes (`.extern .shared` arrays only): on targets with a
+   * system reserve the section still exists and holds the reserve, as ptxas writes it.
+   */
+  usesSharedMemory?: boolean;
   sharedAlign?: number;
   /** Per-thread local memory of the function's own (.nv.local.<fn>), bytes and alignment. */
   localBytes?: number;
@@ -145,6 +151,13 @@ export interface BuildCubinInput {
   functions: BuildFunction[];
   /** `.texmode_independent` (EIATTR_TEXMODE_INDEPENDENT in the global .nv.info). */
   texmodeIndependent?: boolean;
+  /** Module `.global`/`.const` variables in declaration order (data.ts: sections, layout, relocations). */
+  variables?: BuildVariable[];
+  /**
+   * Constant bank 4 (`.nv.constant4`): slot i (bytes 8i..8i+7) holds the 64-bit address of `symbol` (+ addend), a
+   * global variable of `variables`; the code loads it with `LDC.64 R, c[0x4][8i]`.
+   */
+  addressTable?: Array<{ symbol: string; addend?: number }>;
 }
 
 const DEFAULT_TOOL: BuildTool = { name: 'ptxforge', version: 'ptxforge', branch: '', options: '' };
@@ -378,10 +391,16 @@ export function buildCubin(input: BuildCubinInput): Uint8Array {
   if (!input.functions.length) fail('a cubin needs at least one function');
   const seen = new Set<string>();
   for (const f of input.functions) checkFunction(f, seen);
-  return build(input, sm, profile);
+  const data = layoutModuleData(input.variables ?? []);
+  for (const v of data.variables) if (seen.has(v.name)) fail(`${v.name} names both a function and a variable`);
+  for (const a of input.addressTable ?? []) {
+    const v = data.byName.get(a.symbol);
+    if (!v || v.space !== 'global') fail(`.nv.constant4: ${a.symbol} is not a global variable of the module`);
+  }
+  return build(input, sm, profile, data);
 }
 
-function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile): Uint8Array {
+function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile, data: ReturnType<typeof layoutModuleData>): Uint8Array {
   const mercury = P.name === 'mercury';
   // ptxas emits the last-defined function first.
   const fns = [...input.functions].reverse();
@@ -423,7 +442,8 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile): Uint8
   const globals: SymbolDraft[] = [];
   let first = true;
   let internalDone = false;
-  const relocationsOf = (f: BuildFunction) => f.relocations ?? (P.sharedReserve && f.sharedBytes ? [] : undefined);
+  const hasShared = (f: BuildFunction) => !!f.sharedBytes || (!!f.usesSharedMemory && !!P.sharedReserve);
+  const relocationsOf = (f: BuildFunction) => f.relocations ?? (P.sharedReserve && hasShared(f) ? [] : undefined);
   for (const f of fns) {
     if (!f.global) {
       str.add(f.name);
@@ -433,7 +453,7 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile): Uint8
     sectionSym(`.text.${f.name}`);
     both(`.nv.info.${f.name}`);
     both(`.nv.shared.${f.name}`);
-    if (f.sharedBytes) sectionSym(`.nv.shared.${f.name}`);
+    if (hasShared(f)) sectionSym(`.nv.shared.${f.name}`);
     if (first && P.reservedSharedSymbols) {
       str.add('.nv.reservedSmem.offset0');
       locals.push({ name: '.nv.reservedSmem.offset0', value: 0, size: 4, type: STT.OBJECT, bind: STB.WEAK, other: 0, shndx: 0 });
@@ -448,7 +468,7 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile): Uint8
         locals.push(subSymbol(f, s));
       }
     }
-    if (P.sharedReserve && f.sharedBytes && !internalDone) {
+    if (P.sharedReserve && hasShared(f) && !internalDone) {
       // Mercury: the first function using shared memory brings one internal (STV_INTERNAL) symbol whose
       // 20-character name ptxas blanks after resolving its relocations: an empty name, 21 zero bytes in .strtab.
       internalDone = true;
@@ -477,6 +497,40 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile): Uint8
       sectionSym(`.nv.constant0.${f.name}`);
     }
   }
+  // Module data: section symbols, then the file-local variables (ptxas's order for a module with all of them).
+  const table = input.addressTable ?? [];
+  const hasData = (n: '.nv.global.init' | '.nv.global' | '.nv.constant3') => data.sections.has(n);
+  const varSymbol = (v: (typeof data.variables)[number]): SymbolDraft => ({ name: v.name, value: v.offset, size: v.size, type: STT.OBJECT, bind: v.visible ? STB.GLOBAL : STB.LOCAL, other: 0, section: v.section });
+  const declared = (input.variables ?? []).map((v) => data.byName.get(v.name)!);
+  for (const n of ['.nv.global.init', '.nv.constant4', '.nv.global'] as const) {
+    if (n === '.nv.constant4' ? !table.length : !hasData(n)) continue;
+    both(n);
+    sectionSym(n);
+  }
+  for (const v of declared) {
+    if (v.section === '.nv.constant3' || v.visible) continue;
+    str.add(v.name);
+    locals.push(varSymbol(v));
+  }
+  if (hasData('.nv.constant3')) {
+    both('.nv.constant3');
+    sectionSym('.nv.constant3');
+    for (const v of declared) {
+      if (v.section !== '.nv.constant3' || v.visible) continue;
+      str.add(v.name);
+      locals.push(varSymbol(v));
+    }
+  }
+  // ptxas lists the slots' relocations last slot first
+  const c4 = table.length ? { bytes: new Uint8Array(8 * table.length), relocations: table.map((a, i) => ({ offset: 8 * i, type: 'R_CUDA_64', symbol: a.symbol, addend: a.addend ?? 0 })).reverse() } : undefined;
+  const c3 = hasData('.nv.constant3') ? dataSectionBytes(data, '.nv.constant3') : undefined;
+  const gi = hasData('.nv.global.init') ? dataSectionBytes(data, '.nv.global.init') : undefined;
+  const dataRelocs: Array<[string, { relocations: Array<{ offset: number; type: string; symbol: string; addend: number }> } | undefined]> = [
+    ['.nv.constant4', c4],
+    ['.nv.constant3', c3],
+    ['.nv.global.init', gi],
+  ];
+  for (const [n, d] of dataRelocs) if (d?.relocations.length) both(`.rela${n}`);
   for (const s of ['.debug_frame', '.rel.debug_frame', '.rela.debug_frame', '.nv.callgraph', '.nv.prototype']) both(s);
   sectionSym('.debug_frame');
   sectionSym('.nv.callgraph');
@@ -495,6 +549,11 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile): Uint8
         globals.push(subSymbol(f, s));
       }
     }
+  }
+  for (const v of declared) {
+    if (!v.visible) continue;
+    str.add(v.name);
+    globals.push(varSymbol(v));
   }
   const tail: SymbolDraft[] = [];
   if (!P.constant0BeforeText) {
@@ -549,6 +608,9 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile): Uint8
     if (!relocationsOf(f)) continue;
     add({ name: `.rela.text.${f.name}`, type: SHT.RELA, flags: SHF.INFO_LINK, addralign: 8, entsize: 24, link: '.symtab', info: `.text.${f.name}`, data: new Uint8Array(0) });
   }
+  for (const [n, d] of dataRelocs) {
+    if (d?.relocations.length) add({ name: `.rela${n}`, type: SHT.RELA, flags: SHF.INFO_LINK, addralign: 8, entsize: 24, link: '.symtab', info: n, data: new Uint8Array(0) });
+  }
   add(
     P.debugFrameRela
       ? { name: '.rela.debug_frame', type: SHT.RELA, flags: SHF.INFO_LINK, addralign: 8, entsize: 24, link: '.symtab', info: '.debug_frame', data: new Uint8Array(0) }
@@ -558,6 +620,8 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile): Uint8
     const paramBytes = f.paramBytes ?? Math.max(0, ...(f.params ?? []).map((p) => p.offset + p.size));
     return { name: `.nv.constant0.${f.name}`, type: SHT.PROGBITS, flags: SHF.ALLOC | SHF.INFO_LINK, addralign: 4, info: `.text.${f.name}`, data: new Uint8Array(P.paramBase + paramBytes) };
   };
+  if (c4) add({ name: '.nv.constant4', type: SHT.PROGBITS, flags: SHF.ALLOC, addralign: 8, data: c4.bytes });
+  if (c3) add({ name: '.nv.constant3', type: SHT.PROGBITS, flags: SHF.ALLOC, addralign: Math.max(4, data.sections.get('.nv.constant3')!.align), data: c3.bytes });
   if (P.constant0BeforeText) for (const f of fns) add(constant0(f));
   for (const f of fns) {
     if (!f.constant2?.length) continue;
@@ -566,11 +630,16 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile): Uint8
   for (const f of fns) {
     add({ name: `.text.${f.name}`, type: SHT.PROGBITS, flags: SHF.ALLOC | SHF.EXECINSTR, addralign: 128, link: '.symtab', info: `sym:${f.name}`, data: f.code });
   }
+  if (gi) add({ name: '.nv.global.init', type: SHT.PROGBITS, flags: SHF.WRITE | SHF.ALLOC, addralign: data.sections.get('.nv.global.init')!.align, data: gi.bytes });
   for (const f of fns) {
-    if (!f.sharedBytes) continue;
-    add({ name: `.nv.shared.${f.name}`, type: SHT.NOBITS, flags: SHF.WRITE | SHF.ALLOC | SHF.INFO_LINK, addralign: f.sharedAlign ?? 4, info: `.text.${f.name}`, data: new Uint8Array(0), size: f.sharedBytes + (P.sharedReserve ?? 0) });
+    if (!hasShared(f)) continue;
+    add({ name: `.nv.shared.${f.name}`, type: SHT.NOBITS, flags: SHF.WRITE | SHF.ALLOC | SHF.INFO_LINK, addralign: f.sharedAlign ?? (f.sharedBytes ? 4 : 16), info: `.text.${f.name}`, data: new Uint8Array(0), size: (f.sharedBytes ?? 0) + (P.sharedReserve ?? 0) });
   }
   if (P.reservedSharedSymbols) add({ name: '.nv.shared.reserved.0', type: SHT.NOBITS, flags: SHF.WRITE | SHF.ALLOC, addralign: 1, data: new Uint8Array(0), size: 0 });
+  if (hasData('.nv.global')) {
+    const g = data.sections.get('.nv.global')!;
+    add({ name: '.nv.global', type: SHT.NOBITS, flags: SHF.WRITE | SHF.ALLOC, addralign: g.align, data: new Uint8Array(0), size: g.size });
+  }
   for (const f of fns) {
     if (!f.localBytes) continue;
     add({ name: `.nv.local.${f.name}`, type: SHT.NOBITS, flags: SHF.WRITE | SHF.ALLOC | SHF.INFO_LINK, addralign: f.localAlign ?? 4, info: `.text.${f.name}`, data: new Uint8Array(0), size: f.localBytes });
@@ -625,6 +694,11 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile): Uint8
       return { offset: r.offset, type, symbol: symOf(r.symbol, f.name), addend: r.addend ?? 0 };
     });
     secs[secOf(`.rela.text.${f.name}`)]!.data = encodeRelocations(rel, true);
+  }
+  for (const [n, d] of dataRelocs) {
+    if (!d?.relocations.length) continue;
+    const rel = d.relocations.map((r) => ({ offset: r.offset, type: relocationType(r.type)!, symbol: symOf(r.symbol, n), addend: r.addend }));
+    secs[secOf(`.rela${n}`)]!.data = encodeRelocations(rel, true);
   }
 
   // .debug_frame: per function a CIE and its FDE (R_CUDA_64 at the FDE's initial location).
@@ -713,18 +787,21 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile): Uint8
     return first < 0 ? 'none' : { first, last };
   };
   const isText = (s: SectionSpec) => s.name.startsWith('.text.');
-  const isData = (s: SectionSpec) => s.type === SHT.NOBITS;
+  const isData = (s: SectionSpec) => s.type === SHT.NOBITS || (s.flags & SHF.WRITE) !== 0;
+  const isBankData = (s: SectionSpec) => s.name === '.nv.constant4' || s.name === '.nv.constant3';
+  const bankData = range(isBankData);
   const isConst0 = (s: SectionSpec) => s.name.startsWith('.nv.constant0.');
   const segments: SegmentSpec[] = [];
   if (mercury) {
     segments.push({ type: PT.PHDR, flags: 4, align: 8, covers: 'phdrs' });
     segments.push({ type: PT.LOAD, flags: 4, align: 8, covers: 'phdrs' });
+    if (bankData !== 'none') segments.push({ type: PT.LOAD, flags: 4, align: 8, covers: bankData });
     segments.push({ type: PT.LOAD, flags: 5, align: 8, covers: range(isText) });
     segments.push({ type: PT.LOAD, flags: 6, align: 8, covers: range(isData) });
     segments.push({ type: PT.LOAD, flags: 4, align: 8, covers: range(isConst0) });
   } else {
     segments.push({ type: PT.PHDR, flags: 5, align: 8, covers: 'phdrs' });
-    segments.push({ type: PT.LOAD, flags: 5, align: 8, covers: range((s) => isConst0(s) || isText(s)) });
+    segments.push({ type: PT.LOAD, flags: 5, align: 8, covers: range((s) => isConst0(s) || isText(s) || isBankData(s)) });
     const data = range(isData);
     if (data !== 'none') segments.push({ type: PT.LOAD, flags: 6, align: 8, covers: data });
     segments.push({ type: PT.LOAD, flags: 5, align: 8, covers: 'phdrs' });

@@ -10,3 +10,4 @@ export * from './profile.js';
 export * from './build.js';
 export * from './facts.js';
 export * from './verbose.js';
+export * from './data.js';

@@ -1,4 +1,5 @@
 import { decodeAttribute, type Cubin, type CubinFunction } from '@ptxforge/cubin';
+import { LWINBASE } from '@ptxforge/interp';
 import { parseOri, type OriModule } from '@ptxforge/kernel';
 import { decodeVolta } from '@ptxforge/mercury-volta';
 import { formatInstruction, isUnknown, wordFromBytes, type SassInstruction } from '@ptxforge/sass';
@@ -117,6 +118,14 @@ function operand(ctx: Ctx, o: SassOperandView, width: number, fp: 'f32' | 'f64' 
     if (not) r = `${raw.startsWith('~') ? '~' : '!'}${r}`;
     return r;
   };
+  // Ori negates (and takes |x| of) registers only: a modified constant operand is loaded into a temporary first
+  const wrapConst = (c: string): string => {
+    if (!neg && !abs && !not) return c;
+    const t = regName('R', ctx.tmp, width);
+    ctx.tmp += Math.max(2, width);
+    ctx.pre.push(`  ${t} = LDC${width === 2 ? '.64' : ''} ${c}`);
+    return wrap(t);
+  };
   switch (o.kind) {
     case 'reg':
     case 'ureg': {
@@ -129,6 +138,8 @@ function operand(ctx: Ctx, o: SassOperandView, width: number, fp: 'f32' | 'f64' 
         return wrap(t);
       }
       if (half && !o.reg) return wrap(o.kind === 'reg' ? 'RZ' : 'URZ');
+      // -RZ on the float pipes is -0.0 (Ori negates registers only; the adder keeps -RZ for its carry rule)
+      if (!o.reg && neg && fp) return fp === 'f64' ? f64Bits(-0) : f32Bits(-0);
       if (/\.(H0|H1|B[0-3]|X\d|ROW|COL|F32|BF16)/.test(raw)) unsupported(ctx, `operand ${o.text}: register half/byte selects are not lifted yet`);
       if (!o.reg) return wrap(o.kind === 'reg' ? 'RZ' : 'URZ');
       return wrap(regName(o.kind === 'reg' ? 'R' : 'UR', o.reg.index, width));
@@ -168,11 +179,18 @@ function operand(ctx: Ctx, o: SassOperandView, width: number, fp: 'f32' | 'f64' 
       const off0 = Number(inner);
       if (!Number.isFinite(off0)) unsupported(ctx, `constant operand ${raw}`);
       if (bank === 0 && off0 === 0x28) return wrap(`${ctx.stackTop}`);
+      // c[0x0][0x20..0x27]: the generic address of local-window offset 0 (ptxas's cvta.local), the interpreter's
+      // SR_LWINBASE; the lifted stack (@__stack) sits at local-window offset 0
+      if (bank === 0 && (off0 === 0x20 || off0 === 0x24)) {
+        const base = BigInt(LWINBASE);
+        const v = width === 2 && off0 === 0x20 ? base : off0 === 0x20 ? base & 0xffffffffn : base >> 32n;
+        return wrap(`0x${v.toString(16)}`);
+      }
       if (bank === 4) return wrap(bank4Word(ctx, off0, width));
       const [rb, off] = rebank(bank, off0);
-      if (rb !== bank) return wrap(`c[${hex(rb)}][${hex(off)}]`);
+      if (rb !== bank) return wrapConst(`c[${hex(rb)}][${hex(off)}]`);
       if (bank !== 0 && bank !== 3) unsupported(ctx, `constant bank ${bank} is not loaded by the lifter`);
-      return wrap(`c[${hex(bank)}][${hex(off)}]`);
+      return wrapConst(`c[${hex(bank)}][${hex(off)}]`);
     }
     case 'sreg': {
       if (raw === 'SRZ') return 'RZ';
@@ -315,6 +333,17 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
     case 'BSYNC':
       if (!ops[0]?.reg) unsupported(ctx, 'BSYNC without a barrier');
       return line(`BSYNC %b${ops[0]!.reg!.index}`);
+    case 'BREAK': {
+      // The guarded lanes leave convergence barrier Bn: every active lane drops them from its copy of the barrier's
+      // lane mask (BSYNC then waits only for the lanes still in it). The guard becomes the ballot's predicate.
+      const b = ops.find((o) => o.kind === 'cbar' || /^B\d+$/.test(o.text));
+      const n = b ? /^B(\d+)$/.exec(b.text)?.[1] : undefined;
+      if (n === undefined) unsupported(ctx, 'BREAK without a barrier register');
+      const who = g && g.index !== 7 ? `${g.negated ? '!' : ''}%${g.file === 'P' ? 'p' : 'up'}${g.index}` : 'PT';
+      const t = `%r${ctx.tmp}`;
+      ctx.tmp += 2;
+      return { lines: [`  ${t} = VOTE.ANY ${who}`, `  %b${n} = LOP3.LUT %b${n}, ${t}, RZ, 48, !PT`], ends: false };
+    }
     case 'BMOV':
       // convergence barrier bookkeeping around calls: the interpreter reconverges without it
       if (mods.includes('CLEAR') || ops[0]?.kind === 'cbar') return { lines: [], ends: false };
@@ -364,8 +393,7 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
       return line(`${operand(ctx, ops[0]!, 1, undefined)} = HFMA2${halfMods(mods)} ${ops.slice(1, 4).map((o) => operand(ctx, o, 1, undefined)).join(', ')}`);
     }
     case 'LDGSTS':
-      // cp.async: the copy size, source size (ZFILL) and alignment rules are not modelled yet
-      return unsupported(ctx, 'LDGSTS (cp.async) is not lifted yet');
+      return liftLdgsts(ctx, ops, mods, guard);
     case 'HADD2':
     case 'HMUL2': {
       if (mods.includes('F32')) {
@@ -387,6 +415,54 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
       return liftIdp(ctx, ops, mods, line);
     case 'I2IP':
       return liftI2ip(ctx, ops, mods, line);
+    case 'DSETP':
+      if (mods.includes('MAX') || mods.includes('MIN')) {
+        // sm_90's f64 min/max: DSETP.{MAX,MIN}.AND P, Q, a, b, PT, then SEL/FSEL by P and a quiet-NaN fix-up under Q.
+        // P: a is the result (the minimum/maximum as PTX's min/max.f64, which Ori's DMNMX evaluates, equals a);
+        // Q: both inputs are NaN.
+        const [p, q, a, b, c] = ops;
+        if (!p || !q || !a || !b || !(c?.kind === 'pred' && !c.reg && !c.text.startsWith('!')) || !mods.includes('AND')) unsupported(ctx, `DSETP.${mods.join('.')}`);
+        const m = `%rd${ctx.tmp}`;
+        ctx.tmp += 2;
+        const A = operand(ctx, a!, 2, 'f64');
+        const B = operand(ctx, b!, 2, 'f64');
+        const out: string[] = [...pre, `  ${guard}${m} = DMNMX ${A}, ${B}, ${mods.includes('MIN') ? 'PT' : '!PT'}`];
+        if (q!.reg) {
+          const Q = operand(ctx, q!, 1, undefined);
+          out.push(`  ${guard}${Q} = DSETP.NAN.AND ${A}, ${A}, PT`, `  ${guard}${Q} = DSETP.NAN.AND ${B}, ${B}, ${Q}`);
+        }
+        if (p!.reg) out.push(`  ${guard}${operand(ctx, p!, 1, undefined)} = ISETP.EQ.U64.AND ${m}, ${A}, PT`);
+        return { lines: out, ends: false };
+      }
+      break;
+    case 'VIADDMNMX': {
+      // d = min/max(a + b, c): PT picks the minimum, !PT the maximum (as IMNMX); .U32 compares unsigned
+      const [d, a, b, c, p] = ops;
+      if (!d || !a || !b || !c || !p) unsupported(ctx, 'VIADDMNMX form');
+      const t = `%r${ctx.tmp}`;
+      ctx.tmp += 2;
+      pre.push(`  ${t} = IADD3 ${src1(ctx, a)}, ${src1(ctx, b)}, RZ`);
+      return line(`${src1(ctx, d)} = IMNMX${mods.includes('U32') ? '.U32' : ''} ${t}, ${src1(ctx, c)}, ${operand(ctx, p!, 1, undefined)}`);
+    }
+    case 'ISGN3': {
+      // P = lut[sign(a)·4 + sign(b)·2 + sign(c)] (mercury-volta's evidence rows: opcode 0x21f)
+      const [p0, p1, a, b, c, lut] = ops;
+      if (!p0 || !p1 || !a || !b || !c || lut?.kind !== 'imm' || p1.reg || p1.text.startsWith('!')) unsupported(ctx, 'ISGN3 form');
+      const r = (): string => {
+        const t = `%r${ctx.tmp}`;
+        ctx.tmp += 2;
+        return t;
+      };
+      const [sa, sb, sc, idx, bit] = [r(), r(), r(), r(), r()];
+      pre.push(`  ${sa} = SHR.U32 ${src1(ctx, a)}, 31`, `  ${sb} = SHR.U32 ${src1(ctx, b)}, 31`, `  ${sc} = SHR.U32 ${src1(ctx, c)}, 31`);
+      pre.push(`  ${idx} = IMAD ${sa}, 4, ${sc}`, `  ${idx} = IMAD ${sb}, 2, ${idx}`, `  ${bit} = MOV ${operand(ctx, lut!, 1, undefined)}`, `  ${bit} = SHR.U32 ${bit}, ${idx}`);
+      pre.push(`  ${bit} = LOP3.LUT ${bit}, 1, RZ, 192, !PT`);
+      if (!p0!.reg) return { lines: pre, ends: false };
+      return line(`${operand(ctx, p0!, 1, undefined)} = ISETP.NE.U32.AND ${bit}, RZ, PT`);
+    }
+    case 'F2FP':
+      if (mods.includes('RELU') || mods.includes('PACK_AB_MERGE_C') || mods.includes('UNPACK_B')) return liftF2fp(ctx, ops, mods, line);
+      break;
     case 'MUFU':
       if (mods.includes('SIN') || mods.includes('COS')) {
         // SASS MUFU.SIN/COS take the angle in turns (ptxas multiplies by 1/2pi first); Ori's take radians
@@ -441,6 +517,8 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
     return line(`${operand(ctx, ops[0]!, 1, undefined)} = MOV %r${t + 1}`);
   }
   if (op === 'F2I' || op === 'I2F' || op === 'F2F') mods = conversionMods(op, mods);
+  // SASS FRND without a mode rounds to nearest even; Ori's FRND without one truncates
+  if (op === 'FRND' && !mods.some((m) => ['TRUNC', 'FLOOR', 'CEIL', 'RN', 'RZ', 'RM', 'RP'].includes(m))) mods.push('RN');
   if (op === 'LDC') {
     // constant loads: c[0x0][0x28] is the stack top, other bank-0/3 words come from the launch
     const d = operand(ctx, ops[0]!, def.get(0) ?? 1, undefined);
@@ -611,25 +689,114 @@ function liftBmsk(ctx: Ctx, ops: readonly SassOperandView[], mods: readonly stri
   return line(`${src1(ctx, ops[0])} = SHL ${m}, ${a}`);
 }
 
-/** IDP.4A.{S8,U8}.{S8,U8} d, a, b, c: c plus the four byte products. */
+/**
+ * IDP.4A.{S8,U8}.{S8,U8} d, a, b, c: c plus the four byte products; IDP.2A.{LO,HI}.{S16,U16}.{S8,U8}: c plus the
+ * products of a's two halves with b's bytes 0..1 (LO) or 2..3 (HI) (PTX dp4a / dp2a).
+ */
 function liftIdp(ctx: Ctx, ops: readonly SassOperandView[], mods: readonly string[], line: LineFn): Lifted {
-  const types = mods.filter((m) => m === 'S8' || m === 'U8');
-  if (!mods.includes('4A') || types.length !== 2) unsupported(ctx, `IDP.${mods.join('.')}`);
+  const four = mods.includes('4A');
+  const types = mods.filter((m) => /^[SU](8|16)$/.test(m));
+  const hiPair = mods.includes('HI');
+  if (types.length !== 2 || (!four && !mods.includes('2A')) || (!four && !hiPair && !mods.includes('LO'))) unsupported(ctx, `IDP.${mods.join('.')}`);
+  const aBits = four ? 8 : 16;
   const a = src1(ctx, ops[1]);
   const b = src1(ctx, ops[2]);
   let acc = src1(ctx, ops[3]);
-  for (let k = 0; k < 4; k++) {
+  const n = four ? 4 : 2;
+  for (let k = 0; k < n; k++) {
     const x = `%r${ctx.tmp}`;
     const y = `%r${ctx.tmp + 2}`;
     const s = `%r${ctx.tmp + 4}`;
     ctx.tmp += 6;
-    ctx.pre.push(`  ${x} = BFE.${types[0] === 'S8' ? 'S32' : 'U32'} ${a}, ${8 * k}, 8`, `  ${y} = BFE.${types[1] === 'S8' ? 'S32' : 'U32'} ${b}, ${8 * k}, 8`);
-    if (k < 3) {
+    const bByte = four || !hiPair ? k : k + 2;
+    ctx.pre.push(`  ${x} = BFE.${types[0]!.startsWith('S') ? 'S32' : 'U32'} ${a}, ${aBits * k}, ${aBits}`, `  ${y} = BFE.${types[1]!.startsWith('S') ? 'S32' : 'U32'} ${b}, ${8 * bByte}, 8`);
+    if (k < n - 1) {
       ctx.pre.push(`  ${s} = IMAD ${x}, ${y}, ${acc}`);
       acc = s;
     } else return line(`${src1(ctx, ops[0])} = IMAD ${x}, ${y}, ${acc}`);
   }
   return unsupported(ctx, 'IDP');
+}
+
+/**
+ * LDGSTS[.BYPASS].{32,64,128}[.ZFILL] [shared], desc[..][global], p (cp.async): the copy, done at once (the
+ * interpreter is sequentially consistent, so LDGDEPBAR/DEPBAR need nothing). With .ZFILL, ptxas keeps the number
+ * of bytes to zero-fill in the low bits of the global offset, below the copy's alignment (cp.async [to], [from+96],
+ * 16, 12 prints desc[..][R6.64+0x64]): those bytes of the destination become 0 and the rest are copied from the
+ * aligned address. Byte by byte, so any fill count works.
+ */
+function liftLdgsts(ctx: Ctx, ops: readonly SassOperandView[], mods: readonly string[], guard: string): Lifted {
+  const size = mods.includes('128') ? 16 : mods.includes('64') ? 8 : 4;
+  const zfill = mods.includes('ZFILL');
+  const dst = ops[0];
+  const src = ops[1];
+  const p = ops[2];
+  if (!dst || !src || dst.kind !== 'mem' || src.kind !== 'mem' || (p && !(p.kind === 'pred' && !p.reg && !p.text.startsWith('!')))) unsupported(ctx, `LDGSTS operands`);
+  const pre: string[] = [];
+  const da = /^\[(.*)([+-]0x[0-9a-f]+)\]$/i.exec(address(ctx, dst!, false, pre)) ?? /^\[(.*)()\]$/.exec(address(ctx, dst!, false, pre));
+  const sa = /^\[(.*)([+-]0x[0-9a-f]+)\]$/i.exec(address(ctx, src!, true, pre)) ?? /^\[(.*)()\]$/.exec(address(ctx, src!, true, pre));
+  if (!da || !sa) unsupported(ctx, 'LDGSTS address');
+  const off = (t: string): number => (t ? (t.startsWith('-') ? -Number(t.slice(1)) : Number(t.slice(1))) : 0);
+  const dOff = off(da![2]!);
+  const sOffRaw = off(sa![2]!);
+  const fill = zfill ? ((sOffRaw % size) + size) % size : 0;
+  const sOff = sOffRaw - fill;
+  const at = (base: string, o: number): string => (base ? `[${base}${o < 0 ? `-${hex(-o)}` : `+${hex(o)}`}]` : `[${hex(o)}]`);
+  const lines = pre.map((l) => `  ${guard}${l.trim()}`);
+  for (let i = 0; i < size; i++) {
+    const t = `%r${ctx.tmp}`;
+    ctx.tmp += 2;
+    if (i < size - fill) {
+      lines.push(`  ${guard}${t} = LDG.E.U8 ${at(sa![1]!, sOff + i)}`, `  ${guard}STS.U8 ${at(da![1]!, dOff + i)}, ${t}`);
+    } else lines.push(`  ${guard}STS.U8 ${at(da![1]!, dOff + i)}, RZ`);
+  }
+  return { lines, ends: false };
+}
+
+/**
+ * F2FP forms beyond the plain f32 pair → f16x2/bf16x2 pack (which Ori's F2FP evaluates), through the PTX path's
+ * own Ori (the same F2F / FSETP / SEL / PRMT sequences ptx/lower writes for cvt):
+ * - `.RELU.PACK_AB d, a, b`: negative inputs become +0 before the conversion (NaN stays NaN).
+ * - `.SATFINITE.{E4M3,E5M2}.F32.PACK_AB_MERGE_C d, a, b, c`: d = {c[31:16], fp8(a), fp8(b)}; c's upper half is
+ *   kept (ptxas passes RZ for cvt.rn.satfinite.e4m3x2.f32, so the evidence cannot tell which half of c merges).
+ * - `.F16.{E4M3,E5M2}.UNPACK_B d, b`: d = {f16(b.byte1), f16(b.byte0)}.
+ */
+function liftF2fp(ctx: Ctx, ops: readonly SassOperandView[], mods: readonly string[], line: LineFn): Lifted {
+  const fp8 = mods.find((m) => m === 'E4M3' || m === 'E5M2');
+  const t = (): string => {
+    const r = `%r${ctx.tmp}`;
+    ctx.tmp += 2;
+    return r;
+  };
+  const d = src1(ctx, ops[0]);
+  if (mods.includes('UNPACK_B') && fp8 && mods.includes('F16') && ops.length === 2) {
+    const b = src1(ctx, ops[1]);
+    const [lo, hiByte, hi] = [t(), t(), t()];
+    ctx.pre.push(`  ${lo} = F2F.F16.${fp8} ${b}`, `  ${hiByte} = SHR.U32 ${b}, 8`, `  ${hi} = F2F.F16.${fp8} ${hiByte}`);
+    return line(`${d} = PRMT ${lo}, 0x5410, ${hi}`);
+  }
+  if (mods.includes('PACK_AB_MERGE_C') && fp8 && mods.includes('F32') && ops.length === 4 && !mods.includes('RELU')) {
+    const sat = mods.includes('SATFINITE') ? '.SATFINITE' : '';
+    const [hi, lo, pair] = [t(), t(), t()];
+    ctx.pre.push(`  ${hi} = F2F.${fp8}.F32${sat} ${src1(ctx, ops[1])}`, `  ${lo} = F2F.${fp8}.F32${sat} ${src1(ctx, ops[2])}`);
+    ctx.pre.push(`  ${pair} = PRMT ${lo}, 0x1140, ${hi}`);
+    return line(`${d} = PRMT ${pair}, 0x7610, ${src1(ctx, ops[3])}`);
+  }
+  if (mods.includes('RELU') && mods.includes('PACK_AB') && !fp8 && ops.length === 3) {
+    const relu = (o: SassOperandView): string => {
+      // x & ~(x < 0 ? ~0 : 0), the mask from FSET's ordered compare (no predicate temporary: the lifted code's
+      // predicates are the physical P0..P6)
+      const x = operand(ctx, o, 1, 'f32');
+      const [m, r] = [t(), t()];
+      ctx.pre.push(`  ${m} = FSET.LT.AND ${x}, ${f32Bits(0)}, PT`, `  ${m} = IMNMX.U32 ${m}, 1, PT`, `  ${m} = IMAD ${m}, 0xffffffff, RZ`);
+      ctx.pre.push(`  ${r} = LOP3.LUT ${x}, ${m}, RZ, 48, !PT`);
+      return r;
+    };
+    const a = relu(ops[1]!);
+    const b = relu(ops[2]!);
+    return line(`${d} = F2FP.${mods.includes('BF16') ? 'BF16' : 'F16'}.F32.PACK_AB ${a}, ${b}`);
+  }
+  return unsupported(ctx, `F2FP.${mods.join('.')}`);
 }
 
 /** I2IP.{U8,S8}.S32.SAT d, a, b, c: d = {c[15:0], sat8(a), sat8(b)} (PTX cvt.pack). */
@@ -831,7 +998,9 @@ export function liftCubin(cubin: Cubin, kernelName?: string): LiftedKernel {
   try {
     module = parseOri(oriText, { file: `${fn.name}.lifted.ori` });
   } catch (e) {
-    throw new LiftError('LIFT_UNSUPPORTED', `${fn.name}: lifted Ori does not parse: ${(e as Error).message}`);
+    const line = (e as { pos?: { line?: number } }).pos?.line;
+    const bad = line ? oriText.split('\n')[line - 1]?.trim() : undefined;
+    throw new LiftError('LIFT_UNSUPPORTED', `${fn.name}: lifted Ori does not parse: ${(e as Error).message}${bad ? ` (\`${bad}\`)` : ''}`);
   }
   return { arch, kernel: fn.name, module, oriText, localBytes };
 }

@@ -82,6 +82,8 @@ interface CSlot {
   /** Sorted token ids (up to 3) as a number → slot value; longer sets by joined string. */
   encNum: Map<number, number>;
   encStr: Map<string, number>;
+  /** The value for no token (most slots of most words), or -1: skips the map on the common path. */
+  enc0: number;
 }
 
 interface CAtom {
@@ -196,7 +198,7 @@ interface CRow {
   atoms: CAtom[];
   fromAtoms: number[];
   fixed: number[];
-  derived: { token: number; atomConds: { idx: number; eq?: number; pow2?: boolean }[]; tokConds: { id: number; has: boolean }[] }[];
+  derived: { token: number; atomConds: { idx: number; eq?: number; pow2?: boolean; gt?: number; lt?: number }[]; tokConds: { id: number; has: boolean }[] }[];
   derivedIds: Set<number>;
   /** Token id → the slot holding it (index), ROLE_FIXED or ROLE_DERIVED; absent = this row cannot print it. */
   tokRole: Map<number, number>;
@@ -206,6 +208,12 @@ interface CRow {
   acts: { id: number; act: TokenAction }[];
   reuse: [number, number][];
   hidden: [number, number, string][] | undefined;
+}
+
+/** Rows of one mnemonic and operand-shape form: spec indices, compiled on first use. */
+interface FormGroup {
+  readonly ks: number[];
+  rows: CRow[] | undefined;
 }
 
 const HIDDEN = Symbol('hidden by a shorter row');
@@ -235,7 +243,7 @@ function partsWidth(parts: [number, number][]): number {
 export class TableCodec {
   private readonly byOp = new Map<number, CRow[]>();
   /** Mnemonic → operand shapes (formKey) → rows, in lookup order. */
-  private readonly byForm = new Map<string, Map<number | string, CRow[]>>();
+  private readonly byForm = new Map<string, Map<number | string, FormGroup>>();
   private readonly tokIds = new Map<string, number>();
   private readonly tokNames: string[] = [];
   private stamp: Uint32Array = new Uint32Array(0);
@@ -253,40 +261,121 @@ export class TableCodec {
   readonly layout: FamilyLayout;
   readonly archs: string[];
 
+  /** Row specs of this codec's archs, by opcode field and by mnemonic; rows compile on first use. */
+  private readonly specs: { spec: RowSpec; r: number; i: number; specificity: number }[] = [];
+  private readonly specsByOp = new Map<number, number[]>();
+  private readonly specsByName = new Map<string, number[]>();
+  private readonly compiled: (CRow | undefined)[] = [];
+  private allCompiled = false;
+
   constructor(opts: CodecOptions) {
     this.layout = opts.layout;
     this.archs = opts.archs;
     const rank = new Map(opts.archs.map((a, i) => [a, i]));
-    const ranked: { row: CRow; r: number; i: number }[] = [];
+    // Rows are compiled lazily, per opcode (decoding) or mnemonic (encoding): a process that encodes a
+    // small kernel needs a few dozen of the table's thousands of rows, and compiling them all took tens
+    // of ms at every start-up. Lookup order is the eager one's: preferred arch first; inside an arch, the
+    // most specific row (most constant bits) first; then table order.
     opts.rows.forEach((spec, i) => {
       let r = Infinity;
       for (const a of spec.archs) r = Math.min(r, rank.get(a) ?? Infinity);
       if (r === Infinity) return;
-      ranked.push({ row: this.compile(spec), r, i });
+      let specificity = 0;
+      for (const x of wordFromHex(spec.mask, this.layout.wordBits)) specificity += popcount32(x);
+      const k = this.specs.length;
+      this.specs.push({ spec, r, i, specificity });
+      const byOp = this.specsByOp.get(spec.op);
+      if (byOp) byOp.push(k);
+      else this.specsByOp.set(spec.op, [k]);
+      const byName = this.specsByName.get(spec.name);
+      if (byName) byName.push(k);
+      else this.specsByName.set(spec.name, [k]);
     });
-    // Preferred arch first; inside an arch, the most specific row (most constant bits) first.
-    ranked.sort((a, b) => a.r - b.r || b.row.specificity - a.row.specificity || a.i - b.i);
-    for (const { row } of ranked) {
-      const l = this.byOp.get(row.spec.op) ?? [];
-      l.push(row);
-      this.byOp.set(row.spec.op, l);
-      const forms = this.byForm.get(row.spec.name) ?? new Map<number | string, CRow[]>();
-      this.byForm.set(row.spec.name, forms);
-      const key = formKey(row.shapes);
-      const k = forms.get(key) ?? [];
-      k.push(row);
-      forms.set(key, k);
+    const order = (a: number, b: number): number => {
+      const x = this.specs[a]!;
+      const y = this.specs[b]!;
+      return x.r - y.r || y.specificity - x.specificity || x.i - y.i;
+    };
+    for (const l of this.specsByOp.values()) l.sort(order);
+    for (const l of this.specsByName.values()) l.sort(order);
+  }
+
+  /** The compiled row of spec `k` (compiled once; the scratch buffers grow to fit it). */
+  private row(k: number): CRow {
+    let row = this.compiled[k];
+    if (row) return row;
+    row = this.compile(this.specs[k]!.spec);
+    this.compiled[k] = row;
+    if (this.stamp.length < this.tokNames.length + 1) {
+      const stamp = new Uint32Array(Math.max(this.tokNames.length + 1, this.stamp.length * 2));
+      stamp.set(this.stamp);
+      this.stamp = stamp;
     }
-    this.stamp = new Uint32Array(this.tokNames.length + 1);
-    let maxAtoms = 0;
-    for (const { row } of ranked) maxAtoms = Math.max(maxAtoms, row.atoms.length);
-    this.vals = new Float64Array(Math.max(64, maxAtoms));
-    this.stores = new Float64Array(Math.max(64, maxAtoms));
-    let maxSlots = 0;
-    for (const { row } of ranked) maxSlots = Math.max(maxSlots, row.slots.length);
-    this.slotVals = new Float64Array(Math.max(64, maxSlots));
-    this.bucketLen = new Int32Array(Math.max(64, maxSlots));
-    this.buckets = Array.from({ length: Math.max(64, maxSlots) }, () => new Int32Array(64));
+    const atoms = row.atoms.length;
+    if (this.vals.length < atoms) {
+      this.vals = new Float64Array(atoms);
+      this.stores = new Float64Array(atoms);
+    }
+    const slots = row.slots.length;
+    if (this.slotVals.length < slots) {
+      this.slotVals = new Float64Array(slots);
+      this.bucketLen = new Int32Array(slots);
+    }
+    while (this.buckets.length < Math.max(64, slots)) this.buckets.push(new Int32Array(64));
+    return row;
+  }
+
+  /** Rows whose opcode field is `op`, in lookup order (undefined when none). */
+  private rowsOfOp(op: number): CRow[] | undefined {
+    let rows = this.byOp.get(op);
+    if (rows) return rows;
+    const ks = this.specsByOp.get(op);
+    if (!ks) return undefined;
+    rows = ks.map((k) => this.row(k));
+    this.byOp.set(op, rows);
+    return rows;
+  }
+
+  /**
+   * Row groups of mnemonic `name` by operand shapes (formKey, read from each row's signature without
+   * compiling it), in lookup order (undefined when none). A group's rows compile when an encoding asks for
+   * that form.
+   */
+  private formsOf(name: string): Map<number | string, FormGroup> | undefined {
+    let forms = this.byForm.get(name);
+    if (forms) return forms;
+    const ks = this.specsByName.get(name);
+    if (!ks) return undefined;
+    forms = new Map<number | string, FormGroup>();
+    for (const k of ks) {
+      const sig = this.specs[k]!.spec.sig;
+      const codes: number[] = [];
+      for (const sh of sig === '' ? [] : sig.split(',')) {
+        const spaced = sh.startsWith('_');
+        const shape = SHAPES[spaced ? sh.slice(1) : sh];
+        if (shape === undefined) this.row(k); // throws the table error naming the row
+        codes.push(spaced ? shape! | SPACED : shape!);
+      }
+      const key = formKey(codes);
+      const g = forms.get(key);
+      if (g) g.ks.push(k);
+      else forms.set(key, { ks: [k], rows: undefined });
+    }
+    this.byForm.set(name, forms);
+    return forms;
+  }
+
+  /** The compiled rows of a form group. */
+  private formRows(g: FormGroup | undefined): CRow[] | undefined {
+    if (!g) return undefined;
+    return (g.rows ??= g.ks.map((k) => this.row(k)));
+  }
+
+  /** Compile every row (a token no compiled row knows yet may still belong to one not compiled). */
+  private compileAll(): void {
+    if (this.allCompiled) return;
+    for (let k = 0; k < this.specs.length; k++) this.row(k);
+    this.allCompiled = true;
   }
 
   private tokId(t: string): number {
@@ -323,7 +412,7 @@ export class TableCodec {
           if (!encNum.has(key)) encNum.set(key, Number(k));
         } else if (!encStr.has(ids.join(','))) encStr.set(ids.join(','), Number(k));
       }
-      const slot: CSlot = { f, tokens, encNum, encStr };
+      const slot: CSlot = { f, tokens, encNum, encStr, enc0: encNum.get(0) ?? -1 };
       if (f.width <= 10) {
         slot.arr = new Array<number[] | undefined>(1 << f.width).fill(undefined);
         for (const [k, ids] of map) slot.arr[k] = ids;
@@ -358,7 +447,9 @@ export class TableCodec {
     });
     const derived = spec.derived.map((d) => ({
       token: this.tokId(d.token),
-      atomConds: d.when.flatMap((c): { idx: number; eq?: number; pow2?: boolean }[] => ('eq' in c ? [{ idx: keyIdx.get(c.atom) ?? -1, eq: c.eq }] : 'pow2' in c ? [{ idx: keyIdx.get(c.atom) ?? -1, pow2: true }] : [])),
+      atomConds: d.when.flatMap((c): { idx: number; eq?: number; pow2?: boolean; gt?: number; lt?: number }[] =>
+        'eq' in c ? [{ idx: keyIdx.get(c.atom) ?? -1, eq: c.eq }] : 'pow2' in c ? [{ idx: keyIdx.get(c.atom) ?? -1, pow2: true, gt: c.gt ?? -Infinity, lt: c.lt ?? Infinity }] : [],
+      ),
       tokConds: d.when.flatMap((c) => ('token' in c ? [{ id: this.tokId(c.token), has: c.has }] : [])),
     }));
     const shapesStr = spec.sig === '' ? [] : spec.sig.split(',');
@@ -406,15 +497,13 @@ export class TableCodec {
 
   /** Number of rows this codec can use. */
   get rowCount(): number {
-    let n = 0;
-    for (const l of this.byOp.values()) n += l.length;
-    return n;
+    return this.specs.length;
   }
 
   decode(w: Word, addr = 0): DecodedInstruction {
     const L = this.layout;
     const op = getBits(w, L.opcode[0], L.opcode[1]);
-    const rows = this.byOp.get(op);
+    const rows = this.rowsOfOp(op);
     const control = L.readControl(w);
     if (!rows) return { unknown: true, opcodeField: op, reason: 'no table row for this opcode', control };
     // A row whose PT operands nvdisasm hides defers to the shorter row; if none takes the word (a negated
@@ -482,7 +571,7 @@ export class TableCodec {
       let ok = true;
       for (const c of d.atomConds) {
         const v = c.idx >= 0 ? vals[c.idx]! : undefined;
-        if (c.pow2 ? !ilog2exact(v ?? -1) : v !== c.eq) {
+        if (c.pow2 ? !ilog2exact(v ?? -1) || v! <= c.gt! || v! >= c.lt! : v !== c.eq) {
           ok = false;
           break;
         }
@@ -585,7 +674,7 @@ export class TableCodec {
   explain(w: Word): { row: string; archs: string[]; badBits: number[]; badSlots: string[] }[] {
     const op = getBits(w, this.layout.opcode[0], this.layout.opcode[1]);
     const out: { row: string; archs: string[]; badBits: number[]; badSlots: string[] }[] = [];
-    for (const row of this.byOp.get(op) ?? []) {
+    for (const row of this.rowsOfOp(op) ?? []) {
       const badBits: number[] = [];
       for (let b = 0; b < w.length * 32; b++) {
         const i = b >>> 5;
@@ -606,7 +695,11 @@ export class TableCodec {
 
   /** Token id of a string, or throws (a token no row of this arch knows cannot be encoded). */
   private knownTok(t: string, opcode: string): number {
-    const id = this.tokIds.get(t);
+    let id = this.tokIds.get(t);
+    if (id === undefined && !this.allCompiled) {
+      this.compileAll();
+      id = this.tokIds.get(t);
+    }
     if (id === undefined) throw new SassEncodeError('SASS_NO_FORM', `${this.archs[0]}: '${t}' is not known for ${opcode}`);
     return id;
   }
@@ -616,18 +709,18 @@ export class TableCodec {
    * `rest`: operand index and suffix, or -1 and the modifier token).
    */
   private want(list: number[], gen: number, id: number, op: number, kind: 0 | 1 | 2, rest: string, opcode: string): void {
-    const stamp = this.stamp;
-    if (stamp[id] === gen) {
+    // this.stamp is read afresh after knownTok, which may compile rows and grow it.
+    if (this.stamp[id] === gen) {
       const t = op < 0 ? rest : `${op}${OP_TOKEN_KIND[kind]}${rest}`;
       for (let k = 1; ; k++) {
         const j = this.knownTok(`${t}#${k}`, opcode);
-        if (stamp[j] !== gen) {
+        if (this.stamp[j] !== gen) {
           id = j;
           break;
         }
       }
     }
-    stamp[id] = gen;
+    this.stamp[id] = gen;
     list.push(id);
   }
 
@@ -651,17 +744,17 @@ export class TableCodec {
   encode(ins: SassInstruction, addr = 0): Word {
     const ops = ins.operands;
     const nOps = ops.length;
-    const forms = this.byForm.get(ins.opcode);
+    const forms = this.formsOf(ins.opcode);
     let rows: CRow[] | undefined;
     if (forms) {
       if (nOps <= 8) {
         let key = 0;
         for (let i = 0; i < nOps; i++) key = key * 128 + shapeCode(ops[i]!);
-        rows = forms.get(key * 16 + nOps);
+        rows = this.formRows(forms.get(key * 16 + nOps));
       } else {
         let key = '';
         for (let i = 0; i < nOps; i++) key += SHAPE_CHARS[shapeCode(ops[i]!)]!;
-        rows = forms.get(key);
+        rows = this.formRows(forms.get(key));
       }
     }
     if (!rows) throw new SassEncodeError('SASS_NO_ROW', `no ${this.archs[0]} table row for '${ins.opcode}' with operands (${flatten(ins).sig})`);
@@ -763,6 +856,13 @@ export class TableCodec {
         let bit = -1;
         for (const [j, b] of row.reuse) if (j === i) bit = b;
         if (bit < 0) {
+          // a reuse flag held by an instruction field instead of the control bits (HMMA.SP's metadata
+          // register, bit 50): the operand token `i:reuse` of one of the row's slots
+          const role = row.tokRole.get(this.opTokId(i, 0, 'reuse', ins.opcode));
+          if (role !== undefined && role >= 0) {
+            buckets[role]![blen[role]!++] = this.opTokId(i, 0, 'reuse', ins.opcode);
+            continue;
+          }
           whyKind = 2;
           whyData = i;
           continue rowLoop;
@@ -774,7 +874,7 @@ export class TableCodec {
         const mine = buckets[si]!;
         const n = blen[si]!;
         if (n > 1) sortSmall(mine, n);
-        const v = n <= 3 ? s.encNum.get(idsKey(mine, n)) : s.encStr.get(mine.slice(0, n).join(','));
+        const v = n === 0 && s.enc0 >= 0 ? s.enc0 : n <= 3 ? s.encNum.get(idsKey(mine, n)) : s.encStr.get(mine.slice(0, n).join(','));
         if (v === undefined) {
           whyKind = 3;
           continue rowLoop;
@@ -810,8 +910,7 @@ export class TableCodec {
         }
         stores[k] = st;
       }
-      const w = new Uint32Array(row.value.length);
-      for (let i = 0; i < w.length; i++) w[i] = row.value[i]!;
+      const w = row.value.slice();
       for (let si = 0; si < slots.length; si++) writeField(w, slots[si]!.f, slotVals[si]!);
       for (let k = 0; k < atoms.length; k++) {
         const a = atoms[k]!;

@@ -41,7 +41,11 @@ export interface SlotSpec {
   map: Record<string, string[]>;
 }
 
-export type DerivedCondition = { atom: string; eq: number } | { token: string; has: boolean } | { atom: string; pow2: true };
+/**
+ * `pow2`: the atom is a power of two, strictly between `gt` and `lt` when given (nvdisasm's IMAD.SHL.U32 alias:
+ * 0x2 up to 0x8000; 0x1 is IMAD.MOV, 0x10000 prints as IMAD.U32).
+ */
+export type DerivedCondition = { atom: string; eq: number } | { token: string; has: boolean } | { atom: string; pow2: true; gt?: number; lt?: number };
 
 export interface DerivedSpec {
   token: string;

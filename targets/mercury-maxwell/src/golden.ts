@@ -33,7 +33,11 @@ export function goldenRows(file: string): MaxwellGoldenRow[] {
     const row: MaxwellGoldenRow = { where: `${name}:${i + 1}`, word: new Uint32Array(4), addr: parseInt(col('addr'), 16), text: col('text') };
     if (head.includes('code_no_ctrl')) {
       row.word = wordFromHex(col('code_no_ctrl'));
-      if (sm50 && /\.reuse\b/.test(row.text) && getBits(row.word, 81, 4) === 0) row.skip = 'no-reuse-bits';
+      // The sm_50 file carries no reuse nibble (README). Texture instructions use the same two bits for their
+      // `.T`/`.P` suffix (sm_60/61 rows: reuse value 1 prints .T, 2 prints .P; the sm_50 TLDS words printing
+      // .T and .P are otherwise alike), so their text cannot come from the word either.
+      if (sm50 && (/\.reuse\b/.test(row.text) || /^(@!?P\w+\s+)?(TEXS|TLDS|TLD4S|TEX|TLD|TLD4|TXQ)\.(\S*\.)?[TP]\s/.test(row.text)) && getBits(row.word, 81, 4) === 0)
+        row.skip = 'no-reuse-bits';
     } else {
       const w = wordFromHex(col('inst64'));
       const ctrl = wordFromHex(col('ctrl64_of_group'));

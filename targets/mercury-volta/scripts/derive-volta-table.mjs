@@ -41,6 +41,9 @@ export const SOURCES = {
 // text, in this package (vectors/), read like golden files.
 const VECTORS = resolve(here, '../vectors');
 export const EXPERIMENT_SOURCES = {
+  sm_75: ['sm_75-ptxas.tsv'],
+  sm_80: ['sm_80-ptxas.tsv'],
+  sm_86: ['sm_86-ptxas.tsv'],
   sm_90: ['sm_90-ptxas.tsv'],
 };
 
@@ -396,14 +399,26 @@ function learnCondition(ex, token, atomKeys, baseTokens) {
   for (const k of atomKeys) {
     const v0 = pos[0].flat.atoms.get(k);
     if (pos.every((e) => e.flat.atoms.get(k) === v0)) preds.push({ atom: k, eq: v0 });
-    else if (pos.every((e) => { const v = e.flat.atoms.get(k); return v > 0 && Number.isInteger(Math.log2(v)); })) preds.push({ atom: k, pow2: true });
+    else if (pos.every((e) => { const v = e.flat.atoms.get(k); return v > 0 && Number.isInteger(Math.log2(v)); })) {
+      // a power of two between bounds when smaller / larger powers of two print without the token
+      // (IMAD.SHL.U32 0x2..0x200 in the examples; IMAD.MOV.U32 ... 0x1, IMAD.U32 ... 0x10000): the bounds are
+      // the nearest such powers
+      const vs = pos.map((e) => e.flat.atoms.get(k));
+      const negP = neg.map((e) => e.flat.atoms.get(k)).filter((v) => v > 0 && Number.isInteger(Math.log2(v)));
+      const above = negP.filter((v) => v > Math.max(...vs));
+      const below = negP.filter((v) => v < Math.min(...vs));
+      const c = { atom: k, pow2: true };
+      if (below.length) c.gt = Math.max(...below);
+      if (above.length) c.lt = Math.min(...above);
+      preds.push(c);
+    }
   }
   for (const t of baseTokens) {
     const h = pos[0].flat.tokens.has(t);
     if (pos.every((e) => e.flat.tokens.has(t) === h)) preds.push({ token: t, has: h });
   }
   const holds = (e, ps) =>
-    ps.every((c) => ('eq' in c ? e.flat.atoms.get(c.atom) === c.eq : 'pow2' in c ? (e.flat.atoms.get(c.atom) > 0 && Number.isInteger(Math.log2(e.flat.atoms.get(c.atom)))) : e.flat.tokens.has(c.token) === c.has));
+    ps.every((c) => ('eq' in c ? e.flat.atoms.get(c.atom) === c.eq : 'pow2' in c ? (e.flat.atoms.get(c.atom) > 0 && Number.isInteger(Math.log2(e.flat.atoms.get(c.atom))) && !(c.lt !== undefined && e.flat.atoms.get(c.atom) >= c.lt) && !(c.gt !== undefined && e.flat.atoms.get(c.atom) <= c.gt)) : e.flat.tokens.has(c.token) === c.has));
   if (neg.some((e) => holds(e, preds))) return undefined;
   // Drop what is not needed to keep the negatives out (tokens first, then atoms).
   let cur = preds;
@@ -490,6 +505,7 @@ function learnRow(arch, ex, hints, blocked) {
   // per operand; the k-th register source is tried at bit k first).
   const reuse = {};
   const usedReuse = new Set();
+  const fieldReuse = new Set();
   const regSources = e0.ins.operands.map((o, i) => [o, i]).filter(([o, i]) => i > 0 && (o.k === 'reg' || o.k === 'cbank'));
   for (const t of allTokens) {
     if (!t.endsWith(':reuse')) continue;
@@ -506,9 +522,11 @@ function learnRow(arch, ex, hints, blocked) {
     if (best) {
       reuse[i] = best.k;
       usedReuse.add(best.k);
-    } else problems.push(`no reuse bit for operand ${i}`);
+    } else fieldReuse.add(t);
   }
-  const realTokens = allTokens.filter((t) => !t.endsWith(':reuse'));
+  // A reuse flag no control bit holds is an instruction field (HMMA.SP's metadata register: bit 50): it is
+  // explained by the slots like any other token (a problem below if no bit holds it either).
+  const realTokens = allTokens.filter((t) => !t.endsWith(':reuse') || fieldReuse.has(t));
   const fixed = realTokens.filter((t) => ex.every((e) => e.flat.tokens.has(t)));
   const varying = realTokens.filter((t) => !fixed.includes(t));
 
@@ -659,7 +677,76 @@ function learnRow(arch, ex, hints, blocked) {
       break;
     }
   }
-  // A slot must give one value per token set, or encoding would be ambiguous.
+  // A token no single slot determines and no condition derives (RED's `.RN`, printed with `.F32` and `.F64`,
+  // whose bits sit in different slots): the smallest union of two or three slots whose joint value
+  // determines it, and still determines the slots' own tokens, becomes one slot.
+  const ambiguous = (map) => {
+    const back = new Set();
+    for (const ts of Object.values(map)) {
+      const k = [...ts].sort().join(',');
+      if (back.has(k)) return true;
+      back.add(k);
+    }
+    return false;
+  };
+  const mergeFor = (t, must) => {
+    const tokensOf = (sl) => [...new Set(Object.values(sl.map).flat())];
+    const tryMerge = (idx) => {
+      if (must !== undefined && !idx.includes(must)) return undefined;
+      const bits = runs(idx.flatMap((i) => slots[i].bits.flatMap(([p, n]) => Array.from({ length: n }, (_, k) => p + k))).sort((a, b) => a - b));
+      if (bits.reduce((n, r) => n + r[1], 0) > 12) return undefined;
+      const toks = [...new Set([...idx.flatMap((i) => tokensOf(slots[i])), ...(t ? [t] : [])])];
+      const detBy = (ts) => {
+        const seen = new Map();
+        for (const e of ex) {
+          const v = readRuns(e.w, bits);
+          const k = presenceKey(e, ts);
+          if (seen.has(v) && seen.get(v) !== k) return false;
+          seen.set(v, k);
+        }
+        return true;
+      };
+      if (!detBy(toks)) return undefined;
+      // repairing an ambiguous slot: derived tokens the merged bits determine (RED's `.64`) join it
+      if (must !== undefined) for (const d of derived) if (!toks.includes(d.token) && detBy([...toks, d.token])) toks.push(d.token);
+      const map = {};
+      for (const e of ex) map[String(readRuns(e.w, bits))] = toks.filter((x) => e.flat.tokens.has(x));
+      if (must !== undefined && ambiguous(map)) return undefined;
+      return { bits, map: Object.fromEntries(Object.entries(map).sort((a, b) => Number(a[0]) - Number(b[0]))) };
+    };
+    const n = slots.length;
+    const combos = [];
+    for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) combos.push([i, j]);
+    for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) for (let k = j + 1; k < n; k++) combos.push([i, j, k]);
+    for (const idx of combos) {
+      const m = tryMerge(idx);
+      if (!m) continue;
+      for (const i of [...idx].sort((a, b) => b - a)) slots.splice(i, 1);
+      slots.push(m);
+      return true;
+    }
+    return false;
+  };
+  const derivedToks = varying.filter((t) => !slotted.has(t));
+  const derived = [];
+  for (const t of derivedToks) {
+    let when = learnCondition(ex, t, atomKeys, [...slotted, ...fixed]);
+    if (!when && mergeFor(t)) {
+      slotted.add(t);
+      continue;
+    }
+    if (!when) {
+      problems.push(`token ${t} is neither encoded nor derivable`);
+      continue;
+    }
+    derived.push({ token: t, when });
+  }
+  // A slot whose values print the same (bit 74 of RED's type, which only `.64`, `.F32` and `.F64` together
+  // tell apart) joins the slots that complete it; what is left ambiguous is a problem: encoding could not
+  // choose between the values.
+  for (let i = 0; i < slots.length; i++) if (ambiguous(slots[i].map) && mergeFor(undefined, i)) i = -1;
+  for (const sl of slots) for (const ts of Object.values(sl.map)) for (const x of ts) slotted.add(x);
+  for (let i = derived.length - 1; i >= 0; i--) if (slotted.has(derived[i].token)) derived.splice(i, 1);
   for (const sl of slots) {
     const back = new Map();
     for (const [v, ts] of Object.entries(sl.map)) {
@@ -667,16 +754,6 @@ function learnRow(arch, ex, hints, blocked) {
       if (back.has(k) && back.get(k) !== v) problems.push(`slot ${JSON.stringify(sl.bits)} values ${back.get(k)} and ${v} print the same (${k || 'nothing'})`);
       back.set(k, v);
     }
-  }
-  const derivedToks = varying.filter((t) => !slotted.has(t));
-  const derived = [];
-  for (const t of derivedToks) {
-    const when = learnCondition(ex, t, atomKeys, [...slotted, ...fixed]);
-    if (!when) {
-      problems.push(`token ${t} is neither encoded nor derivable`);
-      continue;
-    }
-    derived.push({ token: t, when });
   }
 
   // Printing order: precedence of tokens as they appear, ties by first appearance.
@@ -760,7 +837,7 @@ const POOL = { sm_70: [], sm_75: ['sm_80', 'sm_86'], sm_80: ['sm_86', 'sm_75', '
 // nvdisasm prints no base register when it is RZ (`[UR4]`), and with it no base suffix (`.64`, `.U32`), yet
 // the word keeps the suffix bits. Learn the row from the examples that print a base, read the suffix those
 // bits give for the others (their text cannot tell), then learn again from all examples.
-function imputeHiddenBaseSuffixes(arch, ex, hints, blocked) {
+function imputeHiddenBaseSuffixes(arch, ex, hints, blocked, withFixed = true) {
   const memOps = [];
   ex[0].ins.operands.forEach((o, i) => {
     if (o.k === 'mem' && !o.gdesc && !o.descOnly) memOps.push(i);
@@ -770,17 +847,35 @@ function imputeHiddenBaseSuffixes(arch, ex, hints, blocked) {
   const shown = ex.filter((e) => memOps.every((i) => !hidden(e, i)));
   if (!shown.length || shown.length === ex.length) return ex;
   const { row } = learnRow(arch, shown, hints, blocked);
+  // A joint slot (sm_75 LDG's size, scope and suffix together) may not have seen the hidden example's
+  // combination: then one bit of the slot that alone tells, over the shown examples, whether the suffix is
+  // printed (bit 90 for `.64`) decides it.
+  const sfxOf = (e, i) => e.ins.operands[i].baseSfx ?? [];
+  const separatingBit = (sl, i, sfx) => {
+    for (const [p, n] of sl.bits)
+      for (let b = p; b < p + n; b++) if (shown.every((e) => (getBits(e.w, b, 1) === 1) === sfxOf(e, i).includes(sfx))) return b;
+    return undefined;
+  };
   let changed = false;
   const out = ex.map((e) => {
     const add = [];
     for (const i of memOps) {
       if (!hidden(e, i)) continue;
+      // a suffix every shown example prints (sm_75 ST/LD `[R34.64+UR4+0x20]`): the hidden ones carry it too
+      // (their bits say otherwise only if the joint learning below finds a conflict)
+      if (withFixed && shown.length >= 2) for (const t of row.fixed) if (t.startsWith(`${i}.`)) add.push([i, t.slice(String(i).length + 1)]);
       for (const sl of row.slots) {
         const toks = Object.values(sl.map).flat();
         if (!toks.some((t) => t.startsWith(`${i}.`))) continue;
         const got = sl.map[String(readRuns(e.w, sl.bits))];
-        if (!got) continue;
-        for (const t of got) if (t.startsWith(`${i}.`)) add.push([i, t.slice(String(i).length + 1)]);
+        if (got) {
+          for (const t of got) if (t.startsWith(`${i}.`)) add.push([i, t.slice(String(i).length + 1)]);
+          continue;
+        }
+        for (const sfx of new Set(toks.filter((t) => t.startsWith(`${i}.`)).map((t) => t.slice(String(i).length + 1)))) {
+          const b = separatingBit(sl, i, sfx);
+          if (b !== undefined && getBits(e.w, b, 1) === 1) add.push([i, sfx]);
+        }
       }
     }
     if (!add.length) return e;
@@ -801,8 +896,20 @@ function learnAll(hints, blocked) {
   for (const arch of Object.keys(SOURCES)) {
     const groups = GROUPS.get(arch);
     for (const [k, own] of groups) {
-      const ownI = hints ? imputeHiddenBaseSuffixes(arch, own, hints, blocked) : own;
+      let ownI = hints ? imputeHiddenBaseSuffixes(arch, own, hints, blocked) : own;
       let { row, problems, determined } = learnRow(arch, ownI, hints, blocked);
+      if (hints && problems.length) {
+        // carrying the always-printed suffixes over to the hidden words may be wrong (ATOMS `[UR6]` words lack
+        // the `.X4` bit of `[R3.X4+UR8]`): keep whichever reading explains the words better
+        const alt = imputeHiddenBaseSuffixes(arch, own, hints, blocked, false);
+        if (alt !== ownI) {
+          const r2 = learnRow(arch, alt, hints, blocked);
+          if (r2.problems.length < problems.length) {
+            ({ row, problems, determined } = r2);
+            ownI = alt;
+          }
+        }
+      }
       let g = ownI;
       const name = own[0].flat.opcode;
       if (!BRANCHY.has(name) && hints) {

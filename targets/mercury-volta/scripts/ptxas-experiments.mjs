@@ -28,6 +28,7 @@ const UR = (n) => (n === 63 ? 'URZ' : `UR${n}`);
 const hex = (n) => `0x${n.toString(16)}`;
 
 const HEAD = `.version 8.0\n.target sm_90\n.address_size 64\n`;
+const headFor = (arch) => `.version 8.0\n.target ${arch}\n.address_size 64\n`;
 
 // ------------------------------------------------------------------ experiments
 const EXPERIMENTS = [];
@@ -286,16 +287,96 @@ for (const [geo, coords] of [
   }
 }
 
+// IMAD.WIDE with a 64-bit addend, signed or .U32 multiply (bit 73), the addend negated (bit 75: `a*b - c`), an
+// immediate (opcode 0x825) or a register multiplier (0x225). sm_90 words.
+for (const [mul, u] of [['mul.wide.s32', ''], ['mul.wide.u32', '.U32']]) {
+  for (const [b, opcode, bText] of [
+    ['4', 0x825, () => '0x4'],
+    ['12', 0x825, () => '0xc'],
+    ['%r4', 0x225, (f) => R(f(32, 8))],
+  ]) {
+    for (const [op, neg] of [['sub.s64 %rd10, %rd9, %rd8;', '-'], ['add.s64 %rd10, %rd9, %rd8;', '']]) {
+      EXPERIMENTS.push({
+        id: `imad-wide ${mul} ${b} ${op}`,
+        opcode,
+        ptx: `${HEAD}.visible .entry k(.param .u64 out, .param .u64 in)
+{
+  .reg .b32 %r<8>; .reg .b64 %rd<12>;
+  ld.param.u64 %rd1, [out]; ld.param.u64 %rd5, [in];
+  mov.u32 %r2, %tid.x;
+  cvta.to.global.u64 %rd2, %rd1; cvta.to.global.u64 %rd6, %rd5;
+  mul.wide.u32 %rd3, %r2, 16;
+  add.s64 %rd7, %rd6, %rd3;
+  ld.global.u64 %rd8, [%rd7];
+  ld.global.u32 %r3, [%rd7+8];
+  ld.global.u32 %r4, [%rd7+12];
+  ${mul} %rd9, %r3, ${b};
+  ${op}
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u64 [%rd4], %rd10;
+  ret;
+}
+`,
+        // only the word of the varied multiply (the address arithmetic is IMAD.WIDE.U32 ... 0x10 with no negation)
+        text: (f) => (f(32, 32) === 16 && opcode === 0x825 ? undefined : `IMAD.WIDE${f(73, 1) ? '' : '.U32'} ${R(f(16, 8))}, ${R(f(24, 8))}, ${bText(f)}, ${f(75, 1) ? '-' : ''}${R(f(64, 8))} ;`),
+      });
+    }
+  }
+}
+
+// BAR with a barrier number and a thread count (opcode 0xb1d): the number at 54..57, the count at 42..53,
+// a count of 0 (all threads) not printed; `bar.arrive` is BAR.ARV; .DEFER_BLOCKING is bit 80 (ptxas 13 sets it
+// for sm_80+). The same layout on sm_75..sm_90.
+for (const arch of ['sm_75', 'sm_80', 'sm_86', 'sm_90']) {
+  for (const [ptx, text] of [
+    ['bar.sync 0;', (f) => `BAR.SYNC${f(80, 1) ? '.DEFER_BLOCKING' : ''} ${hex(f(54, 4))} ;`],
+    ['bar.sync 1;', (f) => `BAR.SYNC${f(80, 1) ? '.DEFER_BLOCKING' : ''} ${hex(f(54, 4))} ;`],
+    ['bar.sync 6;', (f) => `BAR.SYNC${f(80, 1) ? '.DEFER_BLOCKING' : ''} ${hex(f(54, 4))} ;`],
+    ['bar.sync 15;', (f) => `BAR.SYNC${f(80, 1) ? '.DEFER_BLOCKING' : ''} ${hex(f(54, 4))} ;`],
+    ['bar.sync 10, 64;', (f) => `BAR.SYNC${f(80, 1) ? '.DEFER_BLOCKING' : ''} ${hex(f(54, 4))}, ${hex(f(42, 12))} ;`],
+    ['bar.sync 1, 32;', (f) => `BAR.SYNC${f(80, 1) ? '.DEFER_BLOCKING' : ''} ${hex(f(54, 4))}, ${hex(f(42, 12))} ;`],
+    ['bar.sync 3, 96;', (f) => `BAR.SYNC${f(80, 1) ? '.DEFER_BLOCKING' : ''} ${hex(f(54, 4))}, ${hex(f(42, 12))} ;`],
+    ['bar.sync 15, 1024;', (f) => `BAR.SYNC${f(80, 1) ? '.DEFER_BLOCKING' : ''} ${hex(f(54, 4))}, ${hex(f(42, 12))} ;`],
+    ['bar.sync 5, 4064;', (f) => `BAR.SYNC${f(80, 1) ? '.DEFER_BLOCKING' : ''} ${hex(f(54, 4))}, ${hex(f(42, 12))} ;`],
+    ['bar.arrive 2, 64;', (f) => `BAR.ARV ${hex(f(54, 4))}, ${hex(f(42, 12))} ;`],
+    ['bar.arrive 7, 352;', (f) => `BAR.ARV ${hex(f(54, 4))}, ${hex(f(42, 12))} ;`],
+    ['bar.arrive 12, 4064;', (f) => `BAR.ARV ${hex(f(54, 4))}, ${hex(f(42, 12))} ;`],
+  ]) {
+    EXPERIMENTS.push({
+      id: `bar ${ptx}`,
+      arch,
+      opcode: 0xb1d,
+      ptx: `${headFor(arch)}.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<4>; .reg .b64 %rd<4>;
+  .shared .b32 s[64];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  st.shared.u32 [s], %r1;
+  ${ptx}
+  ld.shared.u32 %r2, [s+4];
+  st.global.u32 [%rd1], %r2;
+  ret;
+}
+`,
+      text,
+    });
+  }
+}
+
 // ------------------------------------------------------------------ run
 const dir = mkdtempSync(join(tmpdir(), 'ptxforge-exp-'));
-const rows = new Map();
+const rowsByArch = new Map();
 let n = 0;
 try {
   for (const e of EXPERIMENTS) {
+    const arch = e.arch ?? 'sm_90';
+    const rows = rowsByArch.get(arch) ?? new Map();
+    rowsByArch.set(arch, rows);
     const src = join(dir, 'k.ptx');
     const out = join(dir, 'k.cubin');
     writeFileSync(src, e.ptx);
-    execFileSync(PTXAS, ['-arch=sm_90', src, '-o', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+    execFileSync(PTXAS, [`-arch=${arch}`, src, '-o', out], { stdio: ['ignore', 'ignore', 'pipe'] });
     const cubin = readCubin(new Uint8Array(readFileSync(out)));
     for (const fn of cubin.functions) {
       for (let off = 0; off + 16 <= fn.code.length; off += 16) {
@@ -306,7 +387,7 @@ try {
         const lo = ((BigInt(w[1] >>> 0) << 32n) | BigInt(w[0] >>> 0)).toString(16).padStart(16, '0');
         const hi = ((BigInt(w[3] >>> 0) << 32n) | BigInt(w[2] >>> 0)).toString(16).padStart(16, '0');
         const key = `${lo}${hi}`;
-        if (!rows.has(key)) rows.set(key, `0x${lo}\t0x${hi}\t${text}\tptxas sm_90: ${e.id}`);
+        if (!rows.has(key)) rows.set(key, `0x${lo}\t0x${hi}\t${text}\tptxas ${arch}: ${e.id}`);
         n++;
       }
     }
@@ -314,7 +395,10 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
-const outFile = resolve(here, '../vectors/sm_90-ptxas.tsv');
-const lines = [...rows.values()].sort((a, b) => a.split('\t')[2].localeCompare(b.split('\t')[2]) || a.localeCompare(b));
-writeFileSync(outFile, `lo64\thi64\ttext\tsource\n${lines.join('\n')}\n`);
-console.log(`ptxas-experiments: ${EXPERIMENTS.length} experiments, ${n} words, ${rows.size} distinct -> ${outFile}`);
+for (const [arch, rows] of [...rowsByArch].sort()) {
+  const outFile = resolve(here, `../vectors/${arch}-ptxas.tsv`);
+  const lines = [...rows.values()].sort((a, b) => a.split('\t')[2].localeCompare(b.split('\t')[2]) || a.localeCompare(b));
+  writeFileSync(outFile, `lo64\thi64\ttext\tsource\n${lines.join('\n')}\n`);
+  console.log(`ptxas-experiments: ${arch}: ${rows.size} distinct words -> ${outFile}`);
+}
+console.log(`ptxas-experiments: ${EXPERIMENTS.length} experiments, ${n} words`);

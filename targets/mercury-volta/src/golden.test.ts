@@ -20,7 +20,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeVolta, encodeVolta } from './index.js';
 
 const golden = findGoldenDir();
-const FLOOR = 0.985;
+const FLOOR = 1;
 
 const FILES: [string, string][] = [
   ['sm_70', 'cuasm_insrecords_sm70.tsv'],
@@ -117,14 +117,19 @@ describe.skipIf(!golden)('Volta+ golden vectors both ways (skipped: ../shared/go
 // Vectors learned by experiment with ptxas (scripts/ptxas-experiments.mjs; forms with no golden text). They
 // ship with the package, so this runs without ../shared; every row must pass both ways.
 const VECTORS = resolve(dirname(fileURLToPath(import.meta.url)), '../vectors');
-const EXPERIMENT_FILES: [string, string][] = [['sm_90', 'sm_90-ptxas.tsv']];
+const EXPERIMENT_FILES: [string, string][] = [
+  ['sm_75', 'sm_75-ptxas.tsv'],
+  ['sm_80', 'sm_80-ptxas.tsv'],
+  ['sm_86', 'sm_86-ptxas.tsv'],
+  ['sm_90', 'sm_90-ptxas.tsv'],
+];
 
 describe('Volta+ experiment vectors both ways', () => {
   for (const [arch, file] of EXPERIMENT_FILES) {
     it(`${arch} ${file}`, () => {
       const r = runGolden(arch, file, VECTORS);
       expect(r.fails).toEqual([]);
-      expect(r.rows).toBeGreaterThan(100);
+      expect(r.rows).toBeGreaterThan(10);
       expect(r.decodeOk).toBe(r.rows);
       expect(r.encodeOk).toBe(r.encodeChecked);
       expect(r.encodeChecked).toBe(r.rows);

@@ -11,6 +11,7 @@ import {
 import { Decoder, Encoder, provide, type MachineInstruction, type ServiceProvision } from '@ptxforge/kernel';
 import { isUnknown, wordToBytes } from '@ptxforge/sass';
 import { VOLTA_ROWS } from './rows.js';
+import { EVIDENCE_ROWS, SUPERSEDED } from './evidence-rows.js';
 
 /** Volta+ word layout (../shared/golden/README.md): opcode 0..11, guard 12..14 + negate 15, control 105..125. */
 export const VOLTA_LAYOUT: FamilyLayout = {
@@ -64,7 +65,8 @@ export function voltaCodec(arch: string): TableCodec {
   if (!c) {
     const chain = VOLTA_ARCH_CHAINS[arch];
     if (!chain) throw new UnsupportedArchError(arch);
-    c = new TableCodec({ archs: [...chain], layout: VOLTA_LAYOUT, rows: VOLTA_ROWS });
+    // evidence rows replace the derived rows they widen; twins (IMAD.WIDE signed) come after their siblings
+    c = new TableCodec({ archs: [...chain], layout: VOLTA_LAYOUT, rows: [...VOLTA_ROWS.filter((r) => !SUPERSEDED.has(r)), ...EVIDENCE_ROWS] });
     codecs.set(arch, c);
   }
   return c;
@@ -126,4 +128,4 @@ export function voltaServices(archs: readonly string[]): ServiceProvision<unknow
   ] as ServiceProvision<unknown>[];
 }
 
-export { VOLTA_ROWS };
+export { VOLTA_ROWS, EVIDENCE_ROWS };

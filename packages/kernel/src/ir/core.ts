@@ -1119,20 +1119,25 @@ export class OriFunction {
     if (!this.cfgDirty) return;
     this.cfgDirty = false;
     const list = this.blocks;
+    // Fresh arrays (a caller may still be iterating the old ones), but no other garbage: on big functions
+    // the collector, not this loop, dominated the rebuild (kernel-scaling benchmark).
     for (let k = 0; k < list.length; k++) {
       const b = list[k]!;
       b._pos = k;
-      b._succs = [];
       b._preds = [];
     }
     for (let k = 0; k < list.length; k++) {
       const b = list[k]!;
       const succ: Block[] = [];
-      for (const i of b.instrs) {
+      const instrs = b.instrs;
+      for (let n = 0; n < instrs.length; n++) {
+        const i = instrs[n]!;
         if (!i.isBranch) continue;
-        for (const t of i.labelTargets()) {
-          // A target is in this function when it is placed here; `succ` is small (a few targets).
-          if (t.fn === this && list[t._pos] === t && !succ.includes(t)) succ.push(t);
+        const uses = i.uses;
+        for (let u = 0; u < uses.length; u++) {
+          const o = uses[u]!;
+          if (o.kind === 'label') this._addSucc(succ, o.block);
+          else if (o.kind === 'labels') for (const t of o.blocks) this._addSucc(succ, t);
         }
       }
       const next = list[k + 1];
@@ -1140,6 +1145,11 @@ export class OriFunction {
       b._succs = succ;
       for (const s of succ) s._preds.push(b);
     }
+  }
+
+  /** Add branch target `t` to `succ` when it is placed in this function (`succ` is small: a few targets). */
+  private _addSucc(succ: Block[], t: Block): void {
+    if (t.fn === this && this.blocks[t._pos] === t && !succ.includes(t)) succ.push(t);
   }
 }
 

@@ -1,0 +1,347 @@
+// Rows learned from ptxas 13.0 output (no nvdisasm text exists for them here): each is a sibling of a derived
+// row (src/rows.ts, generated from ../shared/golden) widened by the bits real ptxas words set and the golden
+// vectors never did, or, for forms the golden data has no example of (the sm_89+ fp8 conversions), a new row.
+// The evidence for each is a small PTX program compiled by ptxas whose result the word must produce: the
+// lifted word runs in the interpreter and must give the PTX path's bytes (evidence-rows.test.ts decodes the
+// recorded words; the conformance harness's `zluda-sass` suites run them). Names follow nvdisasm's spelling
+// where it is known (FSETP compare codes, MUFU functions, .H1_H1 swizzles, F2FP fp8 forms as CUDA 12+ print
+// them); a bit whose meaning the evidence cannot tell is kept as a hidden bit (round-trips, not printed).
+// Kept apart from rows.ts so that re-running the derivation does not drop them; a row whose base row has
+// disappeared from the derived table is simply not produced (the tests then fail loudly).
+import type { RowSpec, SlotSpec } from '@ptxforge/sass';
+import { VOLTA_ROWS } from './rows.js';
+
+type Run = [number, number];
+
+const ALL = (1n << 128n) - 1n;
+const hex = (x: bigint): string => `0x${x.toString(16).padStart(32, '0')}`;
+const bits = (runs: readonly Run[]): bigint => {
+  let m = 0n;
+  for (const [p, n] of runs) for (let b = p; b < p + n; b++) m |= 1n << BigInt(b);
+  return m;
+};
+
+interface Edit {
+  /** Bits the variant sets in its constant value (they stay in the mask). */
+  set?: Run[];
+  /** Bits the variant no longer holds constant (they become slots or hidden bits). */
+  free?: Run[];
+  /** Slots replacing the base row's slots that overlap them (by first bit), or added. */
+  slots?: SlotSpec[];
+  /** Replaces all of the base row's slots. */
+  replaceSlots?: SlotSpec[];
+  hidden?: Run[];
+  addFixed?: string[];
+  dropFixed?: string[];
+  /** Printing order; tokens of the base's order not listed keep their place after these. */
+  order?: string[];
+}
+
+/** Derived rows an evidence row replaces (it prints every word they claim the same way, and more). */
+export const SUPERSEDED = new Set<RowSpec>();
+
+/** A wider sibling of `base` that takes its place (encoding then keeps ptxas's hidden bits too). */
+function widen(base: RowSpec, e: Edit): RowSpec {
+  SUPERSEDED.add(base);
+  return variant(base, e);
+}
+
+function variant(base: RowSpec, e: Edit): RowSpec {
+  let mask = BigInt(base.mask);
+  let value = BigInt(base.value);
+  if (e.free) {
+    mask &= ~bits(e.free);
+    value &= ~bits(e.free);
+  }
+  if (e.hidden) mask &= ~bits(e.hidden);
+  if (e.set) value |= bits(e.set);
+  let slots = e.replaceSlots ? [...e.replaceSlots] : base.slots.map((s) => ({ bits: s.bits.map((r) => [...r] as Run), map: { ...s.map } }));
+  for (const s of e.slots ?? []) {
+    const i = slots.findIndex((x) => x.bits[0]![0] === s.bits[0]![0]);
+    if (i >= 0) slots[i] = s;
+    else slots.push(s);
+  }
+  slots = slots.filter((s) => s.bits.length > 0);
+  const fixed = base.fixed.filter((t) => !(e.dropFixed ?? []).includes(t)).concat(e.addFixed ?? []);
+  const tokens = new Set<string>([...fixed, ...slots.flatMap((s) => Object.values(s.map).flat()), ...base.derived.map((d) => d.token)]);
+  const order = [...(e.order ?? []), ...base.order.filter((t) => !(e.order ?? []).includes(t))].filter((t) => tokens.has(t));
+  for (const t of tokens) if (!order.includes(t)) order.push(t);
+  return {
+    ...base,
+    archs: [...base.archs],
+    slots,
+    fixed,
+    order,
+    hidden: e.hidden ? [...(base.hidden ?? []), ...e.hidden] : base.hidden,
+    mask: hex(mask & ALL),
+    value: hex(value),
+  };
+}
+
+const rowsOf = (op: number, sig?: string, pred: (r: RowSpec) => boolean = () => true): RowSpec[] =>
+  VOLTA_ROWS.filter((r) => r.op === op && (sig === undefined || r.sig === sig) && pred(r));
+
+const flag = (bit: number, token: string): SlotSpec => ({ bits: [[bit, 1]], map: { 0: [], 1: [token] } });
+
+/** FSETP/FSET/HSET2 compare codes in their 4-bit field (bits 76..79), nvdisasm's names. */
+const COMPARE: Record<number, string[]> = Object.fromEntries(
+  ['F', 'LT', 'EQ', 'LE', 'GT', 'NE', 'GE', 'NUM', 'NAN', 'LTU', 'EQU', 'LEU', 'GTU', 'NEU', 'GEU', 'T'].map((c, i) => [i, [`m:${c}`]]),
+);
+const COMPARE_ORDER = Object.values(COMPARE).flat();
+const BOOL: SlotSpec = { bits: [[74, 2]], map: { 0: ['m:AND'], 1: ['m:OR'], 2: ['m:XOR'] } };
+
+function newRow(r: Omit<RowSpec, 'mask' | 'value' | 'derived'> & { set: Run[] }): RowSpec {
+  // everything not an operand, slot, guard or control bit is constant
+  const variable = bits([[12, 4], [105, 21], ...r.atoms.flatMap((a) => a.parts as Run[]), ...r.slots.flatMap((s) => s.bits as Run[])]);
+  const { set, ...rest } = r;
+  return { ...rest, derived: [], mask: hex(ALL & ~variable), value: hex(bits(set) | BigInt(r.op)) };
+}
+
+const F2FP_OP = 0x23e;
+/** F2I destination types by signedness (bit 72) + 2 × size code (bits 75..76); S32 is the default nvdisasm omits. */
+const F2I_DEST: Record<number, string[]> = { 0: ['m:U8^0'], 1: ['m:S8^0'], 2: ['m:U16^0'], 3: ['m:S16^0'], 4: ['m:U32^0'], 5: [], 6: ['m:U64^0'], 7: ['m:S64^0'] };
+const MEMORY = new Set(['LD', 'LDG', 'LDS', 'LDL', 'ST', 'STG', 'STS', 'STL']);
+/** The memory access size code in bits 73..75. */
+const SIZE_CODE: Record<string, string[]> = { 0: ['m:U8^0'], 1: ['m:S8^0'], 2: ['m:U16^0'], 3: ['m:S16^0'], 4: [], 5: ['m:64'], 6: ['m:128'] };
+
+export const EVIDENCE_ROWS: RowSpec[] = [
+  // IMAD.WIDE (signed): bit 73 clear is .U32 (golden); ptxas sets it for mul.wide.s32 / mad.wide.s32 /
+  // mul24.hi.s32, whose results only the signed product gives.
+  ...rowsOf(0x225, undefined, (r) => r.fixed.includes('m:WIDE') && r.fixed.includes('m:U32^0')).map((r) =>
+    variant(r, { set: [[73, 1]], dropFixed: ['m:U32^0'] }),
+  ),
+  // FSETP: the golden vectors hold a few combinations of one joint slot; the fields are independent (compare code
+  // 76..79, combine 74..75, FTZ 80, |a| 73, |b| 62, -b 63, !c 90). setp.gt.ftz / setp.leu / sqrt.rn.ftz need
+  // combinations the golden data lacks.
+  ...rowsOf(0x20b, 'P,P,R,R,P').map((r) =>
+    widen(r, {
+      replaceSlots: [{ bits: [[76, 4]], map: COMPARE }, flag(80, 'm:FTZ'), BOOL, flag(73, '2:abs'), flag(62, '3:abs'), flag(63, '3:neg'), flag(90, '4:not')],
+      order: [...COMPARE_ORDER, 'm:FTZ', 'm:AND', 'm:OR', 'm:XOR', '2:abs', '3:abs', '3:neg', '4:not'],
+    }),
+  ),
+  // FSETP with an f32 immediate (ex2.approx's range check: FSETP.GEU.AND P0, PT, R0, -126, PT)
+  ...rowsOf(0x80b, 'P,P,R,F,P').map((r) =>
+    widen(r, {
+      free: [[75, 1]],
+      replaceSlots: [{ bits: [[76, 4]], map: COMPARE }, flag(80, 'm:FTZ'), BOOL, flag(73, '2:abs'), flag(90, '4:not')],
+      order: [...COMPARE_ORDER, 'm:FTZ', 'm:AND', 'm:OR', 'm:XOR', '2:abs', '4:not'],
+    }),
+  ),
+  // I2IP: bit 77 selects 16-bit results (cvt.pack.sat.{u16,s16}.s32, Rc = RZ); ptxas 13 sets bit 74 in every
+  // I2IP it writes (the CUDA 11 golden words never do, for the same text): kept as a hidden bit.
+  ...rowsOf(0x239, 'R,R,R,R').map((r) =>
+    widen(r, {
+      free: [[77, 1]],
+      hidden: [[74, 1]],
+      replaceSlots: [{ bits: [[76, 2]], map: { 0: ['m:U8^0'], 1: ['m:S8^0'], 2: ['m:U16^0'], 3: ['m:S16^0'] } }],
+      order: ['m:U8^0', 'm:S8^0', 'm:U16^0', 'm:S16^0'],
+    }),
+  ),
+  // MUFU with an immediate: the function in bits 74..77 as the register form has it; the 64H functions take the
+  // high word of an f64, the others an f32 (div.full's NaN path: MUFU.RSQ R0, -QNAN).
+  ...rowsOf(0x908, 'R,F').map((r) =>
+    widen(r, {
+      free: [[74, 4]],
+      dropFixed: ['m:RCP64H'],
+      replaceSlots: [{ bits: [[74, 4]], map: { 6: ['m:RCP64H'], 7: ['m:RSQ64H'] } }],
+    }),
+  ),
+  ...rowsOf(0x908, 'R,F').map((r) => ({
+    ...variant(r, {
+      free: [[74, 4]],
+      dropFixed: ['m:RCP64H'],
+      replaceSlots: [{ bits: [[74, 4]], map: { 0: ['m:COS'], 1: ['m:SIN'], 2: ['m:EX2'], 3: ['m:LG2'], 4: ['m:RCP'], 5: ['m:RSQ'], 8: ['m:SQRT'], 9: ['m:TANH'] } }],
+    }),
+    atoms: r.atoms.map((a) => (a.key === '1' ? { ...a, enc: 'f32' as const } : a)),
+  })),
+  // Loads: type code 3 of the 3-bit size field is .S16 (ld.s16: the sign-extending 16-bit load)
+  ...VOLTA_ROWS.filter((r) => ['LD', 'LDG', 'LDS', 'LDL'].includes(r.name) && r.slots.some((s) => s.bits.length === 1 && s.bits[0]![0] === 73 && s.bits[0]![1] === 3 && s.map[2] && !s.map[3])).map(
+    (r) => {
+      const s = r.slots.find((x) => x.bits.length === 1 && x.bits[0]![0] === 73 && x.bits[0]![1] === 3)!;
+      return widen(r, { slots: [{ bits: [[73, 3]], map: { ...s.map, 3: ['m:S16^0'] } }] });
+    },
+  ),
+  // Memory rows whose golden examples split the 3-bit size code 73..75 into a 64 bit and a 2-bit field: the
+  // code as one field (st.s16 from ptxas 13 is code 3, which the split fields read as .64.U16)
+  ...VOLTA_ROWS.filter(
+    (r) =>
+      MEMORY.has(r.name) &&
+      r.slots.some((s) => s.bits.length === 1 && s.bits[0]![0] === 73 && s.bits[0]![1] === 1 && s.map[1]?.[0] === 'm:64') &&
+      r.slots.some((s) => s.bits.length === 1 && s.bits[0]![0] === 74 && s.bits[0]![1] === 2 && s.map[3]?.[0] === 'm:128'),
+  ).map((r) =>
+    widen(r, {
+      replaceSlots: [
+        ...r.slots.filter((s) => !(s.bits.length === 1 && (s.bits[0]![0] === 73 || s.bits[0]![0] === 74))),
+        { bits: [[73, 3]], map: SIZE_CODE },
+      ],
+    }),
+  ),
+  // F2I: the destination type is signedness (72) and size (75..76), the source f16/f32 in 84..85 where the row
+  // has it free; the golden rows learned a few joint values (cvt.rni.u16.f32, F2I.U16.NTZ, read as U32.S16)
+  ...rowsOf(0x305, 'R,R').map((r) => {
+    const srcFree = !(BigInt(r.mask) & bits([[84, 2]]));
+    const map: Record<string, string[]> = {};
+    for (let d = 0; d < 8; d++) {
+      const dt = F2I_DEST[d]!;
+      for (const src of srcFree ? [1, 2] : [0]) {
+        const st = src === 1 ? [`m:F16^${dt.length}`] : [];
+        map[String(d | (src << 3))] = [...dt, ...st];
+      }
+    }
+    const destBits: Run[] = srcFree ? [[72, 1], [75, 2], [84, 2]] : [[72, 1], [75, 2]];
+    return widen(r, {
+      free: [[72, 1], [75, 6], [60, 1], [62, 2], ...(srcFree ? ([[84, 2]] as Run[]) : [])],
+      replaceSlots: [
+        { bits: destBits, map },
+        flag(77, 'm:NTZ'),
+        { bits: [[78, 2]], map: { 0: [], 1: ['m:FLOOR'], 2: ['m:CEIL'], 3: ['m:TRUNC'] } },
+        flag(80, 'm:FTZ'),
+        flag(62, '1:abs'),
+        flag(63, '1:neg'),
+        ...(srcFree ? [flag(60, '1.H1')] : []),
+      ],
+      order: ['m:FTZ', ...Object.values(F2I_DEST).flat(), 'm:F16^1', 'm:FLOOR', 'm:CEIL', 'm:TRUNC', 'm:F16^0', 'm:NTZ', '1:abs', '1:neg', '1.H1'],
+    });
+  }),
+  // VIMNMX (sm_90): bit 90 negates the select predicate (max.s32: VIMNMX R, R, R, !PT)
+  ...rowsOf(0x248, 'R,R,R,P').map((r) => widen(r, { free: [[90, 1]], slots: [flag(90, '3:not')] })),
+  // HFMA2 on bf16 pairs (fma.rn.bf16x2): bit 85
+  ...rowsOf(0x235, 'R,R,R,R').map((r) => variant(r, { set: [[85, 1]], addFixed: ['m:BF16_V2'], order: ['m:MMA', 'm:BF16_V2'] })),
+  // IDP: a's and b's signedness in bits 73 / 74, the mode in 76..77 (4A; 2A with b's low or high byte pair: dp2a.lo
+  // / dp2a.hi); a's type is S8/U8 in 4A and S16/U16 in 2A (the golden rows guessed it from other fields).
+  ...rowsOf(0x226, 'R,R,R,R').map((r) => {
+    const map: Record<string, string[]> = {};
+    for (const mode of [0, 1, 3]) {
+      for (let s = 0; s < 4; s++) {
+        const w = mode === 0 ? '8' : '16';
+        const aT = `m:${s & 1 ? 'S' : 'U'}${w}^0`;
+        const bT = `m:${s & 2 ? 'S' : 'U'}8^1`;
+        map[String(s | (mode << 2))] = mode === 0 ? ['m:4A', aT, bT] : ['m:2A', mode === 1 ? 'm:LO' : 'm:HI', aT, bT];
+      }
+    }
+    const v = widen(r, { free: [[77, 1]], replaceSlots: [{ bits: [[73, 2], [76, 2]], map }], order: ['m:2A', 'm:4A', 'm:LO', 'm:HI', 'm:S8^0', 'm:U8^0', 'm:S16^0', 'm:U16^0', 'm:S8^1', 'm:U8^1'] });
+    return { ...v, derived: [] };
+  }),
+  // HSET2: all compare codes, and both broadcast swizzles of each source (set.gtu.u32.f16: R0.H1_H1)
+  ...rowsOf(0x233, 'R,R,R,P').map((r) =>
+    widen(r, {
+      free: [[60, 1], [74, 1]],
+      replaceSlots: [
+        flag(71, 'm:BF'),
+        { bits: [[76, 4]], map: COMPARE },
+        { bits: [[60, 2]], map: { 0: [], 2: ['2.H0_H0'], 3: ['2.H1_H1'] } },
+        { bits: [[74, 2]], map: { 0: [], 2: ['1.H0_H0'], 3: ['1.H1_H1'] } },
+      ],
+      order: ['m:BF', ...COMPARE_ORDER, 'm:AND'],
+    }),
+  ),
+  // F2FP.PACK_AB with .RELU (cvt.rn.relu.f16x2.f32): bit 75
+  ...rowsOf(F2FP_OP, 'R,R,R', (r) => r.archs.includes('sm_80')).map((r) => widen(r, { free: [[75, 1]], slots: [flag(75, 'm:RELU')], order: ['m:RELU'] })),
+  // Opcode 0x21f (sm_75+; no golden text, so the mnemonic is ours: nvdisasm's name for it is unknown here): a
+  // predicate from the sign bits of three registers through an 8-bit table, P = lut[sign(a)·4 + sign(b)·2 +
+  // sign(c)]. ptxas's add.sat.s32 / sub.sat.s32 test overflow with it (a + b = c overflows up: lut 0x02, down:
+  // 0x40; a - b: 0x08, 0x10), the second predicate is PT in every word seen.
+  newRow({
+    archs: ['sm_75', 'sm_80', 'sm_86', 'sm_90'],
+    op: 0x21f,
+    name: 'ISGN3',
+    sig: 'P,P,R,R,R,I',
+    guard: 'P',
+    atoms: [
+      { key: '0', parts: [[81, 3]], enc: 'u' },
+      { key: '1', parts: [[84, 3]], enc: 'u' },
+      { key: '2', parts: [[24, 8]], enc: 'u' },
+      { key: '3', parts: [[32, 8]], enc: 'u' },
+      { key: '4', parts: [[64, 8]], enc: 'u' },
+      { key: '5', parts: [[72, 8]], enc: 'u' },
+    ],
+    slots: [],
+    fixed: ['m:LUT'],
+    order: ['m:LUT'],
+    reuse: { 2: 0, 3: 1, 4: 2 },
+    set: [],
+  }),
+  // sm_90 integer forms the golden pairs lack: VIADD with a uniform register (a + UR, bit 91 as in ptxas's words),
+  // VIMNMX with an immediate, and VIADDMNMX R, R, -R, imm (fused add + min/max: ptxas's f64 division clamps the
+  // exponent difference with it where sm_80 code has IADD3 + IMNMX: max(a - b, imm) with !PT). Bit 72 is the
+  // signed compare (set in every word seen, as in VIMNMX), bit 75 negates the added register (IADD3's c bit).
+  newRow({
+    archs: ['sm_90'],
+    op: 0xc36,
+    name: 'VIADD',
+    sig: 'R,R,UR',
+    guard: 'P',
+    atoms: [
+      { key: '0', parts: [[16, 8]], enc: 'u' },
+      { key: '1', parts: [[24, 8]], enc: 'u' },
+      { key: '2', parts: [[32, 6]], enc: 'u' },
+    ],
+    slots: [],
+    fixed: [],
+    order: [],
+    reuse: { 1: 0 },
+    set: [[91, 1]],
+  }),
+  ...rowsOf(0x248, 'R,R,R,P').map((r) => ({
+    ...variant(r, { free: [[90, 1], [32, 32]], slots: [flag(90, '3:not')] }),
+    op: 0x848,
+    sig: 'R,R,I,P',
+    atoms: r.atoms.map((a) => (a.key === '2' ? { key: '2', parts: [[32, 32]] as Run[], enc: 's' as const } : a)),
+    reuse: {},
+  })),
+  newRow({
+    archs: ['sm_90'],
+    op: 0x446,
+    name: 'VIADDMNMX',
+    sig: 'R,R,R,I,P',
+    guard: 'P',
+    atoms: [
+      { key: '0', parts: [[16, 8]], enc: 'u' },
+      { key: '1', parts: [[24, 8]], enc: 'u' },
+      { key: '2', parts: [[64, 8]], enc: 'u' },
+      { key: '3', parts: [[32, 32]], enc: 's' },
+      { key: '4', parts: [[87, 3]], enc: 'u' },
+    ],
+    slots: [{ bits: [[72, 1]], map: { 0: ['m:U32'], 1: [] } }, flag(75, '2:neg'), flag(90, '4:not')],
+    fixed: [],
+    order: ['m:U32', '2:neg', '4:not'],
+    reuse: { 1: 0, 2: 2 },
+    set: [],
+  }),
+  // fp8 pairs (sm_89+): f32 pair → e4m3x2/e5m2x2 with .satfinite into the low half of Rd (the rest from Rc),
+  // and e4m3x2/e5m2x2 → f16x2 from the low half of Rb. Bit 76 / 73 picks E4M3 over E5M2.
+  newRow({
+    archs: ['sm_90'],
+    op: F2FP_OP,
+    name: 'F2FP',
+    sig: 'R,R,R,R',
+    guard: 'P',
+    atoms: [
+      { key: '0', parts: [[16, 8]], enc: 'u' },
+      { key: '1', parts: [[24, 8]], enc: 'u' },
+      { key: '2', parts: [[32, 8]], enc: 'u' },
+      { key: '3', parts: [[64, 8]], enc: 'u' },
+    ],
+    slots: [{ bits: [[76, 1]], map: { 0: ['m:E5M2'], 1: ['m:E4M3'] } }],
+    fixed: ['m:SATFINITE', 'm:F32^0', 'm:PACK_AB_MERGE_C'],
+    order: ['m:SATFINITE', 'm:E4M3', 'm:E5M2', 'm:F32^0', 'm:PACK_AB_MERGE_C'],
+    reuse: { 1: 0, 2: 1, 3: 2 },
+    set: [[77, 2], [87, 1], [90, 1]],
+  }),
+  newRow({
+    archs: ['sm_90'],
+    op: F2FP_OP,
+    name: 'F2FP',
+    sig: 'R,R',
+    guard: 'P',
+    atoms: [
+      { key: '0', parts: [[16, 8]], enc: 'u' },
+      { key: '1', parts: [[32, 8]], enc: 'u' },
+    ],
+    slots: [{ bits: [[73, 1]], map: { 0: ['m:E5M2'], 1: ['m:E4M3'] } }],
+    fixed: ['m:F16^0', 'm:UNPACK_B'],
+    order: ['m:F16^0', 'm:E4M3', 'm:E5M2', 'm:UNPACK_B'],
+    reuse: { 1: 1 },
+    set: [[24, 8], [64, 8], [74, 1], [89, 1]],
+  }),
+];
