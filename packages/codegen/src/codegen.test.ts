@@ -1013,6 +1013,55 @@ bb8:
     expect(words).toEqual([101, 205, 309, 113, 101, 205, 309, 113]);
   });
 
+  it('f32 atomic add on shared memory as a compare-and-store loop (ATOMS.CAST.SPIN), threads contending, guarded', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b) {
+  .shared .align 4 .b8 s[16];
+  .reg .u32 %r<4>;
+  .reg .u64 %rd<8>;
+  .reg .f32 %f<6>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.f32 %f1, [%rd4];
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 st.shared.f32 [s], 0f3F800000;
+  @%p1 st.shared.f32 [s+4], 0f00000000;
+  bar.sync 0;
+  atom.shared.add.f32 %f2, [s], %f1;
+  setp.lt.u32 %p1, %r1, 2;
+  mov.f32 %f3, 0f00000000;
+  @%p1 atom.shared.add.f32 %f3, [s+4], %f1;
+  bar.sync 0;
+  ld.shared.f32 %f4, [s];
+  ld.shared.f32 %f5, [s+4];
+  mul.wide.u32 %rd5, %r1, 16;
+  add.u64 %rd6, %rd2, %rd5;
+  st.global.f32 [%rd6], %f2;
+  st.global.f32 [%rd6+4], %f3;
+  st.global.f32 [%rd6+8], %f4;
+  st.global.f32 [%rd6+12], %f5;
+  ret;
+}`;
+    const f = (x: number): string => { const b = Buffer.alloc(4); b.writeFloatLE(x); return b.toString('hex'); };
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [4, 1, 1],
+      buffers: { input: { hex: [1.5, 2.25, 3, 0.125].map(f).join('') }, output: { hex: '00'.repeat(64) } },
+      params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'], sharedBytes: 16,
+    };
+    const { out } = sameAsPtxPath(ptx, launch);
+    const words = out.match(/.{8}/g)!.map((w) => Buffer.from(w, 'hex').readFloatLE(0));
+    // every thread sees the final sums; the old values are distinct partial sums of 1 + 1.5 + 2.25 + 3 + 0.125
+    expect([words[2], words[3]]).toEqual([7.875, 3.75]);
+    expect(new Set([words[0], words[4], words[8], words[12]]).size).toBe(4);
+    expect([words[9], words[13]]).toEqual([0, 0]);
+  });
+
   it('is deterministic: the same input gives the same bytes', () => {
     const ptx = `.version 7.8
 .target sm_90

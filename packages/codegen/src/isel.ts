@@ -1157,7 +1157,7 @@ class Selector {
     if (w !== 1 || type.endsWith('64')) this.fail('64-bit atomic');
     if (type === 'F32' && op === 'ATOMS') {
       if (kind !== 'ADD') this.fail('f32 shared-memory atomic other than add');
-      return this.sharedFloatAdd(d, u[0]!, u[1]!);
+      return this.sharedAtomicAddF32(d, u[0]!, u[1]!);
     }
     const scope = mods.includes('CTA') ? 'CTA' : mods.includes('SYS') ? 'SYS' : 'GPU';
     const typeMods = type === 'F32' ? ['F32', 'FTZ', 'RN'] : type === 'S32' && (kind === 'MIN' || kind === 'MAX') ? ['S32'] : [];
@@ -1183,35 +1183,32 @@ class Selector {
   }
 
   /**
-   * atom.shared.add.f32: shared memory has no f32 add, so a compare-and-swap loop (as ptxas, which spins on
-   * ATOMS.CAST.SPIN): old = [a]; do { new = old + v (FTZ, as PTX's atom.add.f32); got = CAS([a], old, new);
-   * retry = got != old (bitwise); old = got } while (retry). The result is the value before the successful add.
+   * f32 add on shared memory, which ATOMS lacks, as ptxas's compare-and-store loop: read the word, add
+   * (flushing subnormals, as the atomic does), `ATOMS.CAST.SPIN ok, [a], old, new` (compare and new value in a
+   * consecutive pair) stores when the word is still `old`; retry until it did. The result is the old value.
    */
-  sharedFloatAdd(d: Operand | undefined, a: Operand, v: Operand): void {
+  sharedAtomicAddF32(d: Operand | undefined, addr: Operand, val: Operand): void {
+    const v = this.inReg(this.whole(val, { float: true }));
+    const a = this.address(addr, false);
+    const cont = this.newBlock(`${this.created[this.layout[this.layout.length - 1]!]!.label}.atom${this.created.length}`);
     const guard = this.guard;
-    const addr = this.address(a, false) as VMemOperand;
-    const val = this.inReg(this.part(v, 0, { float: true }));
-    const loop = this.newBlock(`${this.created[this.layout[this.layout.length - 1]!]!.label}.atomf${this.created.length}`);
-    const done = this.newBlock(`${this.created[loop]!.label}.done`);
-    if (guard) this.emit('BRA', [], [{ k: 'label', block: done }], 0, { ...guard, not: !guard.not });
-    const old = this.newV('R', 1);
-    this.emit('LDS', [], [this.r(old), { ...addr }], 1, undefined);
+    // (guarded: branch around the loop, which follows as the fall-through block)
+    if (guard) this.emit('BRA', [], [{ k: 'label', block: cont }], 0, { v: guard.v, not: !guard.not });
+    const loop = this.newBlock(`${this.created[this.layout[this.layout.length - 1]!]!.label}.cas${this.created.length}`);
     this.layout.push(loop);
     this.cur = this.created[loop]!.instrs;
-    const nv = this.newV('R', 1);
-    this.emit('FADD', ['FTZ'], [this.r(nv), this.r(old), val], 1, undefined);
     const pair = this.newV('R', 2);
-    this.emit('MOV', [], [this.r(pair, 0), this.r(old)], 1, undefined);
-    this.emit('MOV', [], [this.r(pair, 1), this.r(nv)], 1, undefined);
-    const got = this.newV('R', 1);
-    this.emit('ATOMS', ['CAS'], [this.r(got), { ...addr }, this.r(pair, 0), this.r(pair, 1)], 1, undefined);
-    const retry = this.newV('P', 1);
-    this.emit('ISETP', ['NE', 'U32', 'AND'], [this.r(retry), PT(), this.r(got), this.r(old), PT()], 2, undefined);
-    this.emit('MOV', [], [this.r(old), this.r(got)], 1, undefined);
-    this.emit('BRA', [], [{ k: 'label', block: loop }], 0, { v: retry, not: false });
-    this.layout.push(done);
-    this.cur = this.created[done]!.instrs;
-    if (d && d.kind === 'reg') this.emit('MOV', [], [this.def(d), this.r(old)], 1, guard);
+    const ok = this.newV('R', 1);
+    const done = this.newV('P', 1);
+    this.emit('LDS', [], [this.r(pair, 0), a], 1, undefined);
+    this.emit('FADD', ['FTZ'], [this.r(pair, 1), this.r(pair, 0), v], 1, undefined);
+    this.emit('ATOMS', ['CAST', 'SPIN'], [this.r(ok), a, this.r(pair, 0), this.r(pair, 1)], 1, undefined);
+    this.emit('ISETP', ['EQ', 'U32', 'AND'], [this.r(done), PT(), this.r(ok), { k: 'int', v: 1 }, PT()], 2, undefined);
+    this.emit('BRA', [], [{ k: 'label', block: loop }], 0, { v: done, not: true });
+    this.layout.push(cont);
+    this.cur = this.created[cont]!.instrs;
+    // (red.shared.add.f32 has no destination: the loop alone is the reduction)
+    if (d && d.kind === 'reg') this.emit('MOV', [], [this.def(d), this.r(pair, 0)], 1);
   }
 
   /** A 64-bit integer source as a register pair (RZ stays RZ; a 32-bit register is zero-extended). */
