@@ -108,7 +108,7 @@ const variable = (queue: MachineQueue, lateRead: boolean, ops: string): void => 
   for (const o of words(ops)) TIMING.set(o, { kind: 'variable', queue, lateRead, reader: 'var' });
 };
 fixed('alu', 'alu', `IADD3 IADD LOP3 LOP ISETP SEL FSEL MOV SHF SHL SHR LEA PRMT FSETP FSET FMNMX PLOP3 PSETP IMNMX IABS
-  BMSK SGXT I2I I2IP F2FP P2R R2P VOTE ISET LEPC NOP FCHK_ALU CS2R_32 VABSDIFF VABSDIFF4`);
+  BMSK SGXT I2I I2IP F2FP P2R R2P VOTE ISET LEPC NOP FCHK_ALU CS2R_32 VABSDIFF VABSDIFF4 ISGN3`);
 // Hopper's VIADD issues like IMAD (ptxas spaces VIADD → IMAD and IMAD → VIADD by 4 cycles)
 fixed('fma', 'fma', `FFMA FADD FMUL IMAD IMUL IDP IDP4A FSWZADD IMADSP VIADD`);
 fixed('fp16', 'fp16', `HADD2 HMUL2 HFMA2 HSETP2 HSET2 HMNMX2`);
