@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `pnpm -s bench:codegen [--max N] [--table] [--filter substr] [--in-process]`: our sm_90 cubins (@ptxforge/codegen) beside
+// `pnpm -s bench:codegen [--max N] [--table] [--filter substr] [--in-process] [--dir D]`: our sm_90 cubins (@ptxforge/codegen) beside
 // ptxas -O3 sm_90 on every corpus PTX both accept (issue 12 targets, geomean ours/ptxas: registers <= 1.3x,
 // static instructions <= 1.5x, stall cycles <= 1.5x). Both cubins are decoded the same way (apps/dis's
 // hazardFunctionsOf): static instructions = the function body before ptxas's trailing self-branch; stall cycles
@@ -48,7 +48,9 @@ const walk = (d) => {
     else if (p.endsWith('.ptx') && (!filter || p.includes(filter))) files.push(p);
   }
 };
-walk(corpus);
+// --dir D: the PTX files under D instead of the corpus (e.g. apps/ptxforge/test/fixtures/cuda-kernels)
+const dir = opt('--dir');
+walk(dir ? path.resolve(dir) : corpus);
 
 /** Per function of a cubin: body instructions, stall cycles, hazards. */
 function measure(bytes, file) {
@@ -93,7 +95,7 @@ let hazards = 0;
 const sched = { preBefore: 0, preAfter: 0, postBefore: 0, postAfter: 0, reordered: 0, reverted: 0 };
 for (const f of files.slice(0, max)) {
   const src = fs.readFileSync(f, 'utf8');
-  const rel = path.relative(corpus, f);
+  const rel = path.relative(dir ? path.resolve(dir) : corpus, f);
   // alternate which side runs first so that cache warmth and load drift favour neither
   const runOurs = () => {
     const t0 = performance.now();

@@ -5,7 +5,7 @@
 // Rates are thread-instructions per second of each form (their instruction counts differ: SASS vs Ori).
 // Needs ../shared/corpus and ptxas (skips otherwise).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -50,6 +50,16 @@ const KERNELS = [
   },
 ];
 
+// The nvcc-kernel differential's kernels (apps/ptxforge/test/fixtures/nvcc-kernels), each on the launch the PTX path
+// generates for it (seed 1: two CTAs, random buffers), as `ptxforge --run --seed 1` makes it.
+const { generateLaunch, findKernel } = await imp('packages/interp/dist/index.js');
+const nvccDir = path.join(repo, 'apps/ptxforge/test/fixtures/nvcc-kernels');
+for (const d of existsSync(nvccDir) ? readdirSync(nvccDir).sort() : []) {
+  const file = path.join(nvccDir, d, 'kernel.ptx');
+  if (!existsSync(file)) continue;
+  KERNELS.push({ name: `nvcc ${d} (generated launch, seed 1)`, path: file, kernel: d, generated: true });
+}
+
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -57,9 +67,13 @@ const median = (xs) => {
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'bench-sass-interp-'));
 const rows = [];
 for (const k of KERNELS) {
-  const ptx = path.join(corpus, k.file);
+  const ptx = k.path ?? path.join(corpus, k.file);
   const text = readFileSync(ptx, 'utf8');
-  const module = tc.compile({ text, file: k.file }, { arch: 'sm_90', optLevel: 3 }).module;
+  const module = tc.compile({ text, file: k.file ?? ptx }, { arch: 'sm_90', optLevel: 3 }).module;
+  if (k.generated) {
+    const l = generateLaunch(module, findKernel(module, k.kernel), 1);
+    k.launch = { ...l, outputs: Object.keys(l.buffers) };
+  }
   const out = path.join(tmp, `${path.basename(ptx, '.ptx')}.cubin`);
   execFileSync('ptxas', ['-arch=sm_90', '-O3', ptx, '-o', out]);
   const cubin = readCubin(readFileSync(out));

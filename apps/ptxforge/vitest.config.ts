@@ -7,5 +7,5 @@ const conditions = ['@ptxforge/source'];
 export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions } },
-  test: { include: ['src/**/*.test.ts'], testTimeout: 30000 },
+  test: { include: ['src/**/*.test.ts'], testTimeout: 90000 },
 });

@@ -55,6 +55,7 @@ export async function main(argv: readonly string[], out: (s: string) => void = (
         };
         out(`zluda-sass ${arch}: ${r.zluda.passed} passed, ${r.zluda.failed} failed${rejected(r.zluda.failures)}\n`);
         out(`ptoxide-sass ${arch}: ${r.ptoxide.passed} passed, ${r.ptoxide.failed} failed${rejected(r.ptoxide.failures)}\n`);
+        if (r.retargeted.length) out(`  (${r.retargeted.length} compiled for ${arch} with their .target lowered from a newer SM)\n`);
         failures.push(...r.zluda.failures.map((f) => `${arch} ${f}`), ...r.ptoxide.failures.map((f) => `${arch} ${f}`));
       }
     }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readCubin } from '@ptxforge/cubin';
@@ -22,17 +22,38 @@ export function hasPtxas(): boolean {
  */
 export type CubinCompiler = (ptxFile: string, ptxText: string, arch: string) => Uint8Array | string;
 
-/** The installed ptxas at -O3, writing into `outDir`. */
-export function ptxasCompiler(outDir = path.join(tmpdir(), 'ptxforge-sass-differential')): CubinCompiler {
-  return (file, _text, arch) => {
+/** ptxas's refusal of a module whose `.target` names a newer SM than `-arch`. */
+const TARGET_TOO_NEW = /SM version specified by \.target is higher/;
+
+/**
+ * The installed ptxas at -O3, writing into `outDir`. A module whose `.target` names a newer SM than `arch` (the
+ * ptoxide kernels say sm_89, some ZLUDA cases sm_90) is compiled again with its `.target` set to `arch`: the
+ * program is the same, and ptxas still rejects what the older SM cannot do (fp8 conversions on sm_80 stay failures).
+ * `retargeted` collects the files that needed it.
+ */
+export function ptxasCompiler(outDir = path.join(tmpdir(), 'ptxforge-sass-differential'), retargeted?: Set<string>): CubinCompiler {
+  return (file, text, arch) => {
     const cubinPath = path.join(outDir, arch, file.replace(/[/\\]/g, '__').replace(/\.ptx$/, '.cubin'));
     mkdirSync(path.dirname(cubinPath), { recursive: true });
-    try {
-      execFileSync('ptxas', [`-arch=${arch}`, '-O3', file, '-o', cubinPath], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 120000 });
-    } catch (e) {
-      const msg = ((e as { stderr?: Buffer }).stderr?.toString() ?? (e as Error).message).split('\n').find((l) => l.trim()) ?? 'failed';
-      return `ptxas -arch=${arch} rejects it: ${msg.trim()}`;
+    const run = (input: string): string | undefined => {
+      try {
+        execFileSync('ptxas', [`-arch=${arch}`, '-O3', input, '-o', cubinPath], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 120000 });
+        return undefined;
+      } catch (e) {
+        const msg = ((e as { stderr?: Buffer }).stderr?.toString() ?? (e as Error).message).split('\n').find((l) => l.trim()) ?? 'failed';
+        return msg.trim();
+      }
+    };
+    let err = run(file);
+    if (err && TARGET_TOO_NEW.test(err)) {
+      const older = text.replace(/^(\s*\.target\s+)sm_\d+[a-z]?/m, `$1${arch}`);
+      const again = cubinPath.replace(/\.cubin$/, `.${arch}.ptx`);
+      writeFileSync(again, older);
+      const err2 = run(again);
+      if (!err2) retargeted?.add(file);
+      err = err2 ? `${err2} (after setting .target ${arch}; as written: ${err})` : undefined;
     }
+    if (err) return `ptxas -arch=${arch} rejects it: ${err}`;
     return readFileSync(cubinPath);
   };
 }
@@ -67,8 +88,8 @@ export function cubinRunner(arch: string, compile: CubinCompiler): CaseRunner {
 }
 
 /** The ptxas SASS differential (kept for callers of the earlier name). */
-export function sassRunner(arch: string, outDir?: string): CaseRunner {
-  return cubinRunner(arch, ptxasCompiler(outDir));
+export function sassRunner(arch: string, outDir?: string, retargeted?: Set<string>): CaseRunner {
+  return cubinRunner(arch, ptxasCompiler(outDir, retargeted));
 }
 
 /** ZLUDA io cases and ptoxide cases through `runner`. */
@@ -79,6 +100,7 @@ export function runCubinSuites(h: Harness, runner: CaseRunner): { zluda: SuiteRe
 }
 
 /** `zluda-sass <arch>` and `ptoxide-sass <arch>` suites. */
-export function runSassDifferential(h: Harness, arch: string): { zluda: SuiteResult; ptoxide: SuiteResult } {
-  return runCubinSuites(h, sassRunner(arch));
+export function runSassDifferential(h: Harness, arch: string): { zluda: SuiteResult; ptoxide: SuiteResult; retargeted: string[] } {
+  const retargeted = new Set<string>();
+  return { ...runCubinSuites(h, sassRunner(arch, undefined, retargeted)), retargeted: [...retargeted].sort() };
 }

@@ -216,7 +216,7 @@ describe('batch mode', () => {
     expect(one.status, one.stderr).toBe(0);
     expect(two.status, two.stderr).toBe(0);
     for (const n of ['a.ori', 'b.ori', 'c.ori']) expect(readFileSync(path.join(o2, n), 'utf8')).toBe(readFileSync(path.join(o1, n), 'utf8'));
-  });
+  }, 120_000);
   it('-o with several inputs is a usage error', async () => {
     const { files } = inputs();
     const r = await cli(['-arch', 'sm_90', '-o', 'x.ori', ...files]);

@@ -3,7 +3,7 @@ import { createToolchain, Decoder } from '@ptxforge/kernel';
 import corePlugin from '@ptxforge/plugin-core';
 import { ptxFrontendPlugin } from '@ptxforge/ptx';
 import targetSm90Plugin from '@ptxforge/target-sm90';
-import { decodeAttribute, readCubin } from '@ptxforge/cubin';
+import { decodeAttribute, readCubin, verboseStatsOfCubin } from '@ptxforge/cubin';
 import { runKernel, type Launch } from '@ptxforge/interp';
 import { runCubin } from '@ptxforge/sass-lift';
 import { checkHazards, hazardInstrFromSass } from '@ptxforge/sass-hazards';
@@ -227,6 +227,11 @@ done:
     // sum of (i+1)/2 for i < 64 = 1040 = 0x44820000; every thread read back its own tid+1 through the generic address
     expect(out.slice(0, 8)).toBe('00008244');
     expect(out.slice(8 + 63 * 8, 8 + 64 * 8)).toBe('40000000');
+    // .nv.info as ptxas writes it: one barrier (bar.sync 0), the cumulative stack = the frame of the .local array
+    const v = verboseStatsOfCubin(readCubin(compileToCubin(tc, ptx, { arch: 'sm_90', file: 'k.ptx' }).cubin)).functions[0]!;
+    expect(v.barriers).toBe(1);
+    expect(v.stackFrame).toBeGreaterThanOrEqual(16);
+    expect(v.cumulativeStack).toBe(v.stackFrame);
   });
 
   it('rcp.rz/rm/rp.f64: normal, subnormal, overflowing and underflowing results, zeros, infinities, NaN', () => {
@@ -314,6 +319,89 @@ done:
     const o = Buffer.from(out, 'hex');
     // pair 2 is (1.0, 2^-9): e4m3x2 packs the first operand high: 0x38 (1.0), 0x01 (the smallest subnormal)
     expect(o.readUInt16LE(24)).toBe(0x3801);
+  });
+
+  it('f64 min/max (NaN, signed zeros), u32 -> f64 and f64 -> s64 conversions', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<8>;
+  .reg .b32 %r<4>;
+  .reg .s64 %s<2>;
+  .reg .f64 %fd<6>;
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 16;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.f64 %fd1, [%rd4];
+  ld.global.f64 %fd2, [%rd4+8];
+  min.f64 %fd3, %fd1, %fd2;
+  max.f64 %fd4, %fd1, %fd2;
+  ld.global.u32 %r2, [%rd4];
+  cvt.rn.f64.u32 %fd5, %r2;
+  cvt.rzi.s64.f64 %s1, %fd1;
+  mul.wide.u32 %rd3, %r1, 32;
+  add.u64 %rd5, %rd2, %rd3;
+  st.global.f64 [%rd5], %fd3;
+  st.global.f64 [%rd5+8], %fd4;
+  st.global.f64 [%rd5+16], %fd5;
+  st.global.s64 [%rd5+24], %s1;
+  ret;
+}`;
+    const pairs = [[1, 2], [2, 1], [-0, 0], [0, -0], [NaN, 3], [3, NaN], [NaN, NaN], [-Infinity, 5], [1e300, -1e300], [-7.5, -7.5], [4e9, 1], [-3.9e18, 0]];
+    const buf = Buffer.alloc(16 * pairs.length);
+    pairs.forEach(([x, y], i) => {
+      buf.writeDoubleLE(x!, 16 * i);
+      buf.writeDoubleLE(y!, 16 * i + 8);
+    });
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [pairs.length, 1, 1],
+      buffers: { input: { hex: buf.toString('hex') }, output: { hex: '00'.repeat(32 * pairs.length) } }, params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    const o = Buffer.from(sameAsPtxPath(ptx, launch).out, 'hex');
+    expect(Object.is(o.readDoubleLE(64), -0)).toBe(true); // min(-0, +0)
+    expect(Object.is(o.readDoubleLE(96 + 8), 0)).toBe(true); // max(+0, -0)
+    expect(o.readDoubleLE(128)).toBe(3); // min(NaN, 3)
+  });
+
+  it('shared memory starts after the sm_90 system reserve (0x400, as ptxas); extern-only shared keeps the reserve section', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.extern .shared .align 4 .b8 dyn[];
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<6>;
+  .reg .b32 %r<6>;
+  ld.param.u64 %rd1, [output];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, dyn;
+  add.u32 %r4, %r3, %r2;
+  st.shared.u32 [%r4], %r1;
+  bar.sync 0;
+  xor.b32 %r2, %r2, 4;
+  add.u32 %r4, %r3, %r2;
+  ld.shared.u32 %r5, [%r4];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r5;
+  st.global.u32 [%rd3+256], %r3;
+  ret;
+}`;
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [64, 1, 1], sharedBytes: 256,
+      buffers: { input: { hex: '00' }, output: { hex: '00'.repeat(512) } }, params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    const r = compileToCubin(tc, ptx, { arch: 'sm_90', file: 'k.ptx' });
+    const sec = readCubin(r.cubin).sections.find((x) => x.name === '.nv.shared.k');
+    expect(sec?.size).toBe(0x400);
+    const got = runCubin(r.cubin, launch);
+    expect(got.result.errors).toEqual([]);
+    const o = Buffer.from(got.result.buffers.output!.bytes);
+    expect(o.readUInt32LE(0)).toBe(1); // thread 0 read thread 1's value
+    expect(o.readUInt32LE(256)).toBe(0x400); // the address of dyn
   });
 
   it('f32 arithmetic with immediates and a select', () => {
@@ -923,6 +1011,55 @@ bb8:
     const { out } = sameAsPtxPath(ori, launch, 'sm_90', { optLevel: 0, file: 'k.ori' });
     const words = out.match(/.{8}/g)!.map((w) => Buffer.from(w, 'hex').readUInt32LE(0));
     expect(words).toEqual([101, 205, 309, 113, 101, 205, 309, 113]);
+  });
+
+  it('f32 atomic add on shared memory as a compare-and-store loop (ATOMS.CAST.SPIN), threads contending, guarded', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b) {
+  .shared .align 4 .b8 s[16];
+  .reg .u32 %r<4>;
+  .reg .u64 %rd<8>;
+  .reg .f32 %f<6>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.f32 %f1, [%rd4];
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 st.shared.f32 [s], 0f3F800000;
+  @%p1 st.shared.f32 [s+4], 0f00000000;
+  bar.sync 0;
+  atom.shared.add.f32 %f2, [s], %f1;
+  setp.lt.u32 %p1, %r1, 2;
+  mov.f32 %f3, 0f00000000;
+  @%p1 atom.shared.add.f32 %f3, [s+4], %f1;
+  bar.sync 0;
+  ld.shared.f32 %f4, [s];
+  ld.shared.f32 %f5, [s+4];
+  mul.wide.u32 %rd5, %r1, 16;
+  add.u64 %rd6, %rd2, %rd5;
+  st.global.f32 [%rd6], %f2;
+  st.global.f32 [%rd6+4], %f3;
+  st.global.f32 [%rd6+8], %f4;
+  st.global.f32 [%rd6+12], %f5;
+  ret;
+}`;
+    const f = (x: number): string => { const b = Buffer.alloc(4); b.writeFloatLE(x); return b.toString('hex'); };
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [4, 1, 1],
+      buffers: { input: { hex: [1.5, 2.25, 3, 0.125].map(f).join('') }, output: { hex: '00'.repeat(64) } },
+      params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'], sharedBytes: 16,
+    };
+    const { out } = sameAsPtxPath(ptx, launch);
+    const words = out.match(/.{8}/g)!.map((w) => Buffer.from(w, 'hex').readFloatLE(0));
+    // every thread sees the final sums; the old values are distinct partial sums of 1 + 1.5 + 2.25 + 3 + 0.125
+    expect([words[2], words[3]]).toEqual([7.875, 3.75]);
+    expect(new Set([words[0], words[4], words[8], words[12]]).size).toBe(4);
+    expect([words[9], words[13]]).toEqual([0, 0]);
   });
 
   it('is deterministic: the same input gives the same bytes', () => {

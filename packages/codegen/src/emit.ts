@@ -1,7 +1,7 @@
 import type { Decoder, Encoder } from '@ptxforge/kernel';
 import type { SassInstruction } from '@ptxforge/sass';
 import { checkHazards, hazardInstrFromSass, type ControlInfo, type HazardFunction, type HazardInstr } from '@ptxforge/sass-hazards';
-import { generateScoreboards } from '@ptxforge/sass-scoreboard';
+import { generateScoreboards, stallCycles } from '@ptxforge/sass-scoreboard';
 import type { Assignment } from './regalloc.js';
 import { DESC_UR, toSass } from './lower.js';
 import { CodegenError, type MFunction, type VReg } from './mir.js';
@@ -11,7 +11,8 @@ export interface EmittedFunction {
   /** The instructions with their control words, in address order. */
   instrs: SassInstruction[];
   exitOffsets: number[];
-  /** Sum of the control words' stall counts (each instruction at least one cycle). */
+  /** Sum of the body's control-word stall counts (each instruction at least one cycle; the trailing self-branch
+   * and padding not counted, as `instructions`). */
   stallCycles: number;
   /** Hazards the checker still reports on the final code (0 on success). */
   hazards: number;
@@ -106,12 +107,17 @@ export function emitFunction(fn: MFunction, asg: Assignment, opts: EmitOptions):
     ins.control = { stall: c.stall, yieldBit: c.yield ? 0 : 1, writeBarrier: c.wbar ?? 7, readBarrier: c.rbar ?? 7, waitMask: c.waitMask, reuse: 0 };
     code.set(encodeOne(opts.encoder, ins, i * 16, fn.name), i * 16);
   });
-  const final = checkHazards({ ...hf, instrs: decoded.map((h, i) => ({ ...h, control: toHazardControl(instrs[i]!.control) })) }, { arch: opts.arch });
+  // The generator's last round checked exactly these control words on the decoded code; only when it gave up
+  // (unresolved hazards) is the final code checked again for the report.
+  const hazards = sb.unresolved.length === 0 ? 0
+    : checkHazards({ ...hf, instrs: decoded.map((h, i) => ({ ...h, control: toHazardControl(instrs[i]!.control) })) }, { arch: opts.arch }).hazards.length;
   const exitOffsets: number[] = [];
   instrs.forEach((ins, i) => {
     if (ins.opcode === 'EXIT') exitOffsets.push(i * 16);
   });
-  return { code, instrs, exitOffsets, stallCycles: sb.stallCycles, hazards: final.hazards.length, instructions: body, ...(constant2 ? { constant2 } : {}), indirectBranches };
+  return {
+    code, instrs, exitOffsets, stallCycles: stallCycles(sb.control.slice(0, body)), hazards, instructions: body, ...(constant2 ? { constant2 } : {}), indirectBranches,
+  };
 }
 
 function encodeOne(enc: Encoder, ins: SassInstruction, addr: number, fn: string): Uint8Array {

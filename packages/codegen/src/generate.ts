@@ -1,7 +1,7 @@
 import type { Decoder, Encoder, OriModule, RegisterFile } from '@ptxforge/kernel';
 import { ptxasReportedRegisters, type MachineScheduler, type ScheduleStats } from '@ptxforge/regalloc';
 import { allocateMachineFunction } from './regalloc.js';
-import { buildCubin, type BuildFunction } from '@ptxforge/cubin';
+import { buildCubin, layoutProfileFor, type BuildFunction } from '@ptxforge/cubin';
 import { type ModuleData, planModuleData } from './data.js';
 import { emitFunction } from './emit.js';
 import { selectFunction } from './isel.js';
@@ -56,7 +56,8 @@ export interface CodegenResult {
 export function compileFunction(m: OriModule, fnName: string, opts: CodegenOptions, data: ModuleData = planModuleData(m)): { mf: MFunction; kernel: BuildFunction; stats: KernelStats } {
   const fn = m.functions.find((f) => f.name === fnName);
   if (!fn) throw new CodegenError('CODEGEN_BAD_INPUT', `no function ${fnName}`);
-  const mf = selectFunction(m, fn, { paramBase: opts.paramBase, data });
+  const sharedBase = layoutProfileFor(opts.sm)?.sharedReserve ?? 0;
+  const mf = selectFunction(m, fn, { paramBase: opts.paramBase, data, sharedBase });
   const temp = (file: 'R' | 'P' = 'R'): VReg => {
     const v: VReg = { id: mf.vregs.length, file, width: 1, name: `%t${mf.vregs.length}` };
     mf.vregs.push(v);
@@ -75,10 +76,21 @@ export function compileFunction(m: OriModule, fnName: string, opts: CodegenOptio
   const maxntid = fn.directives.get('maxntid');
   const reqntid = fn.directives.get('reqntid');
   const dim3 = (v: number[]): [number, number, number] => [v[0] ?? 1, v[1] ?? 1, v[2] ?? 1];
+  // EIATTR_NUM_BARRIERS as ptxas counts them: the highest named barrier used + 1 (all 16 when an id is in a register)
+  let barriers = 0;
+  for (const b of mf.blocks) {
+    for (const mi of b.instrs) {
+      if (mi.opcode !== 'BAR') continue;
+      const id = mi.ops[0] as { k: string; v?: number } | undefined;
+      barriers = Math.max(barriers, id?.k === 'int' && id.v !== undefined ? id.v + 1 : 16);
+    }
+  }
   const kernel: BuildFunction = {
     name: fn.name, kind: 'entry', global: true, code: e.code, regCount: registers,
     params: mf.params.map((p, i) => ({ ordinal: i, offset: p.offset, size: p.size })), paramBytes: mf.paramBytes,
-    ...(mf.sharedBytes ? { sharedBytes: mf.sharedBytes } : {}), frameSize: mf.frameBytes, exitOffsets: e.exitOffsets,
+    ...(mf.sharedBytes ? { sharedBytes: mf.sharedBytes } : {}), ...(mf.usesShared ? { usesSharedMemory: true } : {}), frameSize: mf.frameBytes, exitOffsets: e.exitOffsets,
+    // calls are inlined: the stack a kernel needs is its own frame (ptxas writes MIN_STACK_SIZE = FRAME_SIZE then)
+    minStackSize: mf.frameBytes, ...(barriers ? { barriers } : {}),
     ...(maxntid ? { maxThreads: dim3(maxntid) } : {}), ...(reqntid ? { reqntid: dim3(reqntid) } : {}),
     ...(opts.maxRegisters !== undefined ? { maxRegCount: opts.maxRegisters } : {}),
     ...(e.constant2 ? { constant2: e.constant2, extra: { indirectBranchTargets: e.indirectBranches.map((b) => ({ ...b, tag: 0 })) } } : {}),

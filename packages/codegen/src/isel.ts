@@ -23,6 +23,8 @@ import {
 export interface SelectOptions {
   /** Constant-bank 0 offset of the kernel parameters (the target's capabilities.paramBase). */
   paramBase: number;
+  /** Where the first shared variable goes: the target's shared-memory system reserve (cubin layout profile). */
+  sharedBase?: number;
   /** Placement of the module's .global/.const variables (data.ts); required when the module has any. */
   data?: Pick<ModuleData, 'bank3' | 'slots'>;
 }
@@ -428,14 +430,15 @@ class Selector {
         const m = mods.filter((x) => x !== 'S32');
         return this.emit('IMNMX', m, [this.def(d[0]), this.part(u[0]!, 0), this.part(u[1]!, 0), this.part(u[2]!, 0)], 1);
       }
+      case 'DMNMX':
+        return this.dminmax(d[0]!, u[0]!, u[1]!, u[2] ?? { kind: 'pt' });
       case 'FADD':
       case 'FMUL':
       case 'FFMA':
       case 'FMNMX':
       case 'DADD':
       case 'DMUL':
-      case 'DFMA':
-      case 'DMNMX': {
+      case 'DFMA': {
         const float = op.startsWith('F');
         return this.emit(op, mods.filter((m) => m !== 'RN' && m !== 'F32' && m !== 'F64'), [this.defWhole(d[0]), ...u.map((x) => (float ? this.whole(x, { float: true }) : this.dsrc(x)))], 1);
       }
@@ -1053,6 +1056,37 @@ class Selector {
     this.emit('SEL', [], [this.def(d), int(0x7f), this.r(withSign), this.r(isNan)], 1);
   }
 
+  /**
+   * f64 min/max (Ori DMNMX; the sm_90 encoder has no DMNMX form): compares and selects with PTX's rules, which
+   * are the interpreter's fminmax: a NaN operand yields the other one (two NaNs the canonical NaN); equal values
+   * differ only in the sign of zero, min prefers -0 and max +0.
+   */
+  dminmax(d: Operand, ao: Operand, bo: Operand, po: Operand): void {
+    const a = this.dsrc(ao) as VRegOperand;
+    const b = this.dsrc(bo) as VRegOperand;
+    if (a.k !== 'vreg' || b.k !== 'vreg') this.fail('f64 min/max operand');
+    const min = po.kind === 'pt' ? !po.not : this.fail('f64 min/max with a predicate register');
+    const P = (): VReg => this.newV('P', 1);
+    const A = (p: number) => this.r(a.v, p);
+    const B = (p: number) => this.r(b.v, p);
+    const aNeg = P();
+    this.emit('ISETP', ['LT', 'AND'], [this.r(aNeg), PT(), A(1), c2rz(), PT()], 2);
+    const better = P();
+    this.emit('DSETP', [min ? 'LT' : 'GT', 'AND'], [this.r(better), PT(), this.r(a.v, 0, 2), this.r(b.v, 0, 2), PT()], 2);
+    const eqSign = P();
+    this.emit('DSETP', ['EQ', 'AND'], [this.r(eqSign), PT(), this.r(a.v, 0, 2), this.r(b.v, 0, 2), { ...this.r(aNeg), ...(min ? {} : { not: true }) }], 2);
+    const bNan = P();
+    this.emit('DSETP', ['NAN', 'AND'], [this.r(bNan), PT(), this.r(b.v, 0, 2), this.r(b.v, 0, 2), PT()], 2);
+    const both = P();
+    this.emit('DSETP', ['NAN', 'AND'], [this.r(both), PT(), this.r(a.v, 0, 2), this.r(a.v, 0, 2), this.r(bNan)], 2);
+    const takeA = P();
+    this.emit('PLOP3', ['LUT'], [this.r(takeA), PT(), this.r(better), this.r(eqSign), this.r(bNan), { k: 'int', v: 0xfe }, { k: 'int', v: 0 }], 2);
+    const t = this.newV('R', 2);
+    for (let p = 0; p < 2; p++) this.emit('SEL', [], [this.r(t, p), A(p), B(p), this.r(takeA)], 1);
+    this.emit('SEL', [], [this.def(d, 0), { k: 'int', v: 0xffffffff }, this.r(t, 0), this.r(both)], 1);
+    this.emit('SEL', [], [this.def(d, 1), { k: 'int', v: 0x7fffffff }, this.r(t, 1), this.r(both)], 1);
+  }
+
   /** A predicate source (register, PT, their complements). */
   pred(o: Operand): MOperand {
     if (o.kind === 'pt') return PT(!!o.not);
@@ -1123,7 +1157,7 @@ class Selector {
     if (w !== 1 || type.endsWith('64')) this.fail('64-bit atomic');
     if (type === 'F32' && op === 'ATOMS') {
       if (kind !== 'ADD') this.fail('f32 shared-memory atomic other than add');
-      return this.sharedFloatAdd(d, u[0]!, u[1]!);
+      return this.sharedAtomicAddF32(d, u[0]!, u[1]!);
     }
     const scope = mods.includes('CTA') ? 'CTA' : mods.includes('SYS') ? 'SYS' : 'GPU';
     const typeMods = type === 'F32' ? ['F32', 'FTZ', 'RN'] : type === 'S32' && (kind === 'MIN' || kind === 'MAX') ? ['S32'] : [];
@@ -1149,35 +1183,32 @@ class Selector {
   }
 
   /**
-   * atom.shared.add.f32: shared memory has no f32 add, so a compare-and-swap loop (as ptxas, which spins on
-   * ATOMS.CAST.SPIN): old = [a]; do { new = old + v (FTZ, as PTX's atom.add.f32); got = CAS([a], old, new);
-   * retry = got != old (bitwise); old = got } while (retry). The result is the value before the successful add.
+   * f32 add on shared memory, which ATOMS lacks, as ptxas's compare-and-store loop: read the word, add
+   * (flushing subnormals, as the atomic does), `ATOMS.CAST.SPIN ok, [a], old, new` (compare and new value in a
+   * consecutive pair) stores when the word is still `old`; retry until it did. The result is the old value.
    */
-  sharedFloatAdd(d: Operand | undefined, a: Operand, v: Operand): void {
+  sharedAtomicAddF32(d: Operand | undefined, addr: Operand, val: Operand): void {
+    const v = this.inReg(this.whole(val, { float: true }));
+    const a = this.address(addr, false);
+    const cont = this.newBlock(`${this.created[this.layout[this.layout.length - 1]!]!.label}.atom${this.created.length}`);
     const guard = this.guard;
-    const addr = this.address(a, false) as VMemOperand;
-    const val = this.inReg(this.part(v, 0, { float: true }));
-    const loop = this.newBlock(`${this.created[this.layout[this.layout.length - 1]!]!.label}.atomf${this.created.length}`);
-    const done = this.newBlock(`${this.created[loop]!.label}.done`);
-    if (guard) this.emit('BRA', [], [{ k: 'label', block: done }], 0, { ...guard, not: !guard.not });
-    const old = this.newV('R', 1);
-    this.emit('LDS', [], [this.r(old), { ...addr }], 1, undefined);
+    // (guarded: branch around the loop, which follows as the fall-through block)
+    if (guard) this.emit('BRA', [], [{ k: 'label', block: cont }], 0, { v: guard.v, not: !guard.not });
+    const loop = this.newBlock(`${this.created[this.layout[this.layout.length - 1]!]!.label}.cas${this.created.length}`);
     this.layout.push(loop);
     this.cur = this.created[loop]!.instrs;
-    const nv = this.newV('R', 1);
-    this.emit('FADD', ['FTZ'], [this.r(nv), this.r(old), val], 1, undefined);
     const pair = this.newV('R', 2);
-    this.emit('MOV', [], [this.r(pair, 0), this.r(old)], 1, undefined);
-    this.emit('MOV', [], [this.r(pair, 1), this.r(nv)], 1, undefined);
-    const got = this.newV('R', 1);
-    this.emit('ATOMS', ['CAS'], [this.r(got), { ...addr }, this.r(pair, 0), this.r(pair, 1)], 1, undefined);
-    const retry = this.newV('P', 1);
-    this.emit('ISETP', ['NE', 'U32', 'AND'], [this.r(retry), PT(), this.r(got), this.r(old), PT()], 2, undefined);
-    this.emit('MOV', [], [this.r(old), this.r(got)], 1, undefined);
-    this.emit('BRA', [], [{ k: 'label', block: loop }], 0, { v: retry, not: false });
-    this.layout.push(done);
-    this.cur = this.created[done]!.instrs;
-    if (d && d.kind === 'reg') this.emit('MOV', [], [this.def(d), this.r(old)], 1, guard);
+    const ok = this.newV('R', 1);
+    const done = this.newV('P', 1);
+    this.emit('LDS', [], [this.r(pair, 0), a], 1, undefined);
+    this.emit('FADD', ['FTZ'], [this.r(pair, 1), this.r(pair, 0), v], 1, undefined);
+    this.emit('ATOMS', ['CAST', 'SPIN'], [this.r(ok), a, this.r(pair, 0), this.r(pair, 1)], 1, undefined);
+    this.emit('ISETP', ['EQ', 'U32', 'AND'], [this.r(done), PT(), this.r(ok), { k: 'int', v: 1 }, PT()], 2, undefined);
+    this.emit('BRA', [], [{ k: 'label', block: loop }], 0, { v: done, not: true });
+    this.layout.push(cont);
+    this.cur = this.created[cont]!.instrs;
+    // (red.shared.add.f32 has no destination: the loop alone is the reduction)
+    if (d && d.kind === 'reg') this.emit('MOV', [], [this.def(d), this.r(pair, 0)], 1);
   }
 
   /** A 64-bit integer source as a register pair (RZ stays RZ; a 32-bit register is zero-extended). */
@@ -1517,6 +1548,13 @@ class Selector {
       // f32 -> bf16 (round to nearest even) as ptxas: F2FP.BF16.F32.PACK_AB with RZ for the high half
       return this.emit('F2FP', ['BF16', 'F32', 'PACK_AB'], [this.def(d), c2rz(), this.inReg(this.whole(a, { float: true }))], 1);
     }
+    if (op === 'I2F' && dt === 'F64' && st === 'U32' && !rest.some((m) => m !== 'RN')) {
+      // the encoder has I2F.F64 from S32 and from 64-bit sources only: zero-extend (exact either way)
+      const w = this.newV('R', 2);
+      this.emit('MOV', [], [this.r(w, 0), this.part(a, 0)], 1);
+      this.emit('MOV', [], [this.r(w, 1), c2rz()], 1);
+      return this.emit('I2F', ['F64', 'U64'], [this.defWhole(d), this.r(w, 0, 2)], 1);
+    }
     if (op === 'F2F' && (FP8[dt] || FP8[st]) && !rest.some((m) => m !== 'RN' && m !== 'SATFINITE')) return this.fp8Convert(d, a, dt, st, rest.includes('SATFINITE'));
     if (types.some((t) => t === 'E4M3' || t === 'E5M2' || t === 'BF16')) this.fail('fp8/bf16 conversion');
     let mods: string[];
@@ -1525,6 +1563,8 @@ class Selector {
     else mods = [dt, st, ...rest.filter((m) => m !== 'RN')];
     // RN is F2I's default rounding and not spelled (`F2I.U32.NTZ`)
     if (op === 'F2I') mods = mods.filter((m, i) => mods.indexOf(m) === i && m !== 'RN');
+    // the 64-bit F2I forms (an f64 source or a 64-bit result) have no NTZ bit; NaN gives 0 without it as well
+    if (op === 'F2I' && (dt.endsWith('64') || st === 'F64')) mods = mods.filter((m) => m !== 'NTZ');
     if (op === 'F2I' && /^[SU](8|16)$/.test(dt)) {
       // sub-word results: convert at 32 bits (saturating to that range), then clamp to the type's range
       const wide = dt.startsWith('S') ? 'S32' : 'U32';
@@ -1628,10 +1668,15 @@ function c2rz(): MOperand {
   return { k: 'reg', file: 'R', n: 255 };
 }
 
-/** Shared variables a function may reach, laid out in declaration order (module ones first) with their alignment. */
-export function sharedLayout(m: OriModule, fn: OriFunction): { offsets: Map<string, number>; bytes: number } {
+/**
+ * Shared variables a function may reach, laid out in declaration order (module ones first) with their alignment,
+ * from `base`: the system reserve at the start of the CTA's shared window on targets that have one (sm_90: 1 KB;
+ * ptxas addresses the first variable at 0x400). `bytes` is the static size without the reserve; `uses` says
+ * whether the function has any shared variable (static or `.extern`).
+ */
+export function sharedLayout(m: OriModule, fn: OriFunction, base = 0): { offsets: Map<string, number>; bytes: number; uses: boolean } {
   const offsets = new Map<string, number>();
-  let at = 0;
+  let at = base;
   const place = (v: VarDecl): void => {
     if (v.space !== 'shared' || v.extern) return;
     const a = Math.max(1, v.align);
@@ -1648,9 +1693,9 @@ export function sharedLayout(m: OriModule, fn: OriFunction): { offsets: Map<stri
     const a = Math.max(1, v.align);
     const off = Math.ceil(at / a) * a;
     offsets.set(v.name, off);
-
   }
-  return { offsets, bytes: at };
+  const uses = [...m.vars, ...fn.vars].some((v) => v.space === 'shared');
+  return { offsets, bytes: at - base, uses };
 }
 
 /** Select one function of an optimized module. */
@@ -1658,7 +1703,7 @@ export function selectFunction(m: OriModule, fn: OriFunction, opts: SelectOption
   if (!opts.data && [m.vars, fn.vars].some((vs) => vs.some((v) => v.space === 'global' || v.space === 'const'))) {
     throw new CodegenError('CODEGEN_BAD_INPUT', `${fn.name}: the module has .global/.const variables but no data placement was given`);
   }
-  const { offsets, bytes } = sharedLayout(m, fn);
+  const { offsets, bytes, uses } = sharedLayout(m, fn, opts.sharedBase ?? 0);
   // `.local` variables at the bottom of the stack frame ([R1 + offset]); spill slots go above them
   const locals = new Map<string, number>();
   let localBytes = 0;
@@ -1683,7 +1728,7 @@ export function selectFunction(m: OriModule, fn: OriFunction, opts: SelectOption
   }
   return {
     name: fn.name, kind: fn.kind, blocks, vregs: s.vregs, params, paramBase: opts.paramBase, paramBytes,
-    sharedBytes: bytes, frameBytes: localBytes, localBytes, usesGlobalDesc: s.usesGlobal, jumpTables: s.jumpTables, directives: fn.directives,
+    sharedBytes: bytes, usesShared: uses, frameBytes: localBytes, localBytes, usesGlobalDesc: s.usesGlobal, jumpTables: s.jumpTables, directives: fn.directives,
   };
 }
 

@@ -120,6 +120,8 @@ export interface MFunction {
   paramBytes: number;
   /** Static shared memory of the function (module and function `.shared` variables it may reach). */
   sharedBytes: number;
+  /** The function has shared variables (static or `.extern`): the cubin gets the shared section and its reserve. */
+  usesShared?: boolean;
   /** Per-thread local frame (bytes; R1 holds the stack pointer when it is not 0): `.local` variables, then spill slots. */
   frameBytes: number;
   /** Bytes of `.local` variables at the bottom of the frame (8-aligned). */

@@ -85,6 +85,11 @@ export interface BuildFunction {
   paramBytes?: number;
   /** Static shared memory (.nv.shared.<fn>), bytes and alignment (without the system reserve of mercury targets). */
   sharedBytes?: number;
+  /**
+   * The function uses shared memory even with no static bytes (`.extern .shared` arrays only): on targets with a
+   * system reserve the section still exists and holds the reserve, as ptxas writes it.
+   */
+  usesSharedMemory?: boolean;
   sharedAlign?: number;
   /** Per-thread local memory of the function's own (.nv.local.<fn>), bytes and alignment. */
   localBytes?: number;
@@ -437,7 +442,8 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile, data: 
   const globals: SymbolDraft[] = [];
   let first = true;
   let internalDone = false;
-  const relocationsOf = (f: BuildFunction) => f.relocations ?? (P.sharedReserve && f.sharedBytes ? [] : undefined);
+  const hasShared = (f: BuildFunction) => !!f.sharedBytes || (!!f.usesSharedMemory && !!P.sharedReserve);
+  const relocationsOf = (f: BuildFunction) => f.relocations ?? (P.sharedReserve && hasShared(f) ? [] : undefined);
   for (const f of fns) {
     if (!f.global) {
       str.add(f.name);
@@ -447,7 +453,7 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile, data: 
     sectionSym(`.text.${f.name}`);
     both(`.nv.info.${f.name}`);
     both(`.nv.shared.${f.name}`);
-    if (f.sharedBytes) sectionSym(`.nv.shared.${f.name}`);
+    if (hasShared(f)) sectionSym(`.nv.shared.${f.name}`);
     if (first && P.reservedSharedSymbols) {
       str.add('.nv.reservedSmem.offset0');
       locals.push({ name: '.nv.reservedSmem.offset0', value: 0, size: 4, type: STT.OBJECT, bind: STB.WEAK, other: 0, shndx: 0 });
@@ -462,7 +468,7 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile, data: 
         locals.push(subSymbol(f, s));
       }
     }
-    if (P.sharedReserve && f.sharedBytes && !internalDone) {
+    if (P.sharedReserve && hasShared(f) && !internalDone) {
       // Mercury: the first function using shared memory brings one internal (STV_INTERNAL) symbol whose
       // 20-character name ptxas blanks after resolving its relocations: an empty name, 21 zero bytes in .strtab.
       internalDone = true;
@@ -626,8 +632,8 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile, data: 
   }
   if (gi) add({ name: '.nv.global.init', type: SHT.PROGBITS, flags: SHF.WRITE | SHF.ALLOC, addralign: data.sections.get('.nv.global.init')!.align, data: gi.bytes });
   for (const f of fns) {
-    if (!f.sharedBytes) continue;
-    add({ name: `.nv.shared.${f.name}`, type: SHT.NOBITS, flags: SHF.WRITE | SHF.ALLOC | SHF.INFO_LINK, addralign: f.sharedAlign ?? 4, info: `.text.${f.name}`, data: new Uint8Array(0), size: f.sharedBytes + (P.sharedReserve ?? 0) });
+    if (!hasShared(f)) continue;
+    add({ name: `.nv.shared.${f.name}`, type: SHT.NOBITS, flags: SHF.WRITE | SHF.ALLOC | SHF.INFO_LINK, addralign: f.sharedAlign ?? (f.sharedBytes ? 4 : 16), info: `.text.${f.name}`, data: new Uint8Array(0), size: (f.sharedBytes ?? 0) + (P.sharedReserve ?? 0) });
   }
   if (P.reservedSharedSymbols) add({ name: '.nv.shared.reserved.0', type: SHT.NOBITS, flags: SHF.WRITE | SHF.ALLOC, addralign: 1, data: new Uint8Array(0), size: 0 });
   if (hasData('.nv.global')) {

@@ -98,8 +98,8 @@ const fn: Check = (v) => (typeof v === 'function' ? undefined : 'must be a funct
 /** Manifest rules, one row per allowed key (Babel-style table-driven validation). */
 export const META_RULES: Readonly<Record<keyof PluginMeta, FieldRule>> = {
   name: { required: true, check: str },
-  version: { required: true, check: (v) => str(v) ?? (semver.valid(v as string) ? undefined : 'must be a semver version') },
-  api: { required: true, check: (v) => str(v) ?? (semver.validRange(v as string) ? undefined : 'must be a semver range of the plugin API, e.g. ^1.0.0') },
+  version: { required: true, check: (v) => str(v) ?? (PLAIN_VERSION.test(v as string) || semver.valid(v as string) ? undefined : 'must be a semver version') },
+  api: { required: true, check: (v) => str(v) ?? (CARET_RANGE.test(v as string) || semver.validRange(v as string) ? undefined : 'must be a semver range of the plugin API, e.g. ^1.0.0') },
   description: { required: false, check: str },
 };
 export const CONTRIBUTION_RULES: Readonly<Record<keyof PluginContributions, FieldRule>> = {
@@ -258,12 +258,33 @@ function validateHooks(hooks: HookHandlers | undefined, what: string, plugin: st
   }
 }
 
+// Every first-party plugin declares `^M.m.p` and versions are plain `M.m.p`: those are checked here by
+// semver's rules directly (semver's range parser costs ~10 ms of start-up the first time it runs, once
+// per CLI process); any other range or version goes to semver.
+const PLAIN_VERSION = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$/;
+const CARET_RANGE = /^\^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$/;
+
+/** semver.satisfies(version, range, { includePrerelease: true }), with a fast path for `^M.m.p`. */
+export function apiSatisfies(version: string, range: string): boolean {
+  const v = PLAIN_VERSION.exec(version);
+  const r = CARET_RANGE.exec(range);
+  if (!v || !r) return semver.satisfies(version, range, { includePrerelease: true });
+  const [vM, vm, vp] = [Number(v[1]), Number(v[2]), Number(v[3])];
+  const [M, m, p] = [Number(r[1]), Number(r[2]), Number(r[3])];
+  // ^M.m.p: >= M.m.p and below the next change of the leftmost non-zero part.
+  const atLeast = vM !== M ? vM > M : vm !== m ? vm > m : vp >= p;
+  if (!atLeast) return false;
+  if (M > 0) return vM === M;
+  if (m > 0) return vM === 0 && vm === m;
+  return vM === 0 && vm === 0 && vp === p;
+}
+
 /**
  * Semver check of the plugin's API range against the host's PLUGIN_API (KERNEL_VERSION_UNSUPPORTED names the
  * plugin, its range and the host's API).
  */
 export function checkApiRange(meta: PluginMeta, hostApi: string): void {
-  if (!semver.satisfies(hostApi, meta.api, { includePrerelease: true })) {
+  if (!apiSatisfies(hostApi, meta.api)) {
     throw new PtxforgeError(
       'KERNEL_VERSION_UNSUPPORTED',
       `plugin ${meta.name}@${meta.version} supports plugin API ${meta.api}, but this kernel implements plugin API ${hostApi}; ` +

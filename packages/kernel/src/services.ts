@@ -124,7 +124,7 @@ export type VariableLatencyClass = 'memory' | 'texture' | 'shared' | 'transcende
  * scoreboard the consumer waits on; "redirected" units (fp64/fp16/MMA on some parts, R2UR) are either.
  */
 export type MachineWriterClass =
-  | 'alu' | 'fma' | 'disp64' | 'wideLo' | 'wideHi' | 'fp16' | 'fp64' | 'mma1' | 'mma2' | 'dmma' | 'uniform' | 'r2ur';
+  | 'alu' | 'fma' | 'disp64' | 'wideLo' | 'wideHi' | 'fp16' | 'fp64' | 'fp64pred' | 'mma1' | 'mma2' | 'dmma' | 'uniform' | 'r2ur';
 export type MachineReaderClass = 'alu' | 'fma' | 'wideAB' | 'wideCL' | 'wideCH' | 'fp16' | 'fp64' | 'mma' | 'var' | 'agu' | 'uniform';
 /** Variable-latency queues; results of one queue come back in issue order. */
 export type MachineQueue =

@@ -527,6 +527,8 @@ function step(
         if (ins.opcode === 'IMAD' && ins.mods.includes('WIDE') && di === 0) {
           w = key === d.defKeys[0]![0] ? 'wideLo' : 'wideHi';
         }
+        // fp64 compares (DSETP): the predicate results have their own row (ready before fp64 register results)
+        if (w === 'fp64' && d.roles.defs[di]!.reg.file === 'P') w = 'fp64pred';
         const list = st.fixed.get(key) ?? [];
         list.push({ writer: i, wclass: w, elapsed: 0 });
         st.fixed.set(key, list);

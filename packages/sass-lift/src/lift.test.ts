@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,6 +45,56 @@ describe.skipIf(!ok)('lifted ptxas cubins run in the interpreter (needs ../share
     expect([...c]).toEqual(a.map((x, i) => Math.fround(x + b[i]!)));
     // physical registers: the 64-bit pointer loads alias the 32-bit halves
     expect(r.lifted.oriText).toMatch(/%rd\d+ = LDC\.64 c\[0x0\]\[0x210\]/);
+  });
+
+  it('add.sat / sub.sat through ISGN3 (sign-bit table predicates) saturate like the PTX', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'sass-lift-sat-'));
+    try {
+      const ptx = path.join(dir, 'k.ptx');
+      writeFileSync(ptx, `.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a)
+{
+ .reg .u64 %rd<4>; .reg .b32 %r<8>; .reg .u32 %t; .reg .u64 %o;
+ ld.param.u64 %rd1, [a];
+ mov.u32 %t, %tid.x;
+ mul.wide.u32 %o, %t, 16;
+ add.u64 %rd2, %rd1, %o;
+ ld.global.u32 %r1, [%rd2];
+ ld.global.u32 %r2, [%rd2+4];
+ add.sat.s32 %r3, %r1, %r2;
+ sub.sat.s32 %r4, %r1, %r2;
+ st.global.u32 [%rd2+8], %r3;
+ st.global.u32 [%rd2+12], %r4;
+ ret;
+}
+`);
+      const pairs: [number, number][] = [[0x7fffffff, 1], [-0x80000000, -1], [5, -7], [-0x80000000, 1], [0x7ffffff0, -0x7ffffff0], [1, 2]];
+      const values: number[] = [];
+      for (const [a, b] of pairs) values.push(a, b, 0, 0);
+      const r = runCubin(compile(ptx, 'sm_90'), { grid: 1, block: pairs.length, buffers: { a: { type: 's32', values } }, params: [{ buffer: 'a' }], outputs: ['a'] });
+      expect(r.result.errors).toEqual([]);
+      expect(r.lifted.oriText).toMatch(/ISETP\.NE\.U32\.AND/);
+      const got = new Int32Array(r.result.buffers.a!.bytes.buffer.slice(0));
+      const sat = (x: number): number => Math.max(-0x80000000, Math.min(0x7fffffff, x));
+      pairs.forEach(([a, b], i) => {
+        expect(got[4 * i + 2]).toBe(sat(a + b));
+        expect(got[4 * i + 3]).toBe(sat(a - b));
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('cp.async (LDGSTS.ZFILL): the fill count rides in the global offset', () => {
+    const r = runCubin(compile(path.join(corpus, 'zluda/spirv_run/cp_async.ptx'), 'sm_90'), {
+      grid: 1, block: 1,
+      buffers: { input: { type: 'u32', count: 4 }, output: { type: 'u32', count: 4 } },
+      params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    });
+    expect(r.result.errors).toEqual([]);
+    expect([...new Uint32Array(r.result.buffers.output!.bytes.buffer.slice(0))]).toEqual([1, 2, 3, 0]);
   });
 
   it('device calls: CALL.REL.NOINC with the return site in a register, RET.REL.NODEC through it', () => {

@@ -118,6 +118,14 @@ function operand(ctx: Ctx, o: SassOperandView, width: number, fp: 'f32' | 'f64' 
     if (not) r = `${raw.startsWith('~') ? '~' : '!'}${r}`;
     return r;
   };
+  // Ori negates (and takes |x| of) registers only: a modified constant operand is loaded into a temporary first
+  const wrapConst = (c: string): string => {
+    if (!neg && !abs && !not) return c;
+    const t = regName('R', ctx.tmp, width);
+    ctx.tmp += Math.max(2, width);
+    ctx.pre.push(`  ${t} = LDC${width === 2 ? '.64' : ''} ${c}`);
+    return wrap(t);
+  };
   switch (o.kind) {
     case 'reg':
     case 'ureg': {
@@ -180,9 +188,9 @@ function operand(ctx: Ctx, o: SassOperandView, width: number, fp: 'f32' | 'f64' 
       }
       if (bank === 4) return wrap(bank4Word(ctx, off0, width));
       const [rb, off] = rebank(bank, off0);
-      if (rb !== bank) return wrap(`c[${hex(rb)}][${hex(off)}]`);
+      if (rb !== bank) return wrapConst(`c[${hex(rb)}][${hex(off)}]`);
       if (bank !== 0 && bank !== 3) unsupported(ctx, `constant bank ${bank} is not loaded by the lifter`);
-      return wrap(`c[${hex(bank)}][${hex(off)}]`);
+      return wrapConst(`c[${hex(bank)}][${hex(off)}]`);
     }
     case 'sreg': {
       if (raw === 'SRZ') return 'RZ';
@@ -325,6 +333,17 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
     case 'BSYNC':
       if (!ops[0]?.reg) unsupported(ctx, 'BSYNC without a barrier');
       return line(`BSYNC %b${ops[0]!.reg!.index}`);
+    case 'BREAK': {
+      // The guarded lanes leave convergence barrier Bn: every active lane drops them from its copy of the barrier's
+      // lane mask (BSYNC then waits only for the lanes still in it). The guard becomes the ballot's predicate.
+      const b = ops.find((o) => o.kind === 'cbar' || /^B\d+$/.test(o.text));
+      const n = b ? /^B(\d+)$/.exec(b.text)?.[1] : undefined;
+      if (n === undefined) unsupported(ctx, 'BREAK without a barrier register');
+      const who = g && g.index !== 7 ? `${g.negated ? '!' : ''}%${g.file === 'P' ? 'p' : 'up'}${g.index}` : 'PT';
+      const t = `%r${ctx.tmp}`;
+      ctx.tmp += 2;
+      return { lines: [`  ${t} = VOTE.ANY ${who}`, `  %b${n} = LOP3.LUT %b${n}, ${t}, RZ, 48, !PT`], ends: false };
+    }
     case 'BMOV':
       // convergence barrier bookkeeping around calls: the interpreter reconverges without it
       if (mods.includes('CLEAR') || ops[0]?.kind === 'cbar') return { lines: [], ends: false };
@@ -374,8 +393,7 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
       return line(`${operand(ctx, ops[0]!, 1, undefined)} = HFMA2${halfMods(mods)} ${ops.slice(1, 4).map((o) => operand(ctx, o, 1, undefined)).join(', ')}`);
     }
     case 'LDGSTS':
-      // cp.async: the copy size, source size (ZFILL) and alignment rules are not modelled yet
-      return unsupported(ctx, 'LDGSTS (cp.async) is not lifted yet');
+      return liftLdgsts(ctx, ops, mods, guard);
     case 'HADD2':
     case 'HMUL2': {
       if (mods.includes('F32')) {
@@ -397,6 +415,51 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
       return liftIdp(ctx, ops, mods, line);
     case 'I2IP':
       return liftI2ip(ctx, ops, mods, line);
+    case 'DSETP':
+      if (mods.includes('MAX') || mods.includes('MIN')) {
+        // sm_90's f64 min/max: DSETP.{MAX,MIN}.AND P, Q, a, b, PT, then SEL/FSEL by P and a quiet-NaN fix-up under Q.
+        // P: a is the result (the minimum/maximum as PTX's min/max.f64, which Ori's DMNMX evaluates, equals a);
+        // Q: both inputs are NaN.
+        const [p, q, a, b, c] = ops;
+        if (!p || !q || !a || !b || !(c?.kind === 'pred' && !c.reg && !c.text.startsWith('!')) || !mods.includes('AND')) unsupported(ctx, `DSETP.${mods.join('.')}`);
+        const m = `%rd${ctx.tmp}`;
+        ctx.tmp += 2;
+        const A = operand(ctx, a!, 2, 'f64');
+        const B = operand(ctx, b!, 2, 'f64');
+        const out: string[] = [...pre, `  ${guard}${m} = DMNMX ${A}, ${B}, ${mods.includes('MIN') ? 'PT' : '!PT'}`];
+        if (q!.reg) {
+          const Q = operand(ctx, q!, 1, undefined);
+          out.push(`  ${guard}${Q} = DSETP.NAN.AND ${A}, ${A}, PT`, `  ${guard}${Q} = DSETP.NAN.AND ${B}, ${B}, ${Q}`);
+        }
+        if (p!.reg) out.push(`  ${guard}${operand(ctx, p!, 1, undefined)} = ISETP.EQ.U64.AND ${m}, ${A}, PT`);
+        return { lines: out, ends: false };
+      }
+      break;
+    case 'VIADDMNMX': {
+      // d = min/max(a + b, c): PT picks the minimum, !PT the maximum (as IMNMX); .U32 compares unsigned
+      const [d, a, b, c, p] = ops;
+      if (!d || !a || !b || !c || !p) unsupported(ctx, 'VIADDMNMX form');
+      const t = `%r${ctx.tmp}`;
+      ctx.tmp += 2;
+      pre.push(`  ${t} = IADD3 ${src1(ctx, a)}, ${src1(ctx, b)}, RZ`);
+      return line(`${src1(ctx, d)} = IMNMX${mods.includes('U32') ? '.U32' : ''} ${t}, ${src1(ctx, c)}, ${operand(ctx, p!, 1, undefined)}`);
+    }
+    case 'ISGN3': {
+      // P = lut[sign(a)·4 + sign(b)·2 + sign(c)] (mercury-volta's evidence rows: opcode 0x21f)
+      const [p0, p1, a, b, c, lut] = ops;
+      if (!p0 || !p1 || !a || !b || !c || lut?.kind !== 'imm' || p1.reg || p1.text.startsWith('!')) unsupported(ctx, 'ISGN3 form');
+      const r = (): string => {
+        const t = `%r${ctx.tmp}`;
+        ctx.tmp += 2;
+        return t;
+      };
+      const [sa, sb, sc, idx, bit] = [r(), r(), r(), r(), r()];
+      pre.push(`  ${sa} = SHR.U32 ${src1(ctx, a)}, 31`, `  ${sb} = SHR.U32 ${src1(ctx, b)}, 31`, `  ${sc} = SHR.U32 ${src1(ctx, c)}, 31`);
+      pre.push(`  ${idx} = IMAD ${sa}, 4, ${sc}`, `  ${idx} = IMAD ${sb}, 2, ${idx}`, `  ${bit} = MOV ${operand(ctx, lut!, 1, undefined)}`, `  ${bit} = SHR.U32 ${bit}, ${idx}`);
+      pre.push(`  ${bit} = LOP3.LUT ${bit}, 1, RZ, 192, !PT`);
+      if (!p0!.reg) return { lines: pre, ends: false };
+      return line(`${operand(ctx, p0!, 1, undefined)} = ISETP.NE.U32.AND ${bit}, RZ, PT`);
+    }
     case 'F2FP':
       if (mods.includes('RELU') || mods.includes('PACK_AB_MERGE_C') || mods.includes('UNPACK_B')) return liftF2fp(ctx, ops, mods, line);
       break;
@@ -653,6 +716,41 @@ function liftIdp(ctx: Ctx, ops: readonly SassOperandView[], mods: readonly strin
     } else return line(`${src1(ctx, ops[0])} = IMAD ${x}, ${y}, ${acc}`);
   }
   return unsupported(ctx, 'IDP');
+}
+
+/**
+ * LDGSTS[.BYPASS].{32,64,128}[.ZFILL] [shared], desc[..][global], p (cp.async): the copy, done at once (the
+ * interpreter is sequentially consistent, so LDGDEPBAR/DEPBAR need nothing). With .ZFILL, ptxas keeps the number
+ * of bytes to zero-fill in the low bits of the global offset, below the copy's alignment (cp.async [to], [from+96],
+ * 16, 12 prints desc[..][R6.64+0x64]): those bytes of the destination become 0 and the rest are copied from the
+ * aligned address. Byte by byte, so any fill count works.
+ */
+function liftLdgsts(ctx: Ctx, ops: readonly SassOperandView[], mods: readonly string[], guard: string): Lifted {
+  const size = mods.includes('128') ? 16 : mods.includes('64') ? 8 : 4;
+  const zfill = mods.includes('ZFILL');
+  const dst = ops[0];
+  const src = ops[1];
+  const p = ops[2];
+  if (!dst || !src || dst.kind !== 'mem' || src.kind !== 'mem' || (p && !(p.kind === 'pred' && !p.reg && !p.text.startsWith('!')))) unsupported(ctx, `LDGSTS operands`);
+  const pre: string[] = [];
+  const da = /^\[(.*)([+-]0x[0-9a-f]+)\]$/i.exec(address(ctx, dst!, false, pre)) ?? /^\[(.*)()\]$/.exec(address(ctx, dst!, false, pre));
+  const sa = /^\[(.*)([+-]0x[0-9a-f]+)\]$/i.exec(address(ctx, src!, true, pre)) ?? /^\[(.*)()\]$/.exec(address(ctx, src!, true, pre));
+  if (!da || !sa) unsupported(ctx, 'LDGSTS address');
+  const off = (t: string): number => (t ? (t.startsWith('-') ? -Number(t.slice(1)) : Number(t.slice(1))) : 0);
+  const dOff = off(da![2]!);
+  const sOffRaw = off(sa![2]!);
+  const fill = zfill ? ((sOffRaw % size) + size) % size : 0;
+  const sOff = sOffRaw - fill;
+  const at = (base: string, o: number): string => (base ? `[${base}${o < 0 ? `-${hex(-o)}` : `+${hex(o)}`}]` : `[${hex(o)}]`);
+  const lines = pre.map((l) => `  ${guard}${l.trim()}`);
+  for (let i = 0; i < size; i++) {
+    const t = `%r${ctx.tmp}`;
+    ctx.tmp += 2;
+    if (i < size - fill) {
+      lines.push(`  ${guard}${t} = LDG.E.U8 ${at(sa![1]!, sOff + i)}`, `  ${guard}STS.U8 ${at(da![1]!, dOff + i)}, ${t}`);
+    } else lines.push(`  ${guard}STS.U8 ${at(da![1]!, dOff + i)}, RZ`);
+  }
+  return { lines, ends: false };
 }
 
 /**

@@ -199,6 +199,17 @@ interface CRow {
   hidden: [number, number, string][] | undefined;
 }
 
+/**
+ * Rows of a mnemonic by operand shape codes, one trie level per operand (array-indexed: no hashing per
+ * encode). A node's rows are spec indices (`ks`, read from the signatures without compiling), compiled on
+ * the first encoding that reaches the node.
+ */
+interface FormNode {
+  next: (FormNode | undefined)[] | undefined;
+  ks: number[] | undefined;
+  rows: CRow[] | undefined;
+}
+
 const HIDDEN = Symbol('hidden by a shorter row');
 const OP_TOKEN_KIND = [':', '.', '='] as const;
 const ROLE_FIXED = -2;
@@ -235,7 +246,7 @@ function partsWidth(parts: [number, number][]): number {
 export class TableCodec {
   private readonly byOp = new Map<number, CRow[]>();
   /** Mnemonic → trie over the operands' shape codes → rows, in lookup order. */
-  private readonly byForm = new Map<string, FormNode>();
+  private readonly byForm = new Map<string, FormNode | null>();
   private readonly tokIds = new Map<string, number>();
   private readonly tokNames: string[] = [];
   private stamp: Uint32Array = new Uint32Array(0);
@@ -259,52 +270,126 @@ export class TableCodec {
   readonly layout: FamilyLayout;
   readonly archs: string[];
 
+  /** Row specs of this codec's archs, by opcode field and by mnemonic; rows compile on first use. */
+  private readonly specs: { spec: RowSpec; r: number; i: number; specificity: number }[] = [];
+  private readonly specsByOp = new Map<number, number[]>();
+  private readonly specsByName = new Map<string, number[]>();
+  private readonly compiled: (CRow | undefined)[] = [];
+  private allCompiled = false;
+
   constructor(opts: CodecOptions) {
     this.layout = opts.layout;
     this.archs = opts.archs;
     const rank = new Map(opts.archs.map((a, i) => [a, i]));
-    const ranked: { row: CRow; r: number; i: number }[] = [];
+    // Rows are compiled lazily, per opcode (decoding) or mnemonic (encoding): a process that encodes a
+    // small kernel needs a few dozen of the table's thousands of rows, and compiling them all took tens
+    // of ms at every start-up. Lookup order is the eager one's: preferred arch first; inside an arch, the
+    // most specific row (most constant bits) first; then table order.
     opts.rows.forEach((spec, i) => {
       let r = Infinity;
       for (const a of spec.archs) r = Math.min(r, rank.get(a) ?? Infinity);
       if (r === Infinity) return;
-      ranked.push({ row: this.compile(spec), r, i });
+      let specificity = 0;
+      for (const x of wordFromHex(spec.mask, this.layout.wordBits)) specificity += popcount32(x);
+      const k = this.specs.length;
+      this.specs.push({ spec, r, i, specificity });
+      const byOp = this.specsByOp.get(spec.op);
+      if (byOp) byOp.push(k);
+      else this.specsByOp.set(spec.op, [k]);
+      const byName = this.specsByName.get(spec.name);
+      if (byName) byName.push(k);
+      else this.specsByName.set(spec.name, [k]);
     });
-    // Preferred arch first; inside an arch, the most specific row (most constant bits) first.
-    ranked.sort((a, b) => a.r - b.r || b.row.specificity - a.row.specificity || a.i - b.i);
-    for (const { row } of ranked) {
-      const l = this.byOp.get(row.spec.op) ?? [];
-      l.push(row);
-      this.byOp.set(row.spec.op, l);
-      let node = this.byForm.get(row.spec.name);
-      if (!node) this.byForm.set(row.spec.name, (node = { next: undefined, rows: undefined }));
-      for (const c of row.shapes) {
-        node.next ??= [];
-        node = node.next[c] ??= { next: undefined, rows: undefined };
-      }
-      (node.rows ??= []).push(row);
-    }
-    this.stamp = new Uint32Array(this.tokNames.length + 1);
-    // Per-row arrays over the now complete token ids (the encoder indexes them instead of hashing).
+    const order = (a: number, b: number): number => {
+      const x = this.specs[a]!;
+      const y = this.specs[b]!;
+      return x.r - y.r || y.specificity - x.specificity || x.i - y.i;
+    };
+    for (const l of this.specsByOp.values()) l.sort(order);
+    for (const l of this.specsByName.values()) l.sort(order);
+  }
+
+  /** The compiled row of spec `k` (compiled once; the scratch buffers grow to fit it). */
+  private row(k: number): CRow {
+    let row = this.compiled[k];
+    if (row) return row;
+    row = this.compile(this.specs[k]!.spec);
+    this.compiled[k] = row;
+    // Per-row arrays over the token ids known now, which include all of this row's (the encoder indexes
+    // them instead of hashing; an id beyond them is a token this row does not have).
     const nTok = this.tokNames.length;
-    for (const { row } of ranked) {
-      row.role = new Int16Array(nTok).fill(ROLE_NONE);
-      row.one = new Int32Array(nTok).fill(-1);
-      for (const [id, r] of row.tokRole) {
-        row.role[id] = r;
-        if (r >= 0) row.one[id] = row.slots[r]!.encNum.get(idsKey([id], 1)) ?? -1;
-      }
-      row.base = slotDefaultsBase(row);
+    row.role = new Int16Array(nTok).fill(ROLE_NONE);
+    row.one = new Int32Array(nTok).fill(-1);
+    for (const [id, r] of row.tokRole) {
+      row.role[id] = r;
+      if (r >= 0) row.one[id] = row.slots[r]!.encNum.get(idsKey([id], 1)) ?? -1;
     }
-    let maxAtoms = 0;
-    for (const { row } of ranked) maxAtoms = Math.max(maxAtoms, row.atoms.length);
-    this.vals = new Float64Array(Math.max(64, maxAtoms));
-    this.stores = new Float64Array(Math.max(64, maxAtoms));
-    let maxSlots = 0;
-    for (const { row } of ranked) maxSlots = Math.max(maxSlots, row.slots.length);
-    this.slotVals = new Float64Array(Math.max(64, maxSlots));
-    this.bucketLen = new Int32Array(Math.max(64, maxSlots));
-    this.buckets = Array.from({ length: Math.max(64, maxSlots) }, () => new Int32Array(64));
+    row.base = slotDefaultsBase(row);
+    if (this.stamp.length < this.tokNames.length + 1) {
+      const stamp = new Uint32Array(Math.max(this.tokNames.length + 1, this.stamp.length * 2));
+      stamp.set(this.stamp);
+      this.stamp = stamp;
+    }
+    const atoms = row.atoms.length;
+    if (this.vals.length < atoms) {
+      this.vals = new Float64Array(atoms);
+      this.stores = new Float64Array(atoms);
+    }
+    const slots = row.slots.length;
+    if (this.slotVals.length < slots) {
+      this.slotVals = new Float64Array(slots);
+      this.bucketLen = new Int32Array(slots);
+    }
+    while (this.buckets.length < Math.max(64, slots)) this.buckets.push(new Int32Array(64));
+    return row;
+  }
+
+  /** Rows whose opcode field is `op`, in lookup order (undefined when none). */
+  private rowsOfOp(op: number): CRow[] | undefined {
+    let rows = this.byOp.get(op);
+    if (rows) return rows;
+    const ks = this.specsByOp.get(op);
+    if (!ks) return undefined;
+    rows = ks.map((k) => this.row(k));
+    this.byOp.set(op, rows);
+    return rows;
+  }
+
+  /**
+   * Trie root of mnemonic `name` over operand shape codes (read from each row's signature without compiling
+   * it), leaves in lookup order (undefined when no row has that mnemonic).
+   */
+  private formsOf(name: string): FormNode | undefined {
+    const got = this.byForm.get(name);
+    if (got !== undefined) return got ?? undefined;
+    const ks = this.specsByName.get(name);
+    if (!ks) {
+      this.byForm.set(name, null);
+      return undefined;
+    }
+    const root: FormNode = { next: undefined, ks: undefined, rows: undefined };
+    for (const k of ks) {
+      const sig = this.specs[k]!.spec.sig;
+      let node = root;
+      for (const sh of sig === '' ? [] : sig.split(',')) {
+        const spaced = sh.startsWith('_');
+        const shape = SHAPES[spaced ? sh.slice(1) : sh];
+        if (shape === undefined) this.row(k); // throws the table error naming the row
+        const c = spaced ? shape! | SPACED : shape!;
+        node.next ??= [];
+        node = node.next[c] ??= { next: undefined, ks: undefined, rows: undefined };
+      }
+      (node.ks ??= []).push(k);
+    }
+    this.byForm.set(name, root);
+    return root;
+  }
+
+  /** Compile every row (a token no compiled row knows yet may still belong to one not compiled). */
+  private compileAll(): void {
+    if (this.allCompiled) return;
+    for (let k = 0; k < this.specs.length; k++) this.row(k);
+    this.allCompiled = true;
   }
 
   private tokId(t: string): number {
@@ -434,15 +519,13 @@ export class TableCodec {
 
   /** Number of rows this codec can use. */
   get rowCount(): number {
-    let n = 0;
-    for (const l of this.byOp.values()) n += l.length;
-    return n;
+    return this.specs.length;
   }
 
   decode(w: Word, addr = 0): DecodedInstruction {
     const L = this.layout;
     const op = getBits(w, L.opcode[0], L.opcode[1]);
-    const rows = this.byOp.get(op);
+    const rows = this.rowsOfOp(op);
     const control = L.readControl(w);
     if (!rows) return { unknown: true, opcodeField: op, reason: 'no table row for this opcode', control };
     // A row whose PT operands nvdisasm hides defers to the shorter row; if none takes the word (a negated
@@ -613,7 +696,7 @@ export class TableCodec {
   explain(w: Word): { row: string; archs: string[]; badBits: number[]; badSlots: string[] }[] {
     const op = getBits(w, this.layout.opcode[0], this.layout.opcode[1]);
     const out: { row: string; archs: string[]; badBits: number[]; badSlots: string[] }[] = [];
-    for (const row of this.byOp.get(op) ?? []) {
+    for (const row of this.rowsOfOp(op) ?? []) {
       const badBits: number[] = [];
       for (let b = 0; b < w.length * 32; b++) {
         const i = b >>> 5;
@@ -634,7 +717,11 @@ export class TableCodec {
 
   /** Token id of a string, or throws (a token no row of this arch knows cannot be encoded). */
   private knownTok(t: string, opcode: string): number {
-    const id = this.tokIds.get(t);
+    let id = this.tokIds.get(t);
+    if (id === undefined && !this.allCompiled) {
+      this.compileAll();
+      id = this.tokIds.get(t);
+    }
     if (id === undefined) throw new SassEncodeError('SASS_NO_FORM', `${this.archs[0]}: '${t}' is not known for ${opcode}`);
     return id;
   }
@@ -644,18 +731,18 @@ export class TableCodec {
    * `rest`: operand index and suffix, or -1 and the modifier token).
    */
   private want(gen: number, id: number, op: number, kind: 0 | 1 | 2, rest: string, opcode: string): void {
-    const stamp = this.stamp;
-    if (stamp[id] === gen) {
+    // this.stamp is read afresh after knownTok, which may compile rows and grow it.
+    if (this.stamp[id] === gen) {
       const t = op < 0 ? rest : `${op}${OP_TOKEN_KIND[kind]}${rest}`;
       for (let k = 1; ; k++) {
         const j = this.knownTok(`${t}#${k}`, opcode);
-        if (stamp[j] !== gen) {
+        if (this.stamp[j] !== gen) {
           id = j;
           break;
         }
       }
     }
-    stamp[id] = gen;
+    this.stamp[id] = gen;
     this.pushWanted(id);
   }
 
@@ -769,13 +856,13 @@ export class TableCodec {
     }
     // One read of every operand (the operand objects come in many shapes: each property load is slow).
     const opFlags = this.opFlags;
-    let node = this.byForm.get(ins.opcode);
+    let node = this.formsOf(ins.opcode);
     for (let i = 0; i < nOps; i++) {
       const c = this.readOperand(ops[i]!, i);
       this.opShape[i] = c & (SPACED - 1);
       node = node?.next?.[c];
     }
-    const rows = node?.rows;
+    const rows = node?.ks ? (node.rows ??= node.ks.map((k) => this.row(k))) : undefined;
     if (!rows) throw new SassEncodeError('SASS_NO_ROW', `no ${this.archs[0]} table row for '${ins.opcode}' with operands (${flatten(ins).sig})`);
 
     // Wanted tokens (the same set `flatten` gives, as interned ids).
@@ -859,9 +946,11 @@ export class TableCodec {
       for (let si = 0; si < slots.length; si++) blen[si] = 0;
       let fixedSeen = 0;
       const roleOf = row.role;
+      const nRole = roleOf.length;
       for (let wi = 0; wi < nWanted; wi++) {
         const id = wanted[wi]!;
-        const role = roleOf[id]!;
+        // a token interned after this row compiled is none of its tokens
+        const role = id < nRole ? roleOf[id]! : ROLE_NONE;
         if (role === ROLE_NONE) {
           whyKind = 4;
           whyRow = row; // the message names its unsupported tokens, built only if no row fits
@@ -989,12 +1078,6 @@ export class TableCodec {
 }
 
 const NO_CONTROL_RW: ControlInfo = { stall: 0, yieldBit: 0, writeBarrier: 0, readBarrier: 0, waitMask: 0, reuse: 0 };
-
-/** Rows by operand shape codes, one trie level per operand (array-indexed: no hashing per encode). */
-interface FormNode {
-  next: (FormNode | undefined)[] | undefined;
-  rows: CRow[] | undefined;
-}
 
 /**
  * The row's value + opcode word with every slot's no-token value written, so the encoder writes only the

@@ -237,6 +237,77 @@ export const EVIDENCE_ROWS: RowSpec[] = [
   ),
   // F2FP.PACK_AB with .RELU (cvt.rn.relu.f16x2.f32): bit 75
   ...rowsOf(F2FP_OP, 'R,R,R', (r) => r.archs.includes('sm_80')).map((r) => widen(r, { free: [[75, 1]], slots: [flag(75, 'm:RELU')], order: ['m:RELU'] })),
+  // Opcode 0x21f (sm_75+; no golden text, so the mnemonic is ours: nvdisasm's name for it is unknown here): a
+  // predicate from the sign bits of three registers through an 8-bit table, P = lut[sign(a)·4 + sign(b)·2 +
+  // sign(c)]. ptxas's add.sat.s32 / sub.sat.s32 test overflow with it (a + b = c overflows up: lut 0x02, down:
+  // 0x40; a - b: 0x08, 0x10), the second predicate is PT in every word seen.
+  newRow({
+    archs: ['sm_75', 'sm_80', 'sm_86', 'sm_90'],
+    op: 0x21f,
+    name: 'ISGN3',
+    sig: 'P,P,R,R,R,I',
+    guard: 'P',
+    atoms: [
+      { key: '0', parts: [[81, 3]], enc: 'u' },
+      { key: '1', parts: [[84, 3]], enc: 'u' },
+      { key: '2', parts: [[24, 8]], enc: 'u' },
+      { key: '3', parts: [[32, 8]], enc: 'u' },
+      { key: '4', parts: [[64, 8]], enc: 'u' },
+      { key: '5', parts: [[72, 8]], enc: 'u' },
+    ],
+    slots: [],
+    fixed: ['m:LUT'],
+    order: ['m:LUT'],
+    reuse: { 2: 0, 3: 1, 4: 2 },
+    set: [],
+  }),
+  // sm_90 integer forms the golden pairs lack: VIADD with a uniform register (a + UR, bit 91 as in ptxas's words),
+  // VIMNMX with an immediate, and VIADDMNMX R, R, -R, imm (fused add + min/max: ptxas's f64 division clamps the
+  // exponent difference with it where sm_80 code has IADD3 + IMNMX: max(a - b, imm) with !PT). Bit 72 is the
+  // signed compare (set in every word seen, as in VIMNMX), bit 75 negates the added register (IADD3's c bit).
+  newRow({
+    archs: ['sm_90'],
+    op: 0xc36,
+    name: 'VIADD',
+    sig: 'R,R,UR',
+    guard: 'P',
+    atoms: [
+      { key: '0', parts: [[16, 8]], enc: 'u' },
+      { key: '1', parts: [[24, 8]], enc: 'u' },
+      { key: '2', parts: [[32, 6]], enc: 'u' },
+    ],
+    slots: [],
+    fixed: [],
+    order: [],
+    reuse: { 1: 0 },
+    set: [[91, 1]],
+  }),
+  ...rowsOf(0x248, 'R,R,R,P').map((r) => ({
+    ...variant(r, { free: [[90, 1], [32, 32]], slots: [flag(90, '3:not')] }),
+    op: 0x848,
+    sig: 'R,R,I,P',
+    atoms: r.atoms.map((a) => (a.key === '2' ? { key: '2', parts: [[32, 32]] as Run[], enc: 's' as const } : a)),
+    reuse: {},
+  })),
+  newRow({
+    archs: ['sm_90'],
+    op: 0x446,
+    name: 'VIADDMNMX',
+    sig: 'R,R,R,I,P',
+    guard: 'P',
+    atoms: [
+      { key: '0', parts: [[16, 8]], enc: 'u' },
+      { key: '1', parts: [[24, 8]], enc: 'u' },
+      { key: '2', parts: [[64, 8]], enc: 'u' },
+      { key: '3', parts: [[32, 32]], enc: 's' },
+      { key: '4', parts: [[87, 3]], enc: 'u' },
+    ],
+    slots: [{ bits: [[72, 1]], map: { 0: ['m:U32'], 1: [] } }, flag(75, '2:neg'), flag(90, '4:not')],
+    fixed: [],
+    order: ['m:U32', '2:neg', '4:not'],
+    reuse: { 1: 0, 2: 2 },
+    set: [],
+  }),
   // fp8 pairs (sm_89+): f32 pair → e4m3x2/e5m2x2 with .satfinite into the low half of Rd (the rest from Rc),
   // and e4m3x2/e5m2x2 → f16x2 from the low half of Rb. Bit 76 / 73 picks E4M3 over E5M2.
   newRow({

@@ -12,26 +12,38 @@ export interface RpoInfo {
 
 /** Reverse postorder of the CFG from the entry (iterative DFS, successors in their listed order). */
 export function computeRpo(fn: OriFunction): RpoInfo {
+  const blocks = fn.blocks;
+  const n = blocks.length;
   const post: Block[] = [];
-  const seen = new Set<Block>();
-  if (fn.blocks.length) {
-    const stack: Array<{ b: Block; k: number }> = [{ b: fn.entry, k: 0 }];
-    seen.add(fn.entry);
-    while (stack.length) {
-      const top = stack[stack.length - 1]!;
-      const s = top.b.succs[top.k++];
+  // Visited marks and the DFS stack in typed arrays indexed by layout position (valid once the CFG is
+  // built, which reading `succs` ensures): no hashing and no object per block.
+  const seen = new Uint8Array(n);
+  if (n) {
+    const entry = fn.entry;
+    void entry.succs;
+    const stackB: Block[] = [entry];
+    const stackK = new Int32Array(n);
+    seen[entry._pos] = 1;
+    while (stackB.length) {
+      const d = stackB.length - 1;
+      const b = stackB[d]!;
+      const s = b.succs[stackK[d]!++];
       if (s === undefined) {
-        post.push(top.b);
-        stack.pop();
-      } else if (!seen.has(s)) {
-        seen.add(s);
-        stack.push({ b: s, k: 0 });
+        post.push(b);
+        stackB.pop();
+      } else if (!seen[s._pos]) {
+        seen[s._pos] = 1;
+        stackK[stackB.length] = 0;
+        stackB.push(s);
       }
     }
   }
   const order = post.reverse();
-  const index = new Map(order.map((b, i) => [b, i] as const));
-  return { order, index, unreachable: fn.blocks.filter((b) => !seen.has(b)) };
+  const index = new Map<Block, number>();
+  for (let i = 0; i < order.length; i++) index.set(order[i]!, i);
+  const unreachable: Block[] = [];
+  for (let k = 0; k < n; k++) if (!seen[k]) unreachable.push(blocks[k]!);
+  return { order, index, unreachable };
 }
 
 export const RpoAnalysis = defineAnalysis({ name: 'rpo', dependsOn: 'cfg', compute: computeRpo });

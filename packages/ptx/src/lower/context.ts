@@ -422,7 +422,10 @@ export class FnLowerer {
       return this.floatImm({ value: Number(v), width: 64 }, t);
     }
     const bits = t.bits <= 32 ? 32 : 64;
-    const x = BigInt.asIntN(bits, t.bits < 32 ? BigInt.asIntN(t.bits, v) : v);
+    // A narrow literal as `norm` extends a register of its type: sign-extended for .s8/.s16, zero-extended otherwise
+    // (mul.wide.u16 %r, %rs, -17873 multiplies by 47663, as nvcc's division-by-11 sequence needs).
+    const narrow = t.bits < 32 ? (t.kind === 's' ? BigInt.asIntN(t.bits, v) : BigInt.asUintN(t.bits, v)) : v;
+    const x = BigInt.asIntN(bits, narrow);
     return imm(x, x >= -4096n && x <= 4096n ? 'int' : 'hex');
   }
   floatImm(o: { value: number; bits?: bigint; width: 32 | 64 }, t: PtxType): OriOperand {
