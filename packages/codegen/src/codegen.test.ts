@@ -321,6 +321,46 @@ done:
     expect(o.readUInt16LE(24)).toBe(0x3801);
   });
 
+  it('generic addresses of .shared variables (cvta.shared: SR_SWINHI and the cluster rank, as ptxas on sm_90)', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .shared .align 4 .b32 buf[32];
+  .reg .u64 %rd<10>;
+  .reg .b32 %r<8>;
+  ld.param.u64 %rd1, [output];
+  mov.u32 %r1, %tid.x;
+  mov.u64 %rd2, buf;
+  cvta.shared.u64 %rd3, %rd2;
+  mul.wide.u32 %rd4, %r1, 4;
+  add.u64 %rd5, %rd3, %rd4;
+  mul.lo.u32 %r2, %r1, 3;
+  add.u32 %r2, %r2, 7;
+  st.u32 [%rd5], %r2;
+  bar.sync 0;
+  xor.b32 %r3, %r1, 1;
+  mul.wide.u32 %rd6, %r3, 4;
+  add.u64 %rd7, %rd2, %rd6;
+  cvt.u32.u64 %r4, %rd7;
+  ld.shared.u32 %r5, [%r4];
+  cvta.to.shared.u64 %rd8, %rd5;
+  sub.u64 %rd9, %rd8, %rd2;
+  cvt.u32.u64 %r6, %rd9;
+  add.u32 %r5, %r5, %r6;
+  add.u64 %rd9, %rd1, %rd4;
+  st.global.u32 [%rd9], %r5;
+  ret;
+}`;
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [32, 1, 1],
+      buffers: { input: { hex: '00' }, output: { hex: '00'.repeat(128) } }, params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    const { out } = sameAsPtxPath(ptx, launch);
+    // thread 0 reads thread 1's 3 + 7 = 10, plus its own offset 0; thread 1 reads 7, plus 4
+    expect(out.slice(0, 16)).toBe('0a0000000b000000');
+  });
+
   it('f64 min/max (NaN, signed zeros), u32 -> f64 and f64 -> s64 conversions', () => {
     const ptx = `.version 7.8
 .target sm_90

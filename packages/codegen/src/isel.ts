@@ -1273,6 +1273,15 @@ class Selector {
       // the generic address of local-window offset 0: ptxas reads it from c[0x0][0x20] (sm_80 and sm_90 alike)
       return this.emit('LDC', ['64'], [this.defWhole(dst), { k: 'cbank', bank: 0, off: 0x20 }], 1);
     }
+    if (src.name === 'SR_SWINBASE' && this.widthOf(dst) === 2) {
+      // the generic address of shared-window offset 0 as ptxas builds it on sm_90 (cvta.shared): the high word is
+      // SR_SWINHI, the low word this CTA's rank in its cluster << 24 (the cluster shared window) plus the offset
+      const d = (this.defWhole(dst) as VRegOperand).v;
+      const rank = this.newV('R', 1);
+      this.emit('S2R', [], [this.r(rank), { k: 'name', name: 'SR_CgaCtaId' }], 1);
+      this.emit('SHF', ['L', 'U32'], [this.r(d, 0), this.r(rank), { k: 'int', v: 24 }, { k: 'reg', file: 'R', n: 255 }], 1);
+      return this.emit('S2R', [], [this.r(d, 1), { k: 'name', name: 'SR_SWINHI' }], 1);
+    }
     if (this.widthOf(dst) !== 1) this.fail(`64-bit special register ${src.name}`);
     this.emit('S2R', [], [this.def(dst), { k: 'name', name: names[src.name] ?? src.name }], 1);
   }
