@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -227,7 +228,10 @@ describe('operand and instruction-type checks (issue 16 row 10), against recorde
 
 const ptxas = (process.env.PATH ?? '').split(':').map((d) => path.join(d, 'ptxas')).find((f) => existsSync(f));
 describe.skipIf(!ptxas)('the recorded verdicts are still what ptxas says (skipped without ptxas)', () => {
-  it('re-runs every case through ptxas -arch=sm_90', () => {
+  // Asynchronous: ~190 ptxas runs take a minute or more on a loaded machine, and a synchronous loop that long
+  // starves vitest's worker RPC ("Timeout calling onTaskUpdate").
+  it('re-runs every case through ptxas -arch=sm_90', async () => {
+    const run = promisify(execFile);
     const dir = mkdtempSync(path.join(tmpdir(), 'check-'));
     const wrong: string[] = [];
     for (const [body, verdict] of CASES) {
@@ -235,9 +239,9 @@ describe.skipIf(!ptxas)('the recorded verdicts are still what ptxas says (skippe
       writeFileSync(f, kernel(body));
       let out = 'ok';
       try {
-        execFileSync(ptxas!, ['-arch=sm_90', f, '-o', '/dev/null'], { stdio: 'pipe' });
+        await run(ptxas!, ['-arch=sm_90', f, '-o', '/dev/null']);
       } catch (e) {
-        out = String((e as { stderr?: Buffer }).stderr ?? '');
+        out = String((e as { stderr?: string }).stderr ?? '');
       }
       if (verdict === 'ok' ? out !== 'ok' : !out.includes(verdict)) wrong.push(`${body}: ${out}`);
     }
