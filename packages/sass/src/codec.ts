@@ -473,7 +473,7 @@ export class TableCodec {
         } else if (!encStr.has(ids.join(','))) encStr.set(ids.join(','), Number(k));
       }
       const one = oneChunk(f);
-      const slot: CSlot = { f, tokens, encNum, encStr, enc0: encNum.get(0) ?? -1, limb: one.limb, off: one.off, mask: one.mask };
+      const slot: CSlot = { enc0: encNum.get(0) ?? -1, limb: one.limb, off: one.off, mask: one.mask | 0, arr: undefined, map: undefined, f, tokens, encNum, encStr };
       if (f.width <= 10) {
         slot.arr = new Array<number[] | undefined>(1 << f.width).fill(undefined);
         for (const [k, ids] of map) slot.arr[k] = ids;
@@ -486,27 +486,29 @@ export class TableCodec {
     const atoms = spec.atoms.map((a): CAtom => {
       const f = compileField(a.parts);
       const dot = a.key.indexOf('.');
+      const one = oneChunk(f);
+      // Property order is memory layout: the fields the encoder and decoder read per word come first.
       return {
-        spec: a,
-        f,
-        wide: f.width > 52,
-        signedWide: a.enc === 's' || a.enc === 'rel',
-        plainU: a.enc === 'u' && (a.scale ?? 1) === 1 && a.eq === undefined && !a.from && f.width > 0 && f.width <= 31,
-        plainS: a.enc === 's' && (a.scale ?? 1) === 1 && a.eq === undefined && !a.from && f.width > 1 && f.width <= 31,
-        max: 2 ** f.width,
-        from: a.from ? (keyIdx.get(a.from.key) ?? -1) : -1,
-        fromAdd: a.from?.add ?? 0,
-        fromIfTok: a.from?.ifToken !== undefined ? this.tokId(a.from.ifToken) : -1,
-        fromIfAdd: a.from?.ifAdd ?? 0,
         op: Number(dot < 0 ? a.key : a.key.slice(0, dot)),
-        part: dot < 0 ? '' : a.key.slice(dot + 1),
         partCode: PART_CODES[dot < 0 ? '' : a.key.slice(dot + 1)] ?? -1,
         isFrom: !!a.from,
         hasEq: a.eq !== undefined,
         eq: a.eq ?? 0,
-        limb: f.width ? oneChunk(f).limb : -1,
-        off: oneChunk(f).off,
-        mask: oneChunk(f).mask,
+        plainU: a.enc === 'u' && (a.scale ?? 1) === 1 && a.eq === undefined && !a.from && f.width > 0 && f.width <= 31,
+        plainS: a.enc === 's' && (a.scale ?? 1) === 1 && a.eq === undefined && !a.from && f.width > 1 && f.width <= 31,
+        max: 2 ** f.width,
+        limb: f.width ? one.limb : -1,
+        off: one.off,
+        mask: one.mask | 0, // int32 (a 32-bit mask is -1): kept inline, not as a boxed number
+        wide: f.width > 52,
+        signedWide: a.enc === 's' || a.enc === 'rel',
+        f,
+        spec: a,
+        from: a.from ? (keyIdx.get(a.from.key) ?? -1) : -1,
+        fromAdd: a.from?.add ?? 0,
+        fromIfTok: a.from?.ifToken !== undefined ? this.tokId(a.from.ifToken) : -1,
+        fromIfAdd: a.from?.ifAdd ?? 0,
+        part: dot < 0 ? '' : a.key.slice(dot + 1),
       };
     });
     const fromAtoms: number[] = [];
@@ -541,22 +543,23 @@ export class TableCodec {
       const act = tokenAction(t);
       if (act) acts.push({ id: this.tokId(t), act });
     }
+    // Property order is memory layout: the fields read per word come first.
     return {
-      spec,
-      mask,
-      check,
-      value,
-      specificity,
+      guard: spec.guard,
       slots,
       atoms,
-      fromAtoms,
       fixed: fixedIds,
-      derived,
-      tokRole,
-      guard: spec.guard,
       roleTab: new Int32Array(12),
       roleMask: 3,
       base: undefined,
+      value,
+      mask,
+      check,
+      fromAtoms,
+      derived,
+      spec,
+      specificity,
+      tokRole,
       derivedIds: new Set(derived.map((d) => d.token)),
       hide: spec.hide?.map((h) => h.map((c) => ({ idx: keyIdx.get(c.key) ?? -1, eq: c.eq }))),
       tpl,
