@@ -298,6 +298,41 @@ interface Lifted {
   ends: boolean;
 }
 
+/** The byte a P2R works on: `.B1`..`.B3`. */
+function predicateByte(sel: string | undefined): number {
+  const m = sel ? /^B([0-3])$/.exec(sel) : null;
+  return m ? 8 * Number(m[1]) : 0;
+}
+
+/**
+ * P2R[.Bk] Rd, PR, Rs, mask: Rd = Rs with the mask's bits of byte k replaced by the predicates P0..P6 the mask
+ * names (bit i of the byte = Pi). ptxas spills predicates with it (`P2R R31, PR, RZ, 0x1`, and `P2R.B1 R0, PR,
+ * R0, 0xf` to pack a second set into the next byte). Lifted to SEL + LOP3 (the PTX path's selp / or). The
+ * differential (apps/ptxforge nvcc-kernels `predicate_spill`) runs the RZ form; the merge into Rs and the .Bk
+ * byte are read from nvdisasm's spelling (golden `P2R.B1 R, PR, R, 0xf`), not yet seen executing.
+ */
+function liftP2r(ctx: Ctx, ops: SassOperandView[], mods: string[], line: (s: string) => Lifted): Lifted {
+  const [d, pr, s, m] = ops;
+  if (!d || pr?.kind !== 'prmask' || pr.text !== 'PR' || !s || m?.kind !== 'imm' || m.value === undefined) unsupported(ctx, 'P2R form');
+  const sh = predicateByte(mods.find((x) => /^B[0-3]$/.test(x)));
+  const mask = m.value & 0x7f;
+  const tmp = (): string => {
+    const t = `%r${ctx.tmp}`;
+    ctx.tmp += 2;
+    return t;
+  };
+  let acc = tmp();
+  ctx.pre.push(`  ${acc} = LOP3.LUT ${src1(ctx, s)}, ${hex((~(mask << sh)) >>> 0)}, RZ, 192, !PT`);
+  for (let i = 0; i < 7; i++) {
+    if (!(mask & (1 << i))) continue;
+    const bit = tmp();
+    const next = tmp();
+    ctx.pre.push(`  ${bit} = SEL ${hex((1 << (i + sh)) >>> 0)}, RZ, %p${i}`, `  ${next} = LOP3.LUT ${acc}, ${bit}, RZ, 252, !PT`);
+    acc = next;
+  }
+  return line(`${operand(ctx, d, 1, undefined)} = MOV ${acc}`);
+}
+
 function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget: number | undefined): Lifted {
   let op = view.opcode;
   let mods = [...view.mods];
@@ -479,8 +514,9 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
     case 'I2FP':
       op = 'I2F';
       break;
-    case 'LEPC':
     case 'P2R':
+      return liftP2r(ctx, ops, mods, line);
+    case 'LEPC':
     case 'R2P':
     case 'HMMA':
     case 'IMMA':
