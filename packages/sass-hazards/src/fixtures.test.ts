@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readCubin } from '@ptxforge/cubin';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { checkHazards } from './check.js';
+import { checkHazards, prepareHazardCheck } from './check.js';
 import { cubinHazardFunctions } from './corpus.js';
 import { formatHazard } from './report.js';
 import { GOLDEN_DIR, haveGolden, loadGoldenListing } from './testing/golden.js';
@@ -66,6 +66,12 @@ describe('weakened control fields of real ptxas words are detected (golden listi
       const lines = r.hazards.map(formatHazard);
       const hit = r.hazards.find((h) => h.kind === m.expect.kind && h.reg === m.expect.reg && h.addr === Number.parseInt(m.expect.addr, 16));
       expect(hit, lines.join('\n')).toBeDefined();
+      // decoded once, checked against both sets of control words: the same hazards (without the slack histogram)
+      const prepared = prepareHazardCheck(fn, { arch: m.arch, slack: false });
+      expect(prepared.check(fn.instrs.map((i) => i.control)).hazards).toEqual([]);
+      const weakened = prepared.check(fn.instrs.map((i) => (i.addr === addr ? { ...i.control, [m.field]: m.value } : i.control)));
+      expect(weakened.hazards).toEqual(r.hazards);
+      expect(weakened.slack.size).toBe(0);
     });
   }
 });
