@@ -41,6 +41,12 @@ const CASES: [string, string, string, string][] = [
   ['sm_90', 'cvt.rn.satfinite.e5m2x2.f32', '004fca00_048060ff_00000007_0007723e', 'F2FP.SATFINITE.E5M2.F32.PACK_AB_MERGE_C R7, R0, R7, RZ ;'],
   ['sm_90', 'cvt.rn.f16x2.e4m3x2', '004fca00_020006ff_00000002_ff07723e', 'F2FP.F16.E4M3.UNPACK_B R7, R2 ;'],
   ['sm_90', 'cvt.rn.f16x2.e5m2x2', '004fca00_020004ff_00000002_ff07723e', 'F2FP.F16.E5M2.UNPACK_B R7, R2 ;'],
+  // texture results counted on SB5 (parboil rpes: 4 TEX words with W5, then these as they land); SB4 and SB0 as
+  // the golden sm_90 pairs print them
+  ['sm_90', 'tex.2d (wait for 3 of 4)', '000fc800_00000000_0000d0c0_0000791a', 'DEPBAR.LE SB5, 0x3 ;'],
+  ['sm_90', 'tex.2d (wait for 12 of 13)', '000fc800_00000000_0000d300_0000791a', 'DEPBAR.LE SB5, 0xc ;'],
+  ['sm_90', 'golden pair', '000fc800_00000000_0000c000_0000791a', 'DEPBAR.LE SB4, 0x0 ;'],
+  ['sm_90', 'golden pair', '004fc800_00000000_00008040_0000791a', 'DEPBAR.LE SB0, 0x1 ;'],
 ];
 
 describe('evidence rows (ptxas 13 words the golden vectors lack)', () => {

@@ -352,4 +352,12 @@ export const EVIDENCE_ROWS: RowSpec[] = [
     reuse: { 1: 1 },
     set: [[24, 8], [64, 8], [74, 1], [89, 1]],
   }),
+  // DEPBAR.LE SBn, N (sm_90): the scoreboard is a 3-bit number in bits 44..46, as sm_80/86 keep it (golden sm_86:
+  // 0x...d0c0_0000791a is `DEPBAR.LE SB5, 0x3`). The sm_90 golden pairs show SB0..SB4 only, so the derived row
+  // read bits 44..45 and 46 as separate slots and printed SB5 (bits 44 + 46) as SB4; ptxas 13 sm_90 code counts
+  // texture results on SB5 (TEX/TLD words with W5, then DEPBAR.LE SB5, 3, 2, 1 as they land: parboil rpes).
+  ...rowsOf(0x91a, 'N,I', (r) => r.archs.includes('sm_90')).map((r) => ({
+    ...widen(r, { replaceSlots: [{ bits: [[44, 3]], map: { 0: ['0=SB0'], 1: ['0=SB1'], 2: ['0=SB2'], 3: ['0=SB3'], 4: ['0=SB4'], 5: ['0=SB5'] } }] }),
+    derived: [],
+  })),
 ];
