@@ -438,8 +438,8 @@ function checkAddressSize(c: FnLowerer): void {
   }
 }
 
-/** Run every check on the current instruction (`c.ins`). */
-export function checkInstruction(c: FnLowerer): void {
+/** The checks of one instruction that read only its opcode, modifiers and module (and its address size). */
+function checkForm(c: FnLowerer): { t: PtxType | undefined; types: PtxType[] } {
   const { opcode, mods } = c.ins;
   if ((opcode === 'vote' || opcode === 'shfl') && !mods.includes('sync') && (c.mod.targetSm ?? 0) >= 70 && (c.mod.ptxVersion ?? 0) >= 604) {
     fail(c, 'PTX_SYNC_REQUIRED', `Instruction '${opcode}' without '.sync' is not supported on .target sm_70 and higher from PTX ISA version 6.4`);
@@ -470,6 +470,33 @@ export function checkInstruction(c: FnLowerer): void {
       const ok = st.kind === 'f' ? FLT_CMP.has(cmp) : st.kind === 'b' ? cmp === 'eq' || cmp === 'ne' : st.kind === 'u' ? INT_CMP.has(cmp) || UNS_CMP.has(cmp) : INT_CMP.has(cmp);
       if (!ok) fail(c, 'PTX_COMPARISON', `Mismatch between instruction type and comparison qualifier (.${cmp} with .${st.name})`);
     }
+  }
+  return { t, types };
+}
+
+/**
+ * Opcode/modifier combinations that passed the checks that read nothing else (per module: the .sync rule
+ * reads its target and PTX version), with their types: most instructions of a function repeat a few forms,
+ * so those checks run once per form. The operand checks still run on every instruction.
+ */
+const formsChecked = new WeakMap<object, Map<string, { t: PtxType | undefined; types: PtxType[] }>>();
+
+/** Run every check on the current instruction (`c.ins`). */
+export function checkInstruction(c: FnLowerer): void {
+  const { opcode, mods } = c.ins;
+  let forms = formsChecked.get(c.mod);
+  if (!forms) formsChecked.set(c.mod, (forms = new Map()));
+  const form = `${opcode}.${mods.join('.')}`;
+  const known = forms.get(form);
+  let types: PtxType[];
+  let t: PtxType | undefined;
+  if (known) {
+    // the form's own checks passed before; the one check between them that reads operands, in its place
+    checkAddressSize(c);
+    ({ t, types } = known);
+  } else {
+    ({ t, types } = checkForm(c));
+    forms.set(form, { t, types });
   }
   if (!t) return;
   if (opcode === 'ld' || opcode === 'ldu') {
