@@ -479,24 +479,40 @@ function checkForm(c: FnLowerer): { t: PtxType | undefined; types: PtxType[] } {
  * reads its target and PTX version), with their types: most instructions of a function repeat a few forms,
  * so those checks run once per form. The operand checks still run on every instruction.
  */
-const formsChecked = new WeakMap<object, Map<string, { t: PtxType | undefined; types: PtxType[] }>>();
+const formsChecked = new WeakMap<object, FormNode>();
+
+/** A trie over opcode then modifiers (no key string built per instruction); `checked` once the form passed. */
+interface FormNode {
+  next?: Map<string, FormNode>;
+  checked?: { t: PtxType | undefined; types: PtxType[] };
+}
+
+function formNode(root: FormNode, opcode: string, mods: readonly string[]): FormNode {
+  let n = root;
+  for (let k = -1; k < mods.length; k++) {
+    const part = k < 0 ? opcode : mods[k]!;
+    let next = (n.next ??= new Map()).get(part);
+    if (!next) n.next.set(part, (next = {}));
+    n = next;
+  }
+  return n;
+}
 
 /** Run every check on the current instruction (`c.ins`). */
 export function checkInstruction(c: FnLowerer): void {
   const { opcode, mods } = c.ins;
-  let forms = formsChecked.get(c.mod);
-  if (!forms) formsChecked.set(c.mod, (forms = new Map()));
-  const form = `${opcode}.${mods.join('.')}`;
-  const known = forms.get(form);
+  let root = formsChecked.get(c.mod);
+  if (!root) formsChecked.set(c.mod, (root = {}));
+  const form = formNode(root, opcode, mods);
   let types: PtxType[];
   let t: PtxType | undefined;
-  if (known) {
+  if (form.checked) {
     // the form's own checks passed before; the one check between them that reads operands, in its place
     checkAddressSize(c);
-    ({ t, types } = known);
+    ({ t, types } = form.checked);
   } else {
     ({ t, types } = checkForm(c));
-    forms.set(form, { t, types });
+    form.checked = { t, types };
   }
   if (!t) return;
   if (opcode === 'ld' || opcode === 'ldu') {
