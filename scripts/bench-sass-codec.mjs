@@ -3,7 +3,7 @@
 // instructions per CPU-second, over real words: every instruction of the ptxas cubins under DIR (default: the
 // sass-roundtrip cache, .cache/sass-roundtrip, filled by `pnpm -s sass-roundtrip`) for one arch, else the
 // golden vectors of ../shared/golden.
-// usage: node scripts/bench-sass-codec.mjs [--arch sm_90] [--dir DIR] [--rounds 9] [--warmup 2] [--record]
+// usage: node scripts/bench-sass-codec.mjs [--arch sm_90] [--dir DIR] [--rounds 9] [--warmup 2] [--warmup-cpu 1.5] [--record]
 //   --record  adds the run's row to the codec table of docs/benchmarks.md (machine, load, date, medians).
 // Needs `pnpm build` first (reads the packages' dist/).
 //
@@ -11,7 +11,9 @@
 // instructions per CPU-second of this process (process.cpuUsage: user + system, GC threads included), so time
 // the process spends waiting for a core on a shared machine does not count, but the slowdown of a contended
 // core does. Warm-up passes (not measured) let the JIT settle first; the reported figure is the median round,
-// with the slowest and fastest round beside it. Three decode/encode workloads, in this order:
+// with the slowest and fastest round beside it. Warm-up is at least --warmup passes and --warmup-cpu
+// CPU-seconds: TurboFan compiles the big encode function on a background thread for ~0.3–0.9 CPU-s under
+// load, and that thread's time would otherwise land in the first measured rounds. Three decode/encode workloads, in this order:
 //   decode (stream)        each result is consumed (known/unknown, opcode) and dropped: scanners, round trips;
 //   decode (per function)  each function's instructions are kept until the next function (ptxforge-dis);
 //   encode                 the known words' decoded instructions, held in memory, encoded again.
@@ -34,6 +36,7 @@ const opt = (k, d) => (args.indexOf(k) >= 0 ? args[args.indexOf(k) + 1] : d);
 const arch = opt('--arch', 'sm_90');
 const rounds = Math.max(1, Number(opt('--rounds', '9')));
 const warmup = Math.max(0, Number(opt('--warmup', '2')));
+const warmupCpu = Math.max(0, Number(opt('--warmup-cpu', '1.5')));
 const dir = opt('--dir', path.join(repo, '.cache', 'sass-roundtrip'));
 const record = args.includes('--record');
 
@@ -87,7 +90,12 @@ const loadBefore = os.loadavg();
 
 /** Runs `pass` (one pass over n instructions) warmup times, then `rounds` measured times. */
 function measure(name, n, pass) {
-  for (let i = 0; i < warmup; i++) pass();
+  const w0 = process.cpuUsage();
+  for (let i = 0; ; i++) {
+    const w = process.cpuUsage(w0);
+    if (i >= warmup && (w.user + w.system) / 1e6 >= warmupCpu) break;
+    pass();
+  }
   const rates = [];
   const wall = [];
   for (let r = 0; r < rounds; r++) {
@@ -125,7 +133,7 @@ function reference() {
 const when = new Date().toISOString().slice(0, 16) + 'Z';
 const machine = `${os.cpus()[0]?.model?.trim() ?? 'unknown cpu'} (${os.cpus().length} cores), node ${process.version}`;
 console.log(`bench-sass-codec: ${arch}, ${words.length} words in ${fnStart.length - 1} functions from ${source}`);
-console.log(`machine: ${machine}, ${when}, load average ${loadBefore.map((x) => x.toFixed(1)).join(' ')}; ${warmup} warm-up + ${rounds} measured rounds each`);
+console.log(`machine: ${machine}, ${when}, load average ${loadBefore.map((x) => x.toFixed(1)).join(' ')}; warm-up ≥ ${warmup} passes and ≥ ${warmupCpu} CPU-s, then ${rounds} measured rounds each`);
 const ref = reference();
 console.log(`reference step (one small object + one Uint32Array(4)): ${ref.ns.toFixed(0)} ns of CPU`);
 let sink = ref.sink;
