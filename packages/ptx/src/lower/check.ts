@@ -464,10 +464,9 @@ function checkAddressRegisters(c: FnLowerer): void {
   }
 }
 
-/** Run every check on the current instruction (`c.ins`). */
-export function checkInstruction(c: FnLowerer): void {
+/** The checks of one instruction that read only its opcode, modifiers and module (and its address size). */
+function checkForm(c: FnLowerer): { t: PtxType | undefined; types: PtxType[] } {
   const { opcode, mods } = c.ins;
-  checkAddressRegisters(c);
   if ((opcode === 'vote' || opcode === 'shfl') && !mods.includes('sync') && (c.mod.targetSm ?? 0) >= 70 && (c.mod.ptxVersion ?? 0) >= 604) {
     fail(c, 'PTX_SYNC_REQUIRED', `Instruction '${opcode}' without '.sync' is not supported on .target sm_70 and higher from PTX ISA version 6.4`);
   }
@@ -503,6 +502,51 @@ export function checkInstruction(c: FnLowerer): void {
       const ok = st.kind === 'f' ? FLT_CMP.has(cmp) : st.kind === 'b' ? cmp === 'eq' || cmp === 'ne' : st.kind === 'u' ? INT_CMP.has(cmp) || UNS_CMP.has(cmp) : INT_CMP.has(cmp);
       if (!ok) fail(c, 'PTX_COMPARISON', `Mismatch between instruction type and comparison qualifier (.${cmp} with .${st.name})`);
     }
+  }
+  return { t, types };
+}
+
+/**
+ * Opcode/modifier combinations that passed the checks that read nothing else (per module: the .sync rule
+ * reads its target and PTX version), with their types: most instructions of a function repeat a few forms,
+ * so those checks run once per form. The operand checks still run on every instruction.
+ */
+const formsChecked = new WeakMap<object, FormNode>();
+
+/** A trie over opcode then modifiers (no key string built per instruction); `checked` once the form passed. */
+interface FormNode {
+  next?: Map<string, FormNode>;
+  checked?: { t: PtxType | undefined; types: PtxType[] };
+}
+
+function formNode(root: FormNode, opcode: string, mods: readonly string[]): FormNode {
+  let n = root;
+  for (let k = -1; k < mods.length; k++) {
+    const part = k < 0 ? opcode : mods[k]!;
+    let next = (n.next ??= new Map()).get(part);
+    if (!next) n.next.set(part, (next = {}));
+    n = next;
+  }
+  return n;
+}
+
+/** Run every check on the current instruction (`c.ins`). */
+export function checkInstruction(c: FnLowerer): void {
+  const { opcode, mods } = c.ins;
+  // operand checks first, as before the form cache (same first error)
+  checkAddressRegisters(c);
+  let root = formsChecked.get(c.mod);
+  if (!root) formsChecked.set(c.mod, (root = {}));
+  const form = formNode(root, opcode, mods);
+  let types: PtxType[];
+  let t: PtxType | undefined;
+  if (form.checked) {
+    // the form's own checks passed before; the one check between them that reads operands, in its place
+    checkAddressSize(c);
+    ({ t, types } = form.checked);
+  } else {
+    ({ t, types } = checkForm(c));
+    form.checked = { t, types };
   }
   if (!t) return;
   if (opcode === 'ld' || opcode === 'ldu') {
