@@ -199,6 +199,7 @@ function fusionBlocker(c: Candidate, dom: DomTree, budget: number): string | und
   const cl2 = analyzeCountedLoop(l2, dom);
   if ('code' in cl1) return `the first loop is not a counted loop (${cl1.reason})`;
   if ('code' in cl2) return `the second loop is not a counted loop (${cl2.reason})`;
+  if (cl1.sideCondition || cl2.sideCondition) return 'a loop also leaves on a condition besides its trip count';
   if (!l1.preheader || l1.preheader.succs.length !== 1) return 'the first loop has no dedicated preheader';
   // 5/6: the code between moves above L1: no effects, no register conflict with L1.
   const betweenInstrs: Instr[] = [];

@@ -35,7 +35,7 @@ export interface CountedLoop {
   readonly latch: Block;
   /** `@[!]p BRA header`, the latch's last instruction. */
   readonly backBranch: Instr;
-  /** The exit target of the latch (its fall-through). */
+  /** The exit target of the latch (its fall-through, or the target of its final unconditional BRA). */
   readonly exit: Block;
   readonly cmpInstr: Instr;
   readonly iv: Register;
@@ -49,6 +49,12 @@ export interface CountedLoop {
   readonly delta: 0 | 1;
   /** Constant trip count (times the body runs per entry), when init and bound are constants. */
   readonly tripCount: number | undefined;
+  /**
+   * The loop continues only while another condition holds too (`p = cmp AND q`: a PLOP3 AND of the IV compare
+   * with another predicate, or an ISETP combining with one); the IV gives the largest trip count, the loop may
+   * leave earlier. Only full unrolling handles it (each copy keeps its conditional exit).
+   */
+  readonly sideCondition: boolean;
 }
 
 const INVERT: Record<Cmp, Cmp> = { LT: 'GE', GE: 'LT', LE: 'GT', GT: 'LE', NE: 'EQ', EQ: 'NE' };
@@ -101,13 +107,20 @@ export function analyzeCountedLoop(loop: Loop, dom: DomTree): CountedLoop | Reje
   const header = loop.header;
   if (loop.latches.length !== 1) return { code: 17, reason: `irregular loop: ${loop.latches.length} back edges into the header` };
   const latch = loop.latches[0]!;
-  const back = latch.instrs[latch.instrs.length - 1];
+  // The latch ends `@p BRA header` and falls through to the exit, or `@p BRA header; BRA exit` (nvcc's
+  // `bra.uni` after the back branch when the exit is laid out elsewhere).
+  let back: Instr | undefined = latch.instrs[latch.instrs.length - 1];
+  let exit = latch.layoutNext;
+  if (back && back.opcode === 'BRA' && !back.guard && back.uses.length === 1 && back.uses[0]!.kind === 'label') {
+    exit = back.uses[0].block;
+    back = latch.instrs[latch.instrs.length - 2];
+    if (latch.bodyEnd !== latch.instrs.length - 2) back = undefined;
+  } else if (latch.bodyEnd !== latch.instrs.length - 1) back = undefined;
   if (!back || back.opcode !== 'BRA' || !back.guard || back.uses.length !== 1 || back.uses[0]!.kind !== 'label' || back.uses[0].block !== header) {
-    return { code: 13, reason: `loop exit is not a conditional branch back to the header (latch ends with ${back?.fullOpcode ?? 'nothing'})` };
+    return { code: 13, reason: `loop exit is not a conditional branch back to the header (latch ends with ${latch.instrs[latch.instrs.length - 1]?.fullOpcode ?? 'nothing'})` };
   }
-  const exit = latch.layoutNext;
-  if (!exit || loop.blockSet.has(exit) || latch.bodyEnd !== latch.instrs.length - 1) {
-    return { code: 13, reason: 'the latch does not leave the loop by falling through after its conditional back branch' };
+  if (!exit || loop.blockSet.has(exit)) {
+    return { code: 13, reason: 'the latch does not leave the loop after its conditional back branch' };
   }
   const p = back.guard.reg;
   let cmpInstr: Instr | undefined;
@@ -116,6 +129,16 @@ export function analyzeCountedLoop(loop: Loop, dom: DomTree): CountedLoop | Reje
     cmpInstr = d;
   }
   if (!cmpInstr) return { code: 14, reason: `the loop predicate ${p.name} is not computed in the loop` };
+  // `p = PLOP3.LUT a, b, PT, 0xC0` (a AND b) with `@p BRA header`: the loop runs while both hold; one of them
+  // may be the IV compare (a counted loop with an extra exit condition, e.g. `while (x > 1 && c < 200)`).
+  let sideCondition = false;
+  if (cmpInstr.opcode === 'PLOP3' && !back.guard.not) {
+    const inner = conjunctiveCompare(cmpInstr, loop, latch);
+    if (inner) {
+      cmpInstr = inner;
+      sideCondition = true;
+    }
+  }
   if (cmpInstr.opcode === 'FSETP' || cmpInstr.opcode === 'DSETP' || cmpInstr.opcode === 'HSETP2') {
     return { code: 15, reason: `the loop condition is a floating-point compare (${cmpInstr.fullOpcode})` };
   }
@@ -127,7 +150,10 @@ export function analyzeCountedLoop(loop: Loop, dom: DomTree): CountedLoop | Reje
     return { code: 15, reason: `the loop compare is not a 32-bit integer compare (${cmpInstr.fullOpcode})` };
   }
   const third = cmpInstr.uses[2];
-  if (combine !== 'AND' || extra.length || cmpInstr.uses.length !== 3 || !third || third.kind !== 'pt' || third.not) {
+  // `ISETP.cmp.AND p, iv, n, q` with `@p BRA header` is the IV compare AND q: a side condition.
+  if (combine === 'AND' && !extra.length && cmpInstr.uses.length === 3 && third && isPlainReg(third) && third.reg.cls === 'P' && !back.guard.not && !sideCondition) {
+    sideCondition = true;
+  } else if (combine !== 'AND' || extra.length || cmpInstr.uses.length !== 3 || !third || third.kind !== 'pt' || third.not) {
     return { code: 16, reason: `bound extraction failed: the compare ${cmpInstr.fullOpcode} combines with another predicate` };
   }
   const [a, b] = [cmpInstr.uses[0]!, cmpInstr.uses[1]!];
@@ -174,7 +200,33 @@ export function analyzeCountedLoop(loop: Loop, dom: DomTree): CountedLoop | Reje
     return { code: 19, reason: `the IV stride ${step} is inconsistent with the loop condition ${iv.name} ${cmp} ${operandName(bound)}` };
   }
   const tripCount = constantTrip(loop, dom, iv, step, cmp, tyMod === 'S32', bound, delta);
-  return { header, latch, backBranch: back, exit, cmpInstr, iv, inc, step, cmp, signed: tyMod === 'S32', bound, delta, tripCount };
+  return { header, latch, backBranch: back, exit, cmpInstr, iv, inc, step, cmp, signed: tyMod === 'S32', bound, delta, tripCount, sideCondition };
+}
+
+/**
+ * For `p = PLOP3.LUT a, b, PT, 0xC0, 0` (p = a AND b; LUT over the inputs 0xF0, 0xCC, 0xAA), the input that is
+ * an unguarded integer ISETP in the latch, defined once in the loop, with a plain PT combine: the IV compare.
+ */
+function conjunctiveCompare(plop: Instr, loop: Loop, latch: Block): Instr | undefined {
+  if (plop.guard || plop.defs.length !== 1 || plop.uses.length !== 5) return undefined;
+  const [a, b, c, lut, lut2] = plop.uses;
+  if (!a || !b || !c || c.kind !== 'pt' || c.not || constBits(lut!, 32) !== 0xc0n || constBits(lut2!, 32) !== 0n) return undefined;
+  for (const o of [a, b]) {
+    if (!isPlainReg(o)) continue;
+    const defs = [...o.reg.defs].filter((d) => d.block && loop.blockSet.has(d.block));
+    const d = defs[0];
+    if (defs.length !== 1 || !d || d.opcode !== 'ISETP' || d.block !== latch || d.guard || d.defs.length !== 1) continue;
+    if (o.reg.useCount !== 1) continue;
+    const third = d.uses[2];
+    if (d.mods[2] !== 'AND' || d.uses.length !== 3 || !third || third.kind !== 'pt' || third.not) continue;
+    const [x, y] = [d.uses[0]!, d.uses[1]!];
+    const xVar = isPlainReg(x) && definedIn(x.reg, loop);
+    const yVar = isPlainReg(y) && definedIn(y.reg, loop);
+    if (xVar === yVar) continue;
+    const ivOp = xVar ? x : y;
+    if (ivOp.kind === 'reg' && simpleIncrement(ivOp.reg, loop)) return d;
+  }
+  return undefined;
 }
 
 function operandName(o: Operand): string {

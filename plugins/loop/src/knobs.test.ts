@@ -75,6 +75,17 @@ describe('loop-family knob defaults', () => {
     expect(new Set(LOOP_KNOBS.map((k) => k.name)).size).toBe(LOOP_KNOBS.length);
     for (const [name] of SPEC) expect(byName.has(name), name).toBe(true);
   });
+  it('registers beyond the spec tables only the documented extensions, with their defaults', () => {
+    const spec = new Set(SPEC.map(([name]) => name));
+    const extra = LOOP_KNOBS.filter((k) => !spec.has(k.name)).map((k) => [k.name, k.default] as const);
+    expect(extra).toEqual([
+      ['LoopMakeSingleEntry', true], // phase 18's master enable (OCG knob 487), named in the spec's text, not its table
+      ['LoopUnrollBlockOverride', ''], // knob 427, unnamed in the spec
+      // ptxas's measured full-unroll rule (unroll.ts measuredFullUnroll; plugins/loop/scripts/ptxas-unroll-experiments.mjs)
+      ['UnrollFullSizeTimesIterLimit', 24000],
+      ['UnrollFullMaxSize', 8192],
+    ]);
+  });
   describe.skipIf(!existsSync(SPEC_FILE))('against ../shared/spec/ptxas-loop-passes.txt (skipped: spec not present)', () => {
     it('each transcribed row appears in the spec as name + type + default', () => {
       const text = existsSync(SPEC_FILE) ? readFileSync(SPEC_FILE, 'utf8') : '';

@@ -48,6 +48,15 @@ export const LOOP_UNROLL_KNOBS: readonly KnobDef[] = [
   defineKnob({ name: 'DisablePartialUnrollOverflowCheck', type: 'bool', default: false, description: 'OriLoopUnrolling (knob 903): skip the overflow check on the partial unroll count' }),
 ];
 
+/**
+ * Ours, not in the spec: ptxas's full-unroll rule measured beyond the spec's 200/trip gate (unroll.ts,
+ * measuredFullUnroll; plugins/loop/scripts/ptxas-unroll-experiments.mjs). 0 turns each off.
+ */
+export const LOOP_UNROLL_MEASURED_KNOBS: readonly KnobDef[] = [
+  defineKnob({ name: 'UnrollFullSizeTimesIterLimit', type: 'int', default: 24000, description: 'OriLoopUnrolling (ptxforge, measured on ptxas 13.0.88; not in the spec): full unroll of a constant-trip loop when (trip * body cost) * (body size of one innermost iteration) is at most this (0 = only the spec gate)' }),
+  defineKnob({ name: 'UnrollFullMaxSize', type: 'int', default: 8192, description: 'OriLoopUnrolling (ptxforge, not in the spec): largest trip * body cost the measured full-unroll rule accepts (0 = no cap)' }),
+];
+
 // ---- phase 24 OriPipelining ---------------------------------------------------------------------------
 export const PIPELINING_KNOBS: readonly KnobDef[] = [
   defineKnob({ name: 'OkToPipelineNoUnroll', type: 'int', default: 0, description: 'OriPipelining: allow pipelining even when unrolling was also suppressed (0 = disabled)' }),
@@ -71,4 +80,4 @@ export const LOOP_FUSION_KNOBS: readonly KnobDef[] = [
   defineKnob({ name: 'PerformLoopFusionBudget', type: 'float', default: 0, description: 'OriLoopFusion (knob 520): maximum instruction count in the fused body (0 = unset: no limit)' }),
 ];
 
-export const LOOP_KNOBS: readonly KnobDef[] = [...LOOP_SIMPLIFICATION_KNOBS, ...LOOP_UNROLL_KNOBS, ...PIPELINING_KNOBS, ...LOOP_FUSION_KNOBS];
+export const LOOP_KNOBS: readonly KnobDef[] = [...LOOP_SIMPLIFICATION_KNOBS, ...LOOP_UNROLL_KNOBS, ...LOOP_UNROLL_MEASURED_KNOBS, ...PIPELINING_KNOBS, ...LOOP_FUSION_KNOBS];

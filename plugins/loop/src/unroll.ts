@@ -34,6 +34,9 @@ export interface UnrollKnobs {
   readonly numInstTex: number;
   readonly disableOverflowCheck: boolean;
   readonly makeSingleEntry: boolean;
+  /** Beyond the spec (ptxas's measured rule, see measuredFullUnroll): 0 turns it off. */
+  readonly fullSizeTimesIterLimit: number;
+  readonly fullMaxSize: number;
 }
 
 export function readUnrollKnobs(ctx: PhaseContext): UnrollKnobs {
@@ -54,6 +57,8 @@ export function readUnrollKnobs(ctx: PhaseContext): UnrollKnobs {
     numInstTex: ctx.knob<number>('LoopUnrollNumInstTex'),
     disableOverflowCheck: ctx.knob<boolean>('DisablePartialUnrollOverflowCheck'),
     makeSingleEntry: ctx.knob<boolean>('LoopMakeSingleEntry'),
+    fullSizeTimesIterLimit: ctx.knob<number>('UnrollFullSizeTimesIterLimit'),
+    fullMaxSize: ctx.knob<number>('UnrollFullMaxSize'),
   };
 }
 
@@ -85,6 +90,8 @@ const CALL_WEIGHT = 9;
  */
 export function killedLoopControl(cl: CountedLoop | undefined): number {
   if (!cl) return 0;
+  // With a side condition every copy keeps its conditional exit; only the IV compare folds away.
+  if (cl.sideCondition) return 1;
   let n = 1;
   const p = cl.backBranch.guard!.reg;
   const pOnlyBranch = p.useCount === 1;
@@ -151,7 +158,39 @@ export function blockOverride(s: string, b: Block): 'skip' | 'force' | undefined
  * factor is UnrollUnknownCount, or 2 when the body is at least the texture budget (min(5*tex+22, 100) or
  * LoopUnrollNumInstTex), halved until factor * cost fits UnrollBudget.
  */
-export function chooseFactor(cl: CountedLoop, body: BodyInfo, k: UnrollKnobs, force: boolean, innermost: boolean): UnrollDecision {
+export function chooseFactor(cl: CountedLoop, body: BodyInfo, k: UnrollKnobs, force: boolean, innermost: boolean, innerTrips = 1): UnrollDecision {
+  const d = chooseFactorOf(cl, body, k, force, innermost, innerTrips);
+  if (cl.sideCondition && !('code' in d) && d.kind !== 'full') {
+    return { code: 16, reason: 'trip count bound extraction failed: the loop also leaves on another condition (only a full unroll keeps every exit)' };
+  }
+  return d;
+}
+
+/**
+ * ptxas 13.0.88 fully unrolls constant-trip loops far beyond the spec's `200 / trip > cost` gate (a 7-instruction
+ * body up to trip ~250, a 2-instruction body up to ~800). Measured with plugins/loop/scripts/ptxas-unroll-
+ * experiments.mjs (a load and B dependent FFMAs per iteration, the largest fully unrolled trip bisected; table in
+ * docs/loops.md): T_max * (B + 2) * (B + 5) stays within 21,900..23,900 for B = 2..32, where B + 5 is the loop
+ * body with its control (load, B FFMAs, address add, counter add, compare, branch: our `size`) and B + 2 its
+ * cost once the control folds away (our `remaining`). Nested constant loops follow the same law with the
+ * product of the trip counts and the innermost body (8x8 over a 16-FFMA body unrolls, 64x4 over 8 does not).
+ * We read it as "unrolled size times the size of one innermost iteration stays under a limit": trip * cost
+ * times size / (trip product of the loops already fully unrolled inside this one) <= UnrollFullSizeTimesIterLimit,
+ * with the unrolled size also capped by UnrollFullMaxSize. Both knobs are ours (not in the spec), set from the
+ * measurements so that we never keep a loop ptxas removes; 0 turns the rule off and leaves the spec's gate alone.
+ * ptxas unrolls somewhat less in large functions (with 400 more instructions outside the loop, B = 8: trip 176
+ * -> 120); we do not model that, so there we unroll more than ptxas, never less. Register pressure: a fully
+ * unrolled body has no loop-carried values left, and the pre-RA scheduler (pressure-aware) decides how far the
+ * copies overlap.
+ */
+export function measuredFullUnroll(trip: number, body: BodyInfo, innerTrips: number, k: UnrollKnobs): boolean {
+  if (k.fullSizeTimesIterLimit <= 0) return false;
+  const unrolled = trip * Math.max(1, body.remaining);
+  if (k.fullMaxSize > 0 && unrolled > k.fullMaxSize) return false;
+  return unrolled * (body.size / Math.max(1, innerTrips)) <= k.fullSizeTimesIterLimit;
+}
+
+function chooseFactorOf(cl: CountedLoop, body: BodyInfo, k: UnrollKnobs, force: boolean, innermost: boolean, innerTrips: number): UnrollDecision {
   const cost = Math.max(1, body.remaining);
   const trip = cl.tripCount;
   if (!innermost && !k.nonInnermost && !force && 10 * body.tex < body.remaining) {
@@ -168,6 +207,7 @@ export function chooseFactor(cl: CountedLoop, body: BodyInfo, k: UnrollKnobs, fo
     const limit = cost <= k.smallLoopLimit ? k.fullInstLimit * (1 + k.flexableFullLimit) : k.fullInstLimit;
     // Spec: "200 / trip_count > body_cost" (a real-valued ratio here).
     if (trip === 1 || limit / trip > cost) return { kind: 'full', trip };
+    if (!force && measuredFullUnroll(trip, body, innerTrips, k)) return { kind: 'full', trip };
   } else if (!k.variableBounds) {
     return { code: 16, reason: 'trip count unknown and UnrollVariableBounds is off' };
   }
@@ -206,9 +246,17 @@ export function fullUnroll(fn: OriFunction, loop: Loop, cl: CountedLoop, trip: n
   const touched: Block[] = [];
   for (let j = 0; j < trip; j++) {
     const latch = copies[j]!.get(cl.latch)!;
-    // The latch is `... @p BRA header; BRA exit` now: drop the back branch, go on to the next copy.
-    latch.remove(latch.instrs[latch.instrs.length - 2]!);
-    if (j + 1 < trip) retargetFinalBranch(latch, copies[j + 1]!.get(cl.header)!);
+    const back = latch.instrs[latch.instrs.length - 2]!;
+    if (cl.sideCondition && j + 1 < trip) {
+      // `@p BRA header; BRA exit` with p = (IV compare, true before the last copy) AND q: on to the next copy
+      // while q holds, else leave.
+      back.setUses([label(copies[j + 1]!.get(cl.header)!)]);
+    } else {
+      // The latch is `... @p BRA header; BRA exit` now: drop the back branch, go on to the next copy (the last
+      // copy leaves: its IV compare fails).
+      latch.remove(back);
+      if (j + 1 < trip) retargetFinalBranch(latch, copies[j + 1]!.get(cl.header)!);
+    }
     for (const b of copies[j]!.values()) touched.push(b);
   }
   dropBranchesToNext(fn, touched);
@@ -338,6 +386,8 @@ function loopLine(l: Loop): number | undefined {
 export function unrollFunction(ctx: PhaseContext, fn: OriFunction, k: UnrollKnobs): UnrollStats {
   const stats: UnrollStats = { full: 0, partial: 0, rejected: 0 };
   const done = new Set<Block>();
+  // Blocks made by a full unroll: the trip product they stand for (the measured rule's innermost iteration).
+  const unrolledTrips = new Map<Block, number>();
   for (;;) {
     const loops = ctx.analysis(fn, LoopAnalysis);
     const dom = ctx.analysis(fn, DominatorAnalysis);
@@ -403,19 +453,24 @@ export function unrollFunction(ctx: PhaseContext, fn: OriFunction, k: UnrollKnob
     // reuses may be an enclosing loop's header).
     const pending = new Set<Block>();
     for (const l of loops.all) if (!done.has(l.header)) pending.add(l.header);
-    const d = chooseFactor(cl, body, k, ov === 'force', loop.children.length === 0);
+    let innerTrips = 1;
+    for (const b of loop.blocks) innerTrips = Math.max(innerTrips, unrolledTrips.get(b) ?? 1);
+    const d = chooseFactor(cl, body, k, ov === 'force', loop.children.length === 0, innerTrips);
     if ('code' in d) {
       reject(d);
       continue;
     }
     if (d.kind === 'full') {
       const made = fullUnroll(fn, loop, cl, d.trip);
-      for (const b of made) if (!pending.has(b)) done.add(b);
+      for (const b of made) {
+        if (!pending.has(b)) done.add(b);
+        unrolledTrips.set(b, d.trip * innerTrips);
+      }
       stats.full++;
       ctx.remark({
         kind: 'passed', name: 'LoopUnrolled', fn: fn.name, block: header.label, ...(line !== undefined ? { line } : {}),
-        message: `loop fully unrolled: trip count ${d.trip}`,
-        args: { factor: d.trip, full: true, partial: false, remainder: 'none', tripCount: d.trip },
+        message: `loop fully unrolled: trip count ${d.trip}${cl.sideCondition ? ', every copy keeps the early exit' : ''}`,
+        args: { factor: d.trip, full: true, partial: false, remainder: 'none', tripCount: d.trip, bodyCost: body.remaining },
       });
     } else {
       const made = partialUnroll(fn, loop, cl, d.factor);
@@ -425,7 +480,7 @@ export function unrollFunction(ctx: PhaseContext, fn: OriFunction, k: UnrollKnob
       ctx.remark({
         kind: 'passed', name: 'LoopUnrolled', fn: fn.name, block: header.label, ...(line !== undefined ? { line } : {}),
         message: `loop partially unrolled by ${d.factor} with a ${levels + 1}-level power-of-two remainder epilogue${cl.tripCount !== undefined ? ` (trip count ${cl.tripCount})` : ' (trip count unknown)'}`,
-        args: { factor: d.factor, full: false, partial: true, remainder: 'epilogue', epilogueLevels: levels + 1, ...(cl.tripCount !== undefined ? { tripCount: cl.tripCount } : {}) },
+        args: { factor: d.factor, full: false, partial: true, remainder: 'epilogue', epilogueLevels: levels + 1, bodyCost: body.remaining, ...(cl.tripCount !== undefined ? { tripCount: cl.tripCount } : {}) },
       });
     }
     ctx.invalidate(fn, 'none');
