@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { PtxforgeError, type Toolchain } from '@ptxforge/kernel';
-import { compileOne, outputOf, reportError, type CliIO, type CliSettings, type InputSpec } from './run.js';
+import { compileOne, outputOf, prepareCompilation, reportError, type CliIO, type CliSettings, type InputSpec } from './run.js';
 
 /** One finished input, as a worker reports it. */
 export interface BatchResult {
@@ -104,29 +104,82 @@ export function compileCaptured(tc: Toolchain, s: CliSettings, inp: InputSpec, i
   return { index, code, stdout, stderr };
 }
 
+/** What a batch worker says: ready for a task, or one input's result. */
+export type BatchWorkerMessage = BatchResult | { ready: true };
+
+/** One batch worker as the main thread sees it (a worker thread, or a process started from the snapshot). */
+export interface BatchWorkerHandle {
+  send(task: BatchTask): void;
+  /** No more tasks: let the worker end. */
+  stop(): void;
+  onMessage(f: (m: BatchWorkerMessage) => void): void;
+  onError(f: (e: Error) => void): void;
+  onExit(f: () => void): void;
+}
+
+/** Starts one worker that runs `serveBatch` for the command line `argv`. */
+export type BatchWorkerLauncher = (argv: readonly string[], io: CliIO) => BatchWorkerHandle;
+
+/** The default: a worker thread running the ESM bundle's batch-worker.js (it builds its own toolchain once). */
+const threadLauncher: BatchWorkerLauncher = (argv, io) => {
+  const worker = new Worker(new URL('./batch-worker.js', import.meta.url), { workerData: { argv: [...argv], cwd: io.cwd, env: io.env } });
+  return {
+    send: (t) => worker.postMessage(t),
+    stop: () => void worker.terminate(),
+    onMessage: (f) => void worker.on('message', f),
+    onError: (f) => void worker.on('error', f),
+    onExit: (f) => void worker.on('exit', f),
+  };
+};
+let launcher: BatchWorkerLauncher = threadLauncher;
+
+/**
+ * Replace how batch workers start. A run from the V8 snapshot starts worker processes from the same
+ * snapshot (warm: its heap holds the loaded plugins and compiled code), where a worker thread would load the
+ * ESM bundle and compile its code again.
+ */
+export function setBatchWorkerLauncher(l: BatchWorkerLauncher): void {
+  launcher = l;
+}
+
+/**
+ * A worker's side: build the toolchain for `argv` once, say ready, then compile each input it is handed
+ * and send its result back.
+ */
+export async function serveBatch(
+  argv: readonly string[],
+  cwd: string,
+  env: Record<string, string | undefined>,
+  port: { post(m: BatchWorkerMessage): void; onTask(f: (t: BatchTask) => void): void },
+): Promise<void> {
+  const io: CliIO = { stdout: () => undefined, stderr: () => undefined, env, cwd, isTTY: false };
+  const { tc, settings } = await prepareCompilation(argv, io);
+  port.onTask((t) => port.post(compileCaptured(tc, settings, settings.inputs[t.index]!, io, t.index, t.out)));
+  port.post({ ready: true });
+}
+
 function runWorkers(argv: readonly string[], jobs: number, outs: ReadonlyArray<string | undefined>, io: CliIO, report: (r: BatchResult) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     let next = 0;
     let running = jobs;
-    const url = new URL('./batch-worker.js', import.meta.url);
     for (let w = 0; w < jobs; w++) {
-      const worker = new Worker(url, { workerData: { argv: [...argv], cwd: io.cwd, env: io.env } });
+      const worker = launcher(argv, io);
       const feed = (): void => {
         if (next < outs.length) {
           const task: BatchTask = { index: next, out: outs[next] };
           next++;
-          worker.postMessage(task);
+          worker.send(task);
         } else {
-          void worker.terminate();
+          worker.stop();
         }
       };
-      worker.on('message', (m: BatchResult | { ready: true }) => {
+      worker.onMessage((m) => {
         if ('ready' in m) return feed();
         report(m);
         feed();
       });
-      worker.on('error', (e) => reject(e));
-      worker.on('exit', () => {
+      worker.onError((e) => reject(e));
+      worker.onExit(() => {
         if (--running === 0) resolve();
       });
     }

@@ -5,16 +5,93 @@
  * run starts from a deserialised heap instead of parsing and evaluating ~1 MB of JavaScript.
  * bin/ptxforge chooses it when the blob was built by the same node binary, else the ESM bundle.
  */
-import { existsSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import v8 from 'node:v8';
-import { runCli } from './run.js';
+import { prepareCompilation, runCli, type CliIO } from './run.js';
+import { serveBatch, setBatchWorkerLauncher, type BatchTask, type BatchWorkerHandle } from './batch.js';
+import { cubinOfModule } from '@ptxforge/codegen';
 import { defaultImporter, loadDefaultPlugins, moduleNotFound, setDefaultImporter } from './plugins.js';
 
+/** The arch the snapshot is warmed up for (the latest target; Triton and nvcc-style builds ask for it most). */
+const WARMUP_ARCH = 'sm_90';
+
 // Evaluate the lazily loaded plugin modules now, at snapshot build time (node drains the event loop
-// before it takes the snapshot).
-void loadDefaultPlugins();
+// before it takes the snapshot), then warm the heap up (below).
+void loadDefaultPlugins().then(() => warmUp(process.env.PTXFORGE_SNAPSHOT_WARMUP ?? ''));
+
+/**
+ * Compile the warm-up kernels (snapshot.mjs names them: nvcc-made PTX of the CLI's test fixtures) to cubins
+ * for the arch a run most likely asks for, and throw the results away. What a first compile pays once --
+ * V8 compiling each function's bytecode, the codec compiling the table rows of the instruction forms it
+ * meets, the latency and register tables built on first use -- is then part of the snapshot's heap, so a
+ * one-file run starts warm (a small kernel's CPU time fell by about a third). Every one of these caches is
+ * keyed on its own input, so later compiles give byte-identical output with or without the warm-up. A file
+ * that fails only loses its warm-up; the build says so.
+ */
+async function warmUp(list: string): Promise<void> {
+  const io = { stdout: () => undefined, stderr: () => undefined, env: {}, cwd: process.cwd(), isTTY: false };
+  for (const file of list.split(path.delimiter).filter(Boolean)) {
+    try {
+      const text = readFileSync(file, 'utf8');
+      const { tc, settings } = await prepareCompilation(['-arch', WARMUP_ARCH, '-O3', '--no-cache', '--input-as-string', text], io);
+      const result = tc.compile({ text, file }, settings.compileOptions);
+      cubinOfModule(tc, result.module, WARMUP_ARCH, { optLevel: 3 });
+    } catch (e) {
+      process.stderr.write(`snapshot: warm-up compile of ${file} failed (${(e as Error).message.split('\n')[0]}); the snapshot is built without it\n`);
+    }
+  }
+}
+/** argv[2] of a batch worker process (never a ptxforge option: those start with one dash or two letters). */
+const BATCH_WORKER_ARG = '--ptxforge-internal-batch-worker';
+
+/**
+ * Batch workers as processes started from this snapshot: each starts warm (plugins loaded, code compiled)
+ * where a worker thread would load and compile the ESM bundle again (about a second of CPU per worker).
+ * The command line, cwd and environment go over the IPC channel; tasks and results as with threads.
+ */
+function snapshotWorker(blob: string, bundleUrl: string, argv: readonly string[], io: CliIO): BatchWorkerHandle {
+  // child_process is loaded only here, at run time (node warns about it in snapshot builder scripts)
+  const { spawn } = createRequire(bundleUrl)('node:child_process') as typeof import('node:child_process');
+  const child: ChildProcess = spawn(process.execPath, ['--snapshot-blob', blob, 'ptxforge', BATCH_WORKER_ARG], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    cwd: io.cwd,
+    env: io.env as NodeJS.ProcessEnv,
+  });
+  let stopped = false;
+  const errors: Array<(e: Error) => void> = [];
+  child.send({ argv: [...argv], cwd: io.cwd, env: io.env });
+  child.on('error', (e) => errors.forEach((f) => f(e)));
+  child.on('exit', (code, signal) => {
+    if (!stopped) errors.forEach((f) => f(new Error(`batch worker process ended early (${signal ?? `exit ${code}`})`)));
+  });
+  return {
+    send: (t) => void child.send(t),
+    stop: () => {
+      stopped = true;
+      child.disconnect();
+    },
+    onMessage: (f) => void child.on('message', f),
+    onError: (f) => void errors.push(f),
+    onExit: (f) => void child.on('exit', () => f()),
+  };
+}
+
+/** A batch worker process's side (see snapshotWorker): the first message is the command line. */
+function serveBatchProcess(): void {
+  process.once('message', (init: { argv: string[]; cwd: string; env: Record<string, string | undefined> }) => {
+    serveBatch(init.argv, init.cwd, init.env, {
+      post: (m) => void process.send!(m),
+      onTask: (f) => void process.on('message', (t: BatchTask) => f(t)),
+    }).catch((e: unknown) => {
+      process.stderr.write(`ptxforge: batch worker: ${(e as Error).message}\n`);
+      process.exit(1);
+    });
+  });
+}
 
 /** Whether package `spec` is in a node_modules folder at or above `dir` (Node's package lookup). */
 function isInstalled(dir: string, spec: string): boolean {
@@ -36,6 +113,8 @@ v8.startupSnapshot.setDeserializeMainFunction(() => {
   // package has the same effect with and without the snapshot.
   const bundleDir = path.dirname(fileURLToPath(bundleUrl));
   setDefaultImporter((spec) => (isInstalled(bundleDir, spec) ? defaultImporter(spec) : Promise.reject(moduleNotFound(spec, bundleUrl))));
+  setBatchWorkerLauncher((argv, io) => snapshotWorker(blob, bundleUrl, argv, io));
+  if (process.argv[2] === BATCH_WORKER_ARG) return serveBatchProcess();
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(0);
     throw e;

@@ -321,6 +321,118 @@ done:
     expect(o.readUInt16LE(24)).toBe(0x3801);
   });
 
+  it('generic addresses of .shared variables (cvta.shared: SR_SWINHI and the cluster rank, as ptxas on sm_90)', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .shared .align 4 .b32 buf[32];
+  .reg .u64 %rd<10>;
+  .reg .b32 %r<8>;
+  ld.param.u64 %rd1, [output];
+  mov.u32 %r1, %tid.x;
+  mov.u64 %rd2, buf;
+  cvta.shared.u64 %rd3, %rd2;
+  mul.wide.u32 %rd4, %r1, 4;
+  add.u64 %rd5, %rd3, %rd4;
+  mul.lo.u32 %r2, %r1, 3;
+  add.u32 %r2, %r2, 7;
+  st.u32 [%rd5], %r2;
+  bar.sync 0;
+  xor.b32 %r3, %r1, 1;
+  mul.wide.u32 %rd6, %r3, 4;
+  add.u64 %rd7, %rd2, %rd6;
+  cvt.u32.u64 %r4, %rd7;
+  ld.shared.u32 %r5, [%r4];
+  cvta.to.shared.u64 %rd8, %rd5;
+  sub.u64 %rd9, %rd8, %rd2;
+  cvt.u32.u64 %r6, %rd9;
+  add.u32 %r5, %r5, %r6;
+  add.u64 %rd9, %rd1, %rd4;
+  st.global.u32 [%rd9], %r5;
+  ret;
+}`;
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [32, 1, 1],
+      buffers: { input: { hex: '00' }, output: { hex: '00'.repeat(128) } }, params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    const { out } = sameAsPtxPath(ptx, launch);
+    // thread 0 reads thread 1's 3 + 7 = 10, plus its own offset 0; thread 1 reads 7, plus 4
+    expect(out.slice(0, 16)).toBe('0a0000000b000000');
+  });
+
+  it('f64 div.rn and sqrt.rn: IEEE-exact over specials, subnormal operands and quotients half-way between subnormals', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .f64 %f<6>;
+  .reg .u64 %rd<8>;
+  .reg .b32 %r<2>;
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 16;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.f64 %f1, [%rd4];
+  ld.global.f64 %f2, [%rd4+8];
+  div.rn.f64 %f3, %f1, %f2;
+  sqrt.rn.f64 %f4, %f1;
+  rsqrt.approx.f64 %f5, %f2;
+  add.u64 %rd5, %rd2, %rd3;
+  st.global.f64 [%rd5], %f3;
+  st.global.f64 [%rd5+8], %f4;
+  mul.wide.u32 %rd6, %r1, 8;
+  add.u64 %rd7, %rd2, %rd6;
+  st.global.f64 [%rd7+4096], %f5;
+  ret;
+}`;
+    const n = 256;
+    const dv = new DataView(new ArrayBuffer(16 * n));
+    let seed = 0x9e3779b97f4a7c15n;
+    const next = (): bigint => {
+      seed = (seed * 6364136223846793005n + 1442695040888963407n) & 0xffffffffffffffffn;
+      return seed;
+    };
+    const fromBits = (b: bigint): number => {
+      const t = new DataView(new ArrayBuffer(8));
+      t.setBigUint64(0, b);
+      return t.getFloat64(0);
+    };
+    const specials = [0, -0, Infinity, -Infinity, NaN, 1, -1, 0.25, 3, 5e-324, -5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 1e-300];
+    for (let i = 0; i < n; i++) {
+      let a: number, b: number;
+      if (i < specials.length * specials.length && i < 120) {
+        a = specials[i % specials.length]!;
+        b = specials[Math.floor(i / specials.length)]!;
+      } else if (i % 3 === 0) {
+        a = fromBits(next());
+        b = fromBits(next() & 0x800fffffffffffffn); // subnormal divisor
+      } else if (i % 3 === 1) {
+        a = fromBits(next() & 0x800fffffffffffffn); // subnormal dividend (and root)
+        b = fromBits(next());
+      } else {
+        // quotients at or near (k + 1/2)·2^-1074: the subnormal rounding ties
+        const m = 1 + Number(next() % 1000000n) / 1000000;
+        a = (Number(next() % 4096n) + 0.5) * m * 2 ** -1014;
+        b = m * 2 ** 60;
+      }
+      dv.setFloat64(16 * i, a, true);
+      dv.setFloat64(16 * i + 8, b, true);
+    }
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [n, 1, 1],
+      buffers: { input: { hex: Buffer.from(dv.buffer).toString('hex') }, output: { hex: '00'.repeat(16 * n + 8 * n) } },
+      params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    const { out } = sameAsPtxPath(ptx, launch);
+    // thread t: a = specials[t % 14], b = specials[t / 14]; results: div at word 2t, sqrt at 2t + 1, rsqrt(b) at 2n + t
+    const word = (i: number): string => out.slice(16 * i, 16 * i + 16);
+    expect(word(2 * 77)).toBe('000000000000d03f'); // 0.25 / 1
+    expect(word(2 * 7 + 1)).toBe('000000000000e03f'); // sqrt(0.25)
+    expect(word(2 * n + 14 * 7)).toBe('0000000000000040'); // rsqrt(0.25), thread 98 (b = 0.25)
+  });
+
   it('f64 min/max (NaN, signed zeros), u32 -> f64 and f64 -> s64 conversions', () => {
     const ptx = `.version 7.8
 .target sm_90
@@ -1087,10 +1199,10 @@ bb8:
   ld.param.u64 %rd1, [a];
   ld.param.u64 %rd2, [b];
   ld.global.f64 %f1, [%rd1];
-  div.rn.f64 %f2, %f1, %f1;
+  div.rz.f64 %f2, %f1, %f1;
   st.global.f64 [%rd2], %f2;
   ret;
 }`;
-    expect(() => compileToCubin(tc, ptx, { arch: 'sm_90' })).toThrow(/not implemented: FDIV \(f64 division\)/);
+    expect(() => compileToCubin(tc, ptx, { arch: 'sm_90' })).toThrow(/not implemented: FDIV.RZ \(directed-rounding or approximate division\)/);
   });
 });

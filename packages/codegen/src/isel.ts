@@ -721,8 +721,8 @@ class Selector {
    */
   sqrt(ins: Instr): void {
     const d = ins.defs[0]!;
-    if (ins.mods.includes('F64') || this.widthOf(d) !== 1) this.fail('f64 square root');
     if (ins.mods.some((m) => ['RZ', 'RM', 'RP', 'APPROX'].includes(m))) this.fail('directed-rounding square root');
+    if (ins.mods.includes('F64') || this.widthOf(d) === 2) return this.fsqrt64(d, ins.uses[0]!);
     const R = (): VReg => this.newV('R', 1);
     const P = (): VReg => this.newV('P', 1);
     let x = this.inReg(this.whole(ins.uses[0]!, { float: true }));
@@ -784,8 +784,8 @@ class Selector {
     const num = ins.uses[0]!;
     const mode = ins.mods.find((m) => m === 'RZ' || m === 'RM' || m === 'RP');
     if (this.widthOf(d) === 2 && mode && num.kind === 'imm' && num.value === 0x3ff0000000000000n) return this.frcp64Directed(d, ins.uses[1]!, mode);
-    if (ins.mods.includes('F64') || this.widthOf(d) !== 1) this.fail('f64 division');
     if (ins.mods.some((m) => ['RZ', 'RM', 'RP', 'APPROX', 'FULL'].includes(m))) this.fail('directed-rounding or approximate division');
+    if (ins.mods.includes('F64') || this.widthOf(d) === 2) return this.fdiv64(d, ins.uses[0]!, ins.uses[1]!);
     const ftz = ins.mods.includes('FTZ');
     const R = (): VReg => this.newV('R', 1);
     const W = (): VReg => this.newV('R', 2);
@@ -853,6 +853,269 @@ class Selector {
     const any = P();
     this.emit('PLOP3', ['LUT'], [this.r(any), PT(), this.r(sa), this.r(sb), PT(), { k: 'int', v: 0xfc }, { k: 'int', v: 0 }], 2);
     this.emit('SEL', [], [this.def(d), this.r(sq), this.r(f), this.r(any)], 1);
+  }
+
+  /**
+   * The f64 constant `hi:lo` in a fresh register pair.
+   */
+  dconst(hi: number, lo = 0): VReg {
+    const t = this.newV('R', 2);
+    this.emit('MOV', [], [this.r(t, 0), lo ? { k: 'int', v: lo >>> 0 } : c2rz()], 1);
+    this.emit('MOV', [], [this.r(t, 1), hi ? { k: 'int', v: hi >>> 0 } : c2rz()], 1);
+    return t;
+  }
+
+  /** An f64 source operand in a register pair. */
+  dreg(o: Operand): VReg {
+    const s = this.dsrc(o);
+    if (s.k === 'vreg' && !(s as VRegOperand).neg && !(s as VRegOperand).abs) return (s as VRegOperand).v;
+    const t = this.newV('R', 2);
+    if (s.k === 'vreg') {
+      // |x| / -x of a register operand: the sign bit of the high word
+      const v = (s as VRegOperand).v;
+      this.emit('MOV', [], [this.r(t, 0), this.r(v, 0)], 1);
+      const lut = (s as VRegOperand).abs ? ((s as VRegOperand).neg ? 0xfc : 0xc0) : 0x3c;
+      const mask = (s as VRegOperand).abs && !(s as VRegOperand).neg ? 0x7fffffff : 0x80000000;
+      this.emit('LOP3', ['LUT'], [this.r(t, 1), this.r(v, 1), { k: 'int', v: mask }, c2rz(), { k: 'int', v: lut }, PT(true)], 1);
+      return t;
+    }
+    this.emit('MOV', [], [this.r(t, 0), c2rz()], 1);
+    this.emit('MOV', [], [this.r(t, 1), c2rz()], 1);
+    return t;
+  }
+
+  /**
+   * Classification of an f64 operand's bits for the special cases of division and square root: zero, infinity,
+   * NaN (either sign) and the sign bit.
+   */
+  dclass(X: VReg): { zero: VReg; inf: VReg; nan: VReg; mag: VReg } {
+    const mag = this.newV('R', 1);
+    this.emit('LOP3', ['LUT'], [this.r(mag), this.r(X, 1), { k: 'int', v: 0x7fffffff }, c2rz(), { k: 'int', v: 0xc0 }, PT(true)], 1);
+    const loz = this.newV('P', 1);
+    this.emit('ISETP', ['EQ', 'U32', 'AND'], [this.r(loz), PT(), this.r(X, 0), c2rz(), PT()], 2);
+    const zero = this.newV('P', 1);
+    this.emit('ISETP', ['EQ', 'U32', 'AND'], [this.r(zero), PT(), this.r(mag), c2rz(), this.r(loz)], 2);
+    const inf = this.newV('P', 1);
+    this.emit('ISETP', ['EQ', 'U32', 'AND'], [this.r(inf), PT(), this.r(mag), { k: 'int', v: 0x7ff00000 }, this.r(loz)], 2);
+    const infHiNz = this.newV('P', 1);
+    this.emit('ISETP', ['EQ', 'U32', 'AND'], [this.r(infHiNz), PT(), this.r(mag), { k: 'int', v: 0x7ff00000 }, { ...this.r(loz), not: true }], 2);
+    const nan = this.newV('P', 1);
+    this.emit('ISETP', ['GT', 'U32', 'OR'], [this.r(nan), PT(), this.r(mag), { k: 'int', v: 0x7ff00000 }, this.r(infHiNz)], 2);
+    return { zero, inf, nan, mag };
+  }
+
+  /** p = a | b, p = a & b (PLOP3). */
+  por(a: VReg, b: VReg, lut = 0xfc): VReg {
+    const p = this.newV('P', 1);
+    this.emit('PLOP3', ['LUT'], [this.r(p), PT(), this.r(a), this.r(b), PT(), { k: 'int', v: lut }, { k: 'int', v: 0 }], 2);
+    return p;
+  }
+
+  /** The normal part of an f64 operand: ±0/subnormal x scaled by 2^54 first; the mantissa as a value in [1, 2) and the unbiased exponent. */
+  dsplit(X: VReg): { m: VReg; e: VReg } {
+    const int = (v: number): MOperand => ({ k: 'int', v: v >>> 0 });
+    const e0 = this.newV('R', 1);
+    this.emit('LOP3', ['LUT'], [this.r(e0), this.r(X, 1), int(0x7ff00000), c2rz(), int(0xc0), PT(true)], 1);
+    const sub = this.newV('P', 1);
+    this.emit('ISETP', ['EQ', 'U32', 'AND'], [this.r(sub), PT(), this.r(e0), c2rz(), PT()], 2);
+    const big = this.dconst(0x43500000); // 2^54
+    const xm = this.newV('R', 2);
+    this.emit('DMUL', [], [this.r(xm, 0, 2), this.r(X, 0, 2), this.r(big, 0, 2)], 1);
+    const xs = this.newV('R', 2);
+    for (let p = 0; p < 2; p++) this.emit('SEL', [], [this.r(xs, p), this.r(xm, p), this.r(X, p), this.r(sub)], 1);
+    const adj = this.newV('R', 1);
+    this.emit('SEL', [], [this.r(adj), int(54 + 1023), int(1023), this.r(sub)], 1);
+    const eb = this.newV('R', 1);
+    this.emit('LOP3', ['LUT'], [this.r(eb), this.r(xs, 1), int(0x7ff00000), c2rz(), int(0xc0), PT(true)], 1);
+    const ebits = this.newV('R', 1);
+    this.emit('SHF', ['R', 'U32', 'HI'], [this.r(ebits), c2rz(), int(20), this.r(eb)], 1);
+    const e = this.newV('R', 1);
+    this.emit('IADD3', [], [this.r(e), this.r(ebits), { ...this.r(adj), neg: true }, c2rz()], 1);
+    const m = this.newV('R', 2);
+    this.emit('MOV', [], [this.r(m, 0), this.r(xs, 0)], 1);
+    this.emit('LOP3', ['LUT'], [this.r(m, 1), this.r(xs, 1), int(0x000fffff), int(0x3ff00000), int(0xea), PT(true)], 1); // (hi & mask) | 1.0's exponent
+    return { m, e };
+  }
+
+  /**
+   * f64 div.rn, IEEE-exact for every operand (subnormal and overflowing quotients included), without branches:
+   * - a = ma·2^ea, b = mb·2^eb with ma, mb in [1, 2) (subnormals scaled by 2^54 first);
+   * - q = RN(ma/mb) by ptxas's own fast path (MUFU.RCP64H with the low word 1, two Newton steps, the quotient
+   *   corrected once by its residual: ptxas relies on it being correctly rounded whenever operands and quotient
+   *   are normal and far from the range ends, which ma, mb, q in (0.5, 2) are); the residual ma − mb·q (exact by
+   *   FMA) says on which side of q the exact quotient lies;
+   * - a/b = q·2^(ea−eb): the exponent clamped to ±1100 (beyond, the result is 0 or ∞ anyway) and applied as
+   *   2^k1 (exact) times 2^k2, where the second product rounds once at the result's own position. A quotient in
+   *   the subnormal range can round twice (q is already rounded to 53 bits): that differs from one rounding only
+   *   when q·2^e is exactly half-way between two subnormals, and then the residual's sign picks the neighbour
+   *   (DFMA.RM / DFMA.RP give both; a tie with a zero residual stays the even one) — ptxas's slow path decides
+   *   the same way with DMUL.RP;
+   * - zeros, infinities and NaNs by selects at the end (NaN: the interpreter's canonical 0x7fffffff_ffffffff).
+   */
+  fdiv64(d: Operand, ao: Operand, bo: Operand): void {
+    const R = (): VReg => this.newV('R', 1);
+    const W = (): VReg => this.newV('R', 2);
+    const P = (): VReg => this.newV('P', 1);
+    const int = (v: number): MOperand => ({ k: 'int', v: v >>> 0 });
+    const w = (v: VReg, mods: Partial<VRegOperand> = {}): VRegOperand => this.r(v, 0, 2, mods);
+    const A = this.dreg(ao);
+    const B = this.dreg(bo);
+    const { m: ma, e: ea } = this.dsplit(A);
+    const { m: mb, e: eb } = this.dsplit(B);
+    const ONE = this.dconst(0x3ff00000);
+    const r0 = W();
+    this.emit('MOV', [], [this.r(r0, 0), int(1)], 1);
+    this.emit('MUFU', ['RCP64H'], [this.r(r0, 1), this.r(mb, 1)], 1);
+    const t0 = W();
+    this.emit('DFMA', [], [w(t0), w(mb, { neg: true }), w(r0), w(ONE)], 1);
+    const t1 = W();
+    this.emit('DFMA', [], [w(t1), w(t0), w(t0), w(t0)], 1);
+    const r1 = W();
+    this.emit('DFMA', [], [w(r1), w(r0), w(t1), w(r0)], 1);
+    const t2 = W();
+    this.emit('DFMA', [], [w(t2), w(mb, { neg: true }), w(r1), w(ONE)], 1);
+    const r2 = W();
+    this.emit('DFMA', [], [w(r2), w(r1), w(t2), w(r1)], 1);
+    const q0 = W();
+    this.emit('DMUL', [], [w(q0), w(ma), w(r2)], 1);
+    const rem0 = W();
+    this.emit('DFMA', [], [w(rem0), w(mb, { neg: true }), w(q0), w(ma)], 1);
+    const q = W();
+    this.emit('DFMA', [], [w(q), w(r2), w(rem0), w(q0)], 1);
+    const rem = W();
+    this.emit('DFMA', [], [w(rem), w(mb, { neg: true }), w(q), w(ma)], 1);
+    // e = ea - eb clamped to [-1100, 1100]; k1 = e >> 1, k2 = e - k1
+    const e = R();
+    this.emit('IADD3', [], [this.r(e), this.r(ea), { ...this.r(eb), neg: true }, c2rz()], 1);
+    const ehi = R();
+    this.emit('IMNMX', [], [this.r(ehi), this.r(e), int(-1100), PT(true)], 1);
+    const ec = R();
+    this.emit('IMNMX', [], [this.r(ec), this.r(ehi), int(1100), PT()], 1);
+    const k1 = R();
+    this.emit('SHF', ['R', 'S32', 'HI'], [this.r(k1), c2rz(), int(1), this.r(ec)], 1);
+    const k2 = R();
+    this.emit('IADD3', [], [this.r(k2), this.r(ec), { ...this.r(k1), neg: true }, c2rz()], 1);
+    const pow2 = (k: MOperand, bias: number): VReg => {
+      const f = W();
+      this.emit('MOV', [], [this.r(f, 0), c2rz()], 1);
+      const t = R();
+      this.emit('IADD3', [], [this.r(t), k, int(bias), c2rz()], 1);
+      this.emit('SHF', ['L', 'U32'], [this.r(f, 1), this.r(t), int(20), c2rz()], 1);
+      return f;
+    };
+    const F1 = pow2(this.r(k1), 1023);
+    const F2 = pow2(this.r(k2), 1023);
+    const G = pow2({ ...this.r(k2), neg: true }, 1022); // 2^(-k2-1)
+    const p = W();
+    this.emit('DMUL', [], [w(p), w(q), w(F1)], 1);
+    const y = W();
+    this.emit('DMUL', [], [w(y), w(p), w(F2)], 1);
+    const nz = this.dconst(0x80000000);
+    const lo = W();
+    this.emit('DFMA', ['RM'], [w(lo), w(p), w(F2), w(nz)], 1);
+    const hi = W();
+    this.emit('DFMA', ['RP'], [w(hi), w(p), w(F2), w(nz)], 1);
+    const m = W();
+    this.emit('DADD', [], [w(m), w(lo), w(hi)], 1);
+    const mm = W();
+    this.emit('DMUL', [], [w(mm), w(m), w(G)], 1);
+    const mid = P();
+    this.emit('DSETP', ['EQ', 'AND'], [this.r(mid), PT(), w(mm), w(p), PT()], 2);
+    const up = P();
+    this.emit('DSETP', ['GT', 'AND'], [this.r(up), PT(), w(rem), c2rz(), this.r(mid)], 2);
+    const down = P();
+    this.emit('DSETP', ['LT', 'AND'], [this.r(down), PT(), w(rem), c2rz(), this.r(mid)], 2);
+    const v1 = W();
+    const v2 = W();
+    for (let k = 0; k < 2; k++) {
+      this.emit('SEL', [], [this.r(v1, k), this.r(hi, k), this.r(y, k), this.r(up)], 1);
+      this.emit('SEL', [], [this.r(v2, k), this.r(lo, k), this.r(v1, k), this.r(down)], 1);
+    }
+    // the sign, then zeros, infinities and NaNs
+    const sign = R();
+    this.emit('LOP3', ['LUT'], [this.r(sign), this.r(A, 1), this.r(B, 1), int(0x80000000), int(0x28), PT(true)], 1);
+    const shi = R();
+    this.emit('LOP3', ['LUT'], [this.r(shi), this.r(v2, 1), this.r(sign), c2rz(), int(0xfc), PT(true)], 1);
+    const ca = this.dclass(A);
+    const cb = this.dclass(B);
+    const toZero = this.por(ca.zero, cb.inf);
+    const toInf = this.por(ca.inf, cb.zero);
+    const nan = this.por(this.por(ca.nan, cb.nan), this.por(this.por(ca.zero, cb.zero, 0xc0), this.por(ca.inf, cb.inf, 0xc0)));
+    const infHi = R();
+    this.emit('LOP3', ['LUT'], [this.r(infHi), this.r(sign), int(0x7ff00000), c2rz(), int(0xfc), PT(true)], 1);
+    const h1 = R();
+    this.emit('SEL', [], [this.r(h1), this.r(sign), this.r(shi), this.r(toZero)], 1);
+    const h2 = R();
+    this.emit('SEL', [], [this.r(h2), this.r(infHi), this.r(h1), this.r(toInf)], 1);
+    const special = this.por(toZero, toInf);
+    const l1 = R();
+    this.emit('SEL', [], [this.r(l1), c2rz(), this.r(v2, 0), this.r(special)], 1);
+    this.emit('SEL', [], [this.def(d, 1), int(0x7fffffff), this.r(h2), this.r(nan)], 1);
+    this.emit('SEL', [], [this.def(d, 0), int(0xffffffff), this.r(l1), this.r(nan)], 1);
+  }
+
+  /**
+   * f64 sqrt.rn, IEEE-exact, as ptxas computes it: MUFU.RSQ64H refined by one Newton step in the polynomial form
+   * ptxas uses (y += y·e·(1/2 + 3/8·e), e = 1 − x·y²), s = x·y, and s corrected once by the residual x − s² (FMA)
+   * times y/2. Its fast path covers 2^-969 <= x < ∞; smaller positive x (subnormals included) are scaled by 2^106
+   * first and the root by 2^-53 after (exact: the root is normal), as ptxas's slow path does. −0/+0 give themselves,
+   * +∞ gives +∞, negatives and NaN the interpreter's canonical NaN.
+   */
+  fsqrt64(d: Operand, xo: Operand): void {
+    const R = (): VReg => this.newV('R', 1);
+    const W = (): VReg => this.newV('R', 2);
+    const P = (): VReg => this.newV('P', 1);
+    const int = (v: number): MOperand => ({ k: 'int', v: v >>> 0 });
+    const w = (v: VReg, mods: Partial<VRegOperand> = {}): VRegOperand => this.r(v, 0, 2, mods);
+    const X = this.dreg(xo);
+    const small = P();
+    this.emit('ISETP', ['LT', 'U32', 'AND'], [this.r(small), PT(), this.r(X, 1), int(0x03500000), PT()], 2);
+    const up = this.dconst(0x46900000); // 2^106
+    const xm = W();
+    this.emit('DMUL', [], [w(xm), w(X), w(up)], 1);
+    const xs = W();
+    for (let k = 0; k < 2; k++) this.emit('SEL', [], [this.r(xs, k), this.r(xm, k), this.r(X, k), this.r(small)], 1);
+    const y = W();
+    this.emit('MOV', [], [this.r(y, 0), c2rz()], 1);
+    this.emit('MUFU', ['RSQ64H'], [this.r(y, 1), this.r(xs, 1)], 1);
+    const ONE = this.dconst(0x3ff00000);
+    const HALF = this.dconst(0x3fe00000);
+    const C38 = this.dconst(0x3fd80000);
+    const yy = W();
+    this.emit('DMUL', [], [w(yy), w(y), w(y)], 1);
+    const e = W();
+    this.emit('DFMA', [], [w(e), w(xs), w(yy, { neg: true }), w(ONE)], 1);
+    const h = W();
+    this.emit('DFMA', [], [w(h), w(e), w(C38), w(HALF)], 1);
+    const ye = W();
+    this.emit('DMUL', [], [w(ye), w(y), w(e)], 1);
+    const y2 = W();
+    this.emit('DFMA', [], [w(y2), w(h), w(ye), w(y)], 1);
+    const s = W();
+    this.emit('DMUL', [], [w(s), w(xs), w(y2)], 1);
+    const yh = W();
+    this.emit('MOV', [], [this.r(yh, 0), this.r(y2, 0)], 1);
+    this.emit('IADD3', [], [this.r(yh, 1), this.r(y2, 1), int(0xfff00000), c2rz()], 1);
+    const rem = W();
+    this.emit('DFMA', [], [w(rem), w(s), w(s, { neg: true }), w(xs)], 1);
+    const res = W();
+    this.emit('DFMA', [], [w(res), w(rem), w(yh), w(s)], 1);
+    const down = R();
+    this.emit('IADD3', [], [this.r(down), this.r(res, 1), int(0xfcb00000), c2rz()], 1);
+    const hi1 = R();
+    this.emit('SEL', [], [this.r(hi1), this.r(down), this.r(res, 1), this.r(small)], 1);
+    // specials: zeros give themselves, +inf itself, negatives and NaN the canonical NaN
+    const c = this.dclass(X);
+    const neg = P();
+    this.emit('ISETP', ['LT', 'AND'], [this.r(neg), PT(), this.r(X, 1), c2rz(), PT()], 2);
+    const nan = this.por(c.nan, this.por(neg, c.zero, 0x30)); // nan | (neg & !zero)
+    const keep = this.por(c.zero, c.inf);
+    const hi2 = R();
+    this.emit('SEL', [], [this.r(hi2), this.r(X, 1), this.r(hi1), this.r(keep)], 1);
+    const lo2 = R();
+    this.emit('SEL', [], [this.r(lo2), this.r(X, 0), this.r(res, 0), this.r(keep)], 1);
+    this.emit('SEL', [], [this.def(d, 1), int(0x7fffffff), this.r(hi2), this.r(nan)], 1);
+    this.emit('SEL', [], [this.def(d, 0), int(0xffffffff), this.r(lo2), this.r(nan)], 1);
   }
 
   /**
@@ -1272,6 +1535,15 @@ class Selector {
     if (src.name === 'SR_LWINBASE' && this.widthOf(dst) === 2) {
       // the generic address of local-window offset 0: ptxas reads it from c[0x0][0x20] (sm_80 and sm_90 alike)
       return this.emit('LDC', ['64'], [this.defWhole(dst), { k: 'cbank', bank: 0, off: 0x20 }], 1);
+    }
+    if (src.name === 'SR_SWINBASE' && this.widthOf(dst) === 2) {
+      // the generic address of shared-window offset 0 as ptxas builds it on sm_90 (cvta.shared): the high word is
+      // SR_SWINHI, the low word this CTA's rank in its cluster << 24 (the cluster shared window) plus the offset
+      const d = (this.defWhole(dst) as VRegOperand).v;
+      const rank = this.newV('R', 1);
+      this.emit('S2R', [], [this.r(rank), { k: 'name', name: 'SR_CgaCtaId' }], 1);
+      this.emit('SHF', ['L', 'U32'], [this.r(d, 0), this.r(rank), { k: 'int', v: 24 }, { k: 'reg', file: 'R', n: 255 }], 1);
+      return this.emit('S2R', [], [this.r(d, 1), { k: 'name', name: 'SR_SWINHI' }], 1);
     }
     if (this.widthOf(dst) !== 1) this.fail(`64-bit special register ${src.name}`);
     this.emit('S2R', [], [this.def(dst), { k: 'name', name: names[src.name] ?? src.name }], 1);

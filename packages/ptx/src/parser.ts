@@ -187,7 +187,9 @@ class Parser {
           break;
         case 'file': {
           this.p++;
+          const at = this.p;
           const n = this.smallInt('a file number');
+          if (m.files.has(n)) this.failMsg(`Duplicate file index #${n}`, at, 'PTX_SEMANTIC');
           if (this.kind() !== Tk.Str) this.fail('a file name string');
           m.files.set(n, unquote(this.str(this.p++)));
           while (this.acceptP(',')) this.intLit('a timestamp or file size');
@@ -231,10 +233,24 @@ class Parser {
     this.p++;
     this.expectP('{', "'{' opening the section");
     let depth = 1;
+    // Data values are checked against the width of their `.bN` directive, as ptxas does: -2^(N-1) .. 2^N-1.
+    let bits = 0;
     while (depth > 0) {
-      if (this.kind() === Tk.Eof) this.fail("'}' closing the .section");
+      const k = this.kind();
+      if (k === Tk.Eof) this.fail("'}' closing the .section");
       if (this.isP('{')) depth++;
       else if (this.isP('}')) depth--;
+      else if (k === Tk.Dot) {
+        const w = /^b(8|16|32|64)$/.exec(this.dotWord());
+        bits = w ? Number(w[1]) : 0;
+      } else if (k === Tk.Int && bits) {
+        const neg = this.p > 0 && this.isP('-', this.p - 1);
+        const at = neg ? this.p - 1 : this.p;
+        const v = neg ? -this.intToken() : this.intToken();
+        const b = BigInt(bits);
+        if (v < -(1n << (b - 1n)) || v > (1n << b) - 1n) this.failMsg(`Value out of range for type .b${bits} ${v}`, at, 'PTX_SEMANTIC');
+        continue; // intToken moved past the literal
+      }
       this.p++;
     }
   }

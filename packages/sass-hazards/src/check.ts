@@ -1,6 +1,6 @@
 import { instrRoles, type InstrRoles } from './roles.js';
 import { isKnownOpcode, latencyTableFor, opTiming, rawLatency, type LatencyTable, type OpTiming, type ReaderClass, type VariableQueue, type WriterClass } from './latency.js';
-import type { HazardFunction, HazardInstr, RegFile, RegRef } from './types.js';
+import type { ControlInfo, HazardFunction, HazardInstr, RegFile, RegRef } from './types.js';
 
 export type HazardKind = 'RAW' | 'WAR' | 'WAW' | 'REUSE';
 
@@ -24,6 +24,11 @@ export interface CheckOptions {
   arch: string;
   /** Override the table (tests, or a target's LatencyModel). */
   table?: LatencyTable;
+  /**
+   * Collect the slack histogram (default true). Callers that only need the hazards (the scoreboard
+   * generator) turn it off; the hazards found are the same.
+   */
+  slack?: boolean;
 }
 
 export interface CheckResult {
@@ -233,7 +238,22 @@ function regName(key: number): string {
  * (joins keep the weakest guarantee) to a fixed point.
  */
 export function checkHazards(fn: HazardFunction, opts: CheckOptions): CheckResult {
+  return prepareHazardCheck(fn, opts).check(fn.instrs.map((ins) => ins.control));
+}
+
+/** A function prepared for checking: its instructions decoded once, checked against any control words. */
+export interface PreparedHazardCheck {
+  /** Check with `control[i]` as instruction i's control information (instead of `fn.instrs[i].control`). */
+  check(control: readonly ControlInfo[]): CheckResult;
+}
+
+/**
+ * Decode `fn` (roles, timing, register keys, the CFG) once for repeated checks that differ only in the
+ * control words: the scoreboard generator checks every repair round. Same results as checkHazards.
+ */
+export function prepareHazardCheck(fn: HazardFunction, opts: CheckOptions): PreparedHazardCheck {
   const t = opts.table ?? latencyTableFor(opts.arch);
+  const keepSlack = opts.slack ?? true;
   const n = fn.instrs.length;
   const dec: Decoded[] = new Array(n);
   const indexOf = new Map<number, number>();
@@ -255,69 +275,77 @@ export function checkHazards(fn: HazardFunction, opts: CheckOptions): CheckResul
     succ[i] = successors(fn, i, indexOf);
     for (const s of succ[i]!) preds[s]!++;
   }
-
-  const hazards = new Map<string, Hazard>();
-  const slack: CheckResult['slack'] = new Map();
-  const inState: (State | undefined)[] = new Array(n);
-  const work: number[] = [];
-  const queued = new Uint8Array(n);
   const entryIdx = n > 0 ? [0] : [];
   for (const a of fn.entries ?? []) {
     const j = indexOf.get(a);
     if (j !== undefined) entryIdx.push(j);
   }
+  const entries: number[] = [];
+  const isEntry = new Uint8Array(n);
   for (const j of entryIdx) {
-    if (queued[j]) continue;
-    inState[j] = emptyState();
-    queued[j] = 1;
-    work.push(j);
+    if (isEntry[j]) continue;
+    isEntry[j] = 1;
+    entries.push(j);
     // an entry point is a join: never merge it into its predecessor's straight-line run
     preds[j] = (preds[j] ?? 0) + 1;
   }
-  // Process in address order for fast convergence: a simple worklist with a priority on low indices.
-  let iterations = 0;
-  const limit = 64 * (n + 1);
-  const lastSeen = new Map<string, boolean>();
-  void lastSeen;
-  while (work.length > 0) {
-    if (++iterations > limit) break;
-    // pop the smallest index (the worklist stays small: O(branches))
-    let best = 0;
-    for (let w = 1; w < work.length; w++) if (work[w]! < work[best]!) best = w;
-    const i = work[best]!;
-    work[best] = work[work.length - 1]!;
-    work.pop();
-    queued[i] = 0;
-    // run the straight-line run from i up to the next instruction with a branch or join
-    let st = cloneState(inState[i]!);
-    let k = i;
-    for (;;) {
-      step(t, fn, dec, k, st, hazards, slack, maxLat);
-      const ss = succ[k]!;
-      if (ss.length === 1 && ss[0] === k + 1 && preds[k + 1] === 1) {
-        k = k + 1;
-        continue;
-      }
-      for (let s = 0; s < ss.length; s++) {
-        const j = ss[s]!;
-        const src = s === ss.length - 1 ? st : cloneState(st);
-        const cur = inState[j];
-        let changed: boolean;
-        if (!cur) {
-          inState[j] = src;
-          changed = true;
-        } else changed = joinInto(cur, src);
-        if (changed && !queued[j]) {
-          queued[j] = 1;
-          work.push(j);
-        }
-      }
-      break;
+  const unknownOpcodes = [...unknown].sort();
+
+  const check = (control: readonly ControlInfo[]): CheckResult => {
+    const hazards = new Map<string, Hazard>();
+    const slack: CheckResult['slack'] = new Map();
+    const inState: (State | undefined)[] = new Array(n);
+    const work: number[] = [];
+    const queued = new Uint8Array(n);
+    for (const j of entries) {
+      inState[j] = emptyState();
+      queued[j] = 1;
+      work.push(j);
     }
-    st = emptyState();
-  }
-  const list = [...hazards.values()].sort((a, b) => a.addr - b.addr || a.reg.localeCompare(b.reg) || a.kind.localeCompare(b.kind));
-  return { hazards: list, unknownOpcodes: [...unknown].sort(), slack };
+    // Process in address order for fast convergence: a simple worklist with a priority on low indices.
+    let iterations = 0;
+    const limit = 64 * (n + 1);
+    while (work.length > 0) {
+      if (++iterations > limit) break;
+      // pop the smallest index (the worklist stays small: O(branches))
+      let best = 0;
+      for (let w = 1; w < work.length; w++) if (work[w]! < work[best]!) best = w;
+      const i = work[best]!;
+      work[best] = work[work.length - 1]!;
+      work.pop();
+      queued[i] = 0;
+      // run the straight-line run from i up to the next instruction with a branch or join
+      let st = cloneState(inState[i]!);
+      let k = i;
+      for (;;) {
+        step(t, fn, dec, control, k, st, hazards, keepSlack ? slack : undefined, maxLat);
+        const ss = succ[k]!;
+        if (ss.length === 1 && ss[0] === k + 1 && preds[k + 1] === 1) {
+          k = k + 1;
+          continue;
+        }
+        for (let s = 0; s < ss.length; s++) {
+          const j = ss[s]!;
+          const src = s === ss.length - 1 ? st : cloneState(st);
+          const cur = inState[j];
+          let changed: boolean;
+          if (!cur) {
+            inState[j] = src;
+            changed = true;
+          } else changed = joinInto(cur, src);
+          if (changed && !queued[j]) {
+            queued[j] = 1;
+            work.push(j);
+          }
+        }
+        break;
+      }
+      st = emptyState();
+    }
+    const list = [...hazards.values()].sort((a, b) => a.addr - b.addr || a.reg.localeCompare(b.reg) || a.kind.localeCompare(b.kind));
+    return { hazards: list, unknownOpcodes: [...unknownOpcodes], slack };
+  };
+  return { check };
 }
 
 function text(ins: HazardInstr): string {
@@ -378,15 +406,16 @@ function step(
   t: LatencyTable,
   fn: HazardFunction,
   dec: Decoded[],
+  control: readonly ControlInfo[],
   i: number,
   st: State,
   hazards: Map<string, Hazard>,
-  slack: CheckResult['slack'],
+  slack: CheckResult['slack'] | undefined,
   maxLat: number,
 ): void {
   const d = dec[i]!;
   const ins = d.ins;
-  const ctl = ins.control;
+  const ctl = control[i]!;
   // 1. waits: the wait mask, and DEPBAR.LE SBk, N (at most N younger operations of SBk still outstanding)
   const waitMask = ctl.waitMask;
   let depSb = -1;
@@ -422,7 +451,7 @@ function step(
           const need = rawLatency(t, e.wclass, u.reader);
           if (e.elapsed < need) {
             record(hazards, fn, 'RAW', ins, dec[e.writer]!.ins, key, `stall: ${e.elapsed} of ${need} cycles (${e.wclass} result read as ${u.reader})`);
-          } else {
+          } else if (slack) {
             noteSlack(slack, `${t.name}:${e.wclass}->${u.reader}`, e.elapsed - need);
           }
         }
@@ -465,7 +494,7 @@ function step(
           const r = dec[e.reader]!;
           const window = t.lateReadCycles?.[e.queue] ?? DEFAULT_LATE_READ;
           if (e.elapsed >= window) {
-            noteSlack(slack, `${t.name}:war-${e.queue}${e.rbar < 0 ? '' : '-sb'}`, e.elapsed - window);
+            if (slack) noteSlack(slack, `${t.name}:war-${e.queue}${e.rbar < 0 ? '' : '-sb'}`, e.elapsed - window);
             continue;
           }
           record(hazards, fn, 'WAR', ins, r.ins, key, e.rbar < 0 ? `read scoreboard on ${r.ins.opcode} (source read up to ${window} cycles after issue, overwritten after ${e.elapsed})` : `wait on SB${e.rbar}`);

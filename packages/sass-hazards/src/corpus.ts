@@ -4,7 +4,8 @@ import path from 'node:path';
 import { decodeAttribute, readCubin, type Cubin } from '@ptxforge/cubin';
 import { decodeVolta } from '@ptxforge/mercury-volta';
 import { checkHazards, type CheckResult } from './check.js';
-import { hazardFunctionFromCode } from './from-sass.js';
+import { hazardFunctionFromCode, type WordsToFunctionResult } from './from-sass.js';
+import type { HazardFunction } from './types.js';
 
 const ATTR_INDIRECT_BRANCH_TARGETS = 0x34;
 
@@ -49,10 +50,10 @@ export interface CubinCheck {
   undecoded: Array<{ function: string; addr: number; opcodeField: number; reason: string }>;
 }
 
-/** Decode a Volta+ cubin with the Mercury tables and check every function. */
-export function checkCubin(cubin: Cubin): CubinCheck {
+/** Every function of a Volta+ cubin decoded with the Mercury tables, in the checker's form. */
+export function cubinHazardFunctions(cubin: Cubin): Array<{ fn: HazardFunction; undecoded: WordsToFunctionResult['undecoded'] }> {
   const arch = cubin.arch.name;
-  const out: CubinCheck = { functions: [], undecoded: [] };
+  const out: Array<{ fn: HazardFunction; undecoded: WordsToFunctionResult['undecoded'] }> = [];
   for (const fn of cubin.functions) {
     const indirectTargets: number[] = [];
     for (const r of fn.attributes) {
@@ -62,9 +63,18 @@ export function checkCubin(cubin: Cubin): CubinCheck {
     }
     const base = fn.symbol?.value ?? 0;
     const entries = fn.subroutines.map((s) => s.value - base);
-    const { fn: hf, undecoded } = hazardFunctionFromCode(fn.name, fn.code, (w, a) => decodeVolta(arch, w, a), { indirectTargets, entries });
-    for (const u of undecoded) out.undecoded.push({ function: fn.name, ...u });
-    out.functions.push({ name: fn.name, instructions: hf.instrs.length, result: checkHazards(hf, { arch }) });
+    out.push(hazardFunctionFromCode(fn.name, fn.code, (w, a) => decodeVolta(arch, w, a), { indirectTargets, entries }));
+  }
+  return out;
+}
+
+/** Decode a Volta+ cubin with the Mercury tables and check every function. */
+export function checkCubin(cubin: Cubin): CubinCheck {
+  const arch = cubin.arch.name;
+  const out: CubinCheck = { functions: [], undecoded: [] };
+  for (const { fn: hf, undecoded } of cubinHazardFunctions(cubin)) {
+    for (const u of undecoded) out.undecoded.push({ function: hf.name, ...u });
+    out.functions.push({ name: hf.name, instructions: hf.instrs.length, result: checkHazards(hf, { arch }) });
   }
   return out;
 }

@@ -83,6 +83,7 @@ function defCount(ins: HazardInstr): { n: number; guessed: boolean } {
     return { n: i, guessed: false };
   }
   if (STORES.has(op)) return { n: 0, guessed: false };
+  if (TEXTURE.has(op)) return { n: Math.min(2, ops.length), guessed: false };
   const first = ops[0]!;
   const known = KNOWN_ONE_DEF.has(op);
   if (!isRegOperand(first) && !isPredOperand(first) && first.kind !== 'cbar') return { n: 0, guessed: !known };
@@ -94,7 +95,54 @@ const KNOWN_ONE_DEF = set(`
   FADD FMUL FFMA FMNMX FCHK FRND F2F F2I I2F I2I I2IP F2FP MUFU POPC UPOPC FLO UFLO BREV UBREV S2R S2UR CS2R
   R2UR P2R UP2UR LEPC B2R HADD2 HMUL2 HFMA2 HMNMX2 HSET2 DADD DMUL DFMA DMNMX DSET HMMA IMMA DMMA BMMA
   LDG LD LDS LDL LDC ULDC LDSM SULD MATCH REDUX IDP IDP4A VABSDIFF VABSDIFF4 UMOV ULOP3 UIADD3 USEL
-  USGXT UBMSK UIMAD ULEA SHFL TEX TLD TLD4 TMML TXD TXQ FSWZADD GETLMEMBASE UCLEA`);
+  USGXT UBMSK UIMAD ULEA SHFL FSWZADD GETLMEMBASE UCLEA`);
+
+/**
+ * Texture instructions (sm_75+): `TEX Rd2, Rd, Ra, Rb, [UR,] tex, DIM[, mask]`, both destinations first
+ * (nvdisasm's order: Rd2 is the word's bits 64..71, Rd bits 16..23). The channels of the write mask (0xf when
+ * not printed) land in Rd, Rd+1 (first two) and Rd2, Rd2+1 (the rest). Ra holds the coordinates (the array
+ * index first), Rb the rest in this order: bindless handle (.B), LOD (.LL/.LB), packed texel offsets (.AOFFI),
+ * depth reference (.DC); TXD's Rb holds the derivatives. Learned from ptxas 13 sm_90/sm_80 code where each
+ * coordinate is loaded by its own LDG (tex.2d: Ra = x, y, Rb = lod; tex.3d/cube: Ra = x, y, z; a2d: Ra = idx,
+ * x, y; .DC/.AOFFI: Rb = lod, dc|offsets; sm_80 TEX.B: Rb = handle, lod; TXD 2D: Rb = 4 derivatives; TLD.LZ:
+ * Ra = coordinates, Rb RZ or absent; TXQ: Ra = the queried LOD).
+ */
+const TEXTURE = set(`TEX TLD TLD4 TMML TXD TXQ`);
+const TEX_COORDS: Record<string, number> = { '1D': 1, '2D': 2, '3D': 3, CUBE: 3, ARRAY_1D: 2, ARRAY_2D: 3, ARRAY_3D: 4, ARRAY_CUBE: 4 };
+
+function popcount4(m: number): number {
+  let c = 0;
+  for (let k = 0; k < 4; k++) if (m & (1 << k)) c++;
+  return c;
+}
+
+/** Register counts of a texture instruction's operands 0..3 (Rd2, Rd, Ra, Rb). */
+function textureWidths(ins: HazardInstr): number[] {
+  const ops = ins.operands;
+  const mods = ins.mods;
+  let shape = -1;
+  for (let i = 0; i < ops.length; i++) {
+    const o = ops[i]!;
+    if (o.kind === 'other' && (TEX_COORDS[o.text] !== undefined || o.text.startsWith('TEX_HEADER') || o.text.startsWith('TEX_SAMPLER'))) shape = i;
+  }
+  let mask = 0xf;
+  const last = ops[ops.length - 1];
+  if (shape >= 0 && shape < ops.length - 1 && last && last.kind === 'imm' && last.value !== undefined) mask = last.value & 0xf;
+  const channels = popcount4(mask);
+  const dim = shape >= 0 ? ops[shape]!.text : '';
+  const coords = ins.opcode === 'TXQ' ? 1 : TEX_COORDS[dim] ?? 1;
+  const has = (m: string): number => (mods.includes(m) ? 1 : 0);
+  let extra: number;
+  if (ins.opcode === 'TXD') {
+    // two derivatives per (non-array) coordinate
+    extra = has('B') + 2 * (coords - (dim.startsWith('ARRAY') ? 1 : 0)) + has('AOFFI');
+  } else {
+    extra = has('B') + (has('LL') || has('LB')) + has('AOFFI') + has('DC');
+    if (ins.opcode === 'TLD' && !mods.includes('LZ')) extra += 1;
+  }
+  // a register vector holds at most four registers
+  return [Math.max(0, channels - 2), Math.min(2, channels), Math.min(4, coords), Math.max(1, Math.min(4, extra))];
+}
 
 /**
  * Registers an instruction writes and reads, with their widths: .64/.128 memory data, fp64 pairs, IMAD.WIDE,
@@ -111,6 +159,7 @@ export function instrRoles(ins: HazardInstr): InstrRoles {
 
   // data widths: result width and per-source-operand widths (index = operand index)
   let defWidth = 1;
+  let texDefWidths: number[] | undefined;
   const srcWidth = new Map<number, number>();
   const ops = ins.operands;
   if (LOADS.has(op)) {
@@ -166,6 +215,10 @@ export function instrRoles(ins: HazardInstr): InstrRoles {
   } else if ((op === 'MOV' || op === 'UMOV' || op === 'SEL' || op === 'IADD' || op === 'UIADD3') && mods.includes('64')) {
     defWidth = 2;
     for (let i = n; i < ops.length; i++) srcWidth.set(i, 2);
+  } else if (TEXTURE.has(op)) {
+    const w = textureWidths(ins);
+    for (let i = 2; i < 4; i++) if (ops[i]?.kind === 'reg') srcWidth.set(i, w[i]!);
+    texDefWidths = w;
   } else if (op === 'RET' || op === 'CALL' || op === 'JMX' || op === 'BRX') {
     // code addresses are 64-bit pairs (ptxas sign-extends a jump-table entry into Rn+1 before `BRX Rn`)
     for (let i = 0; i < ops.length; i++) if (ops[i]!.kind === 'reg') srcWidth.set(i, 2);
@@ -178,6 +231,11 @@ export function instrRoles(ins: HazardInstr): InstrRoles {
     if (ignored.has(i)) continue;
     if (i < n) {
       if (o.reg) {
+        if (texDefWidths) {
+          // channels the mask does not write leave the register out (Rd2 of a 1- or 2-channel fetch is RZ)
+          if (texDefWidths[i]! > 0) defs.push({ reg: { ...o.reg, count: texDefWidths[i]! }, operand: i });
+          continue;
+        }
         const w = o.kind === 'reg' || o.kind === 'ureg' ? Math.max(defWidth, o.reg.count) : 1;
         defs.push({ reg: { ...o.reg, count: w }, operand: i });
         // BMOV.32.CLEAR Rd, Bn and BSSY write the barrier operand too

@@ -1,5 +1,5 @@
 import { decodeAttribute, type Cubin, type CubinFunction } from '@ptxforge/cubin';
-import { LWINBASE } from '@ptxforge/interp';
+import { LWINBASE, SWINBASE } from '@ptxforge/interp';
 import { parseOri, type OriModule } from '@ptxforge/kernel';
 import { decodeVolta } from '@ptxforge/mercury-volta';
 import { formatInstruction, isUnknown, wordFromBytes, type SassInstruction } from '@ptxforge/sass';
@@ -196,6 +196,8 @@ function operand(ctx: Ctx, o: SassOperandView, width: number, fp: 'f32' | 'f64' 
       if (raw === 'SRZ') return 'RZ';
       // launches have no thread-block clusters: every CTA is CTA 0 of its own one-CTA cluster
       if (raw === 'SR_CgaCtaId') return '0';
+      // the high word of the shared window's generic address (ptxas's cvta.shared on sm_90: SR_SWINHI:(CgaCtaId << 24 | offset))
+      if (raw === 'SR_SWINHI') return hex(Math.floor(SWINBASE / 2 ** 32));
       return SREG_NAMES[raw] ?? raw;
     }
     default:

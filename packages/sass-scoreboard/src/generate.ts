@@ -1,6 +1,6 @@
 import {
-  checkHazards, instrRoles, latencyTableFor, opTiming,
-  type ControlInfo, type Hazard, type HazardFunction, type HazardInstr, type LatencyTable,
+  instrRoles, latencyTableFor, opTiming, prepareHazardCheck,
+  type ControlInfo, type Hazard, type HazardFunction, type LatencyTable,
 } from '@ptxforge/sass-hazards';
 
 /**
@@ -107,10 +107,6 @@ function initialControl(fn: HazardFunction, t: LatencyTable): ControlInfo[] {
   });
 }
 
-function withControl(fn: HazardFunction, control: readonly ControlInfo[]): HazardFunction {
-  return { ...fn, instrs: fn.instrs.map((ins, i): HazardInstr => ({ ...ins, control: control[i]! })) };
-}
-
 const STALL_RE = /^stall: (\d+) of (\d+) cycles/;
 const WAIT_RE = /^wait on SB(\d)/;
 
@@ -153,11 +149,13 @@ export function generateScoreboards(fn: HazardFunction, opts: ScoreboardOptions)
   const index = new Map<number, number>();
   fn.instrs.forEach((ins, i) => index.set(ins.addr, i));
   const pool = new BarrierPool();
+  // decoded once; each round checks the current control words (no slack histogram: only hazards matter here)
+  const checker = prepareHazardCheck(fn, { arch: opts.arch, table: t, slack: false });
   let rounds = 0;
   let hazards: Hazard[] = [];
   const stuck = new Set<string>();
   for (; rounds < maxRounds; rounds++) {
-    hazards = checkHazards(withControl(fn, control), { arch: opts.arch, table: t }).hazards;
+    hazards = checker.check(control).hazards;
     if (hazards.length === 0) break;
     let repaired = false;
     // Per consumer the largest stall deficit (several writers may be short at one reader).
@@ -211,7 +209,7 @@ export function generateScoreboards(fn: HazardFunction, opts: ScoreboardOptions)
     }
     if (!repaired) break;
   }
-  if (rounds === maxRounds) hazards = checkHazards(withControl(fn, control), { arch: opts.arch, table: t }).hazards;
+  if (rounds === maxRounds) hazards = checker.check(control).hazards;
   return {
     control,
     rounds: rounds + 1,

@@ -219,9 +219,10 @@ function floatToHalf(v: number): number | undefined {
 }
 
 /** Stored field value of an atom, or undefined when it does not fit. */
-export function storeAtom(a: AtomSpec, value: number, addr: number, branchBase: number): number | undefined {
+export function storeAtom(a: AtomSpec, value: number, addr: number, branchBase: number, fieldWidth?: number): number | undefined {
   if (a.eq !== undefined) return value === a.eq ? 0 : undefined;
-  const width = partsWidth(a.parts);
+  // the field width, when the caller has it precomputed (the codec's compiled atoms), else summed here
+  const width = fieldWidth ?? partsWidth(a.parts);
   const scale = a.scale ?? 1;
   switch (a.enc) {
     case 'inv':

@@ -35,6 +35,39 @@ bb1:
     );
   });
 
+  it("inverts `@p BRA next; BRA else` into `@!p BRA else` (nvcc's if/else shape, transformation 1)", () => {
+    expect(
+      run(`bb0:
+  %r0 = S2R SR_TID.X
+  %p0 = ISETP.GT.S32.AND %r0, 7, PT
+  @%p0 BRA then
+  BRA.U else
+then:
+  %r1 = MOV 1
+  BRA.U join
+else:
+  %r1 = MOV 2
+join:
+  %rd0 = MOV c[0x0][0x210]
+  STG.E.32 [%rd0], %r1
+  EXIT`),
+    ).toBe(
+      same(`bb0:
+  %r0 = S2R SR_TID.X
+  %p0 = ISETP.GT.S32.AND %r0, 7, PT
+  @!%p0 BRA else
+then:
+  %r1 = MOV 1
+  BRA.U join
+else:
+  %r1 = MOV 2
+join:
+  %rd0 = MOV c[0x0][0x210]
+  STG.E.32 [%rd0], %r1
+  EXIT`),
+    );
+  });
+
   it('deletes unreachable blocks with the cascade through single-predecessor successors (transformation 2)', () => {
     const m = parseOri(
       wrap(`bb0:

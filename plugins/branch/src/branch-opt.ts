@@ -168,6 +168,16 @@ function transformBlock(fn: OriFunction, pos: ReadonlyMap<Block, number>, b: Blo
     s.folded++;
     return true;
   }
+  // Transformation 1 on the other edge: `@p BRA next; BRA X` is `@!p BRA X` falling through to next (nvcc
+  // writes `@p bra L; bra.uni M; L:` for every if/else; the unconditional branch is the one that folds).
+  if (isCond && hasUncond && braTarget(cond) === nextInLayout(fn, pos, b) && braTarget(last) !== b) {
+    const g = cond.guard!;
+    cond.setGuard({ reg: g.reg, not: !g.not });
+    retarget(cond, braTarget(last));
+    removeAt(b, n - 1);
+    s.folded++;
+    return true;
+  }
   return false;
 }
 

@@ -102,7 +102,23 @@ describe('DoSwitchOptSecond (30): strategies', () => {
     expect(count(fn, 'JMX')).toBe(0);
     expect(remarks[0]).toMatchObject({ args: { strategy: 'bst', cases: 8 } });
     expect(remarks[0]!.args!.depth).toBeLessThanOrEqual(4);
-    expect(remarks[0]!.args!.depth).toBe(Math.ceil(Math.log2(8 + 1)));
+    // Two splits over three leaf chains (3, 3, 2 tests): 8 equality tests + 2 less-than tests, 3 levels.
+    expect(remarks[0]!.args!.depth).toBe(3);
+    expect(count(fn, 'ISETP')).toBe(10);
+  });
+
+  it('puts table leaves under the search tree for dense clusters of a sparse switch', () => {
+    // Clusters 0..7, 100..106 and 1000..1003 and two loners: three table leaves; the loners are tests.
+    const vals = [0, 1, 2, 3, 4, 5, 6, 7, 100, 101, 102, 103, 104, 105, 106, 1000, 1001, 1002, 1003, 50000, -16];
+    const cases = vals.map((v, k) => [v, k + 1] as const);
+    for (const type of ['S32', 'U32']) {
+      const { fn, remarks } = lowerAndCheck(cascade(cases, 0, type), [...probe(-20, 10), ...probe(95, 110), ...probe(995, 1008), 49999, 50000, 50001, -2147483648, 2147483647]);
+      expect(remarks[0]).toMatchObject({ args: { strategy: 'bst', cases: 21 } });
+      expect(count(fn, 'JMX')).toBe(3);
+      // A table whose bounds the splits do not imply clamps its index with an unsigned min (no extra branch).
+      expect(count(fn, 'IMNMX')).toBeGreaterThan(0);
+      expect(count(fn, 'ISETP')).toBeLessThanOrEqual(6);
+    }
   });
 
   it('keeps a 3-case switch as a cascade', () => {

@@ -320,61 +320,135 @@ function caseRanges(cases: RecognisedSwitch['cases']): Array<{ lo: number; hi: n
   return out;
 }
 
+/** Most tests in one leaf chain of the search tree (LLVM's and nvcc's trees also end in chains of <= 3). */
+export const BST_LEAF_TESTS = 3;
+/** A dense cluster of at least this many case values inside a sparse switch becomes a table leaf. */
+export const SUBTABLE_MIN_CASES = 4;
+
+/** One leaf of the search tree: a chain of range tests, or a table over a dense cluster. */
+type Leaf =
+  | { readonly kind: 'chain'; readonly ranges: ReadonlyArray<{ lo: number; hi: number; target: Block }> }
+  | { readonly kind: 'table'; readonly lo: number; readonly hi: number; readonly cases: RecognisedSwitch['cases'] };
+
+const leafLo = (l: Leaf): number => (l.kind === 'chain' ? l.ranges[0]!.lo : l.lo);
+
 /**
- * The spec's emit_bst without recursion: each task emits one subtree into its block. A node tests
- * `selector < cases[mid]` (to the left subtree, or straight to the default when there is none), then the
- * equality (or, for a run of values, the upper bound) of cases[mid], then continues with the right
- * subtree. Every block ends in explicit branches; the layout (right subtree after the equality test, as in
- * the spec) is chosen afterwards by `chainLayout`. Returns the depth (levels of less-than tests).
+ * Split the sorted cases into leaves: dense clusters (greedy, linear: a cluster grows while at least
+ * JUMP_TABLE_MIN_DENSITY of its span is used) with >= SUBTABLE_MIN_CASES values and more than one target
+ * become table leaves (spec: the strategy may use a table wherever "most bits in a range are set"; ptxas puts
+ * small tables under the leaves of a tree); the runs between them are cut into chains of <= BST_LEAF_TESTS
+ * range tests, as evenly as possible.
  */
-function emitBst(e: Emitter, start: Block, ranges: ReturnType<typeof caseRanges>, dflt: Block): number {
-  let depth = 0;
-  const tasks: Array<{ lo: number; hi: number; at: Block; level: number }> = [{ lo: 0, hi: ranges.length - 1, at: start, level: 1 }];
-  const testRange = (b: Block, r: (typeof ranges)[number], lowKnown: boolean): void => {
-    if (r.lo === r.hi) e.branch(b, e.cmp(b, 'EQ', e.sel, r.lo), r.target);
-    else if (lowKnown) e.branch(b, e.cmp(b, 'LE', e.sel, r.hi), r.target);
-    else e.branch(b, e.cmp(b, 'LE', e.offset(b, r.lo), r.hi - r.lo, true), r.target);
+function bstLeaves(cases: RecognisedSwitch['cases'], budget: number, tables: boolean): Leaf[] {
+  const leaves: Leaf[] = [];
+  let pending: RecognisedSwitch['cases'] = [];
+  const flush = (): void => {
+    if (!pending.length) return;
+    const ranges = caseRanges(pending);
+    const n = Math.ceil(ranges.length / BST_LEAF_TESTS);
+    for (let k = 0, at = 0; k < n; k++) {
+      const size = Math.floor(ranges.length / n) + (k < ranges.length % n ? 1 : 0);
+      leaves.push({ kind: 'chain', ranges: ranges.slice(at, at + size) });
+      at += size;
+    }
+    pending = [];
   };
-  // The spec's bound on the depth: ceil(log2(N+1)) levels.
-  const bound = Math.ceil(Math.log2(ranges.length + 1));
+  let i = 0;
+  while (i < cases.length) {
+    let j = i;
+    while (j + 1 < cases.length && (j + 2 - i) / (cases[j + 1]!.v - cases[i]!.v + 1) >= JUMP_TABLE_MIN_DENSITY && cases[j + 1]!.v - cases[i]!.v < budget) j++;
+    const cluster = cases.slice(i, j + 1);
+    let targets = 1;
+    for (let k = 1; k < cluster.length; k++) if (cluster[k]!.target !== cluster[0]!.target) targets = 2;
+    if (tables && cluster.length >= SUBTABLE_MIN_CASES && targets > 1) {
+      flush();
+      leaves.push({ kind: 'table', lo: cluster[0]!.v, hi: cluster[cluster.length - 1]!.v, cases: cluster });
+      i = j + 1;
+    } else {
+      pending = pending.concat(cases.slice(i, i + 1));
+      i++;
+    }
+  }
+  flush();
+  return leaves;
+}
+
+/**
+ * The spec's emit_bst, shaped for fewest branches and without recursion. Inner nodes only split
+ * (`selector < first value of the right half`: left, else right); the leaves are chains of at most
+ * BST_LEAF_TESTS range tests or table leaves. The spec's node (a less-than test, then the equality of the
+ * middle case) is a split plus one test of a chain; ending in chains of up to three tests instead of single
+ * tests saves a split per leaf (the tree over N tests has ceil(N/3) - 1 splits instead of about N/2), which is
+ * how nvcc's and ptxas's trees look too. Every test uses the interval of selector values still possible
+ * there (narrowed by the splits and by the range tests before it): a range touching a bound is one compare,
+ * a leaf value set that is exhausted ends in an unconditional branch, and a table whose cluster covers the
+ * whole interval needs no bounds check; otherwise the table index is clamped with an unsigned min to one extra
+ * entry that goes to the default (ptxas's VIADDMNMX form: a bounds check without a branch). Every block ends in
+ * explicit branches; `chainLayout` chooses the layout. Returns the depth: split levels plus the leaf level.
+ */
+function emitBst(e: Emitter, start: Block, leaves: readonly Leaf[], dflt: Block): number {
+  let depth = 0;
+  const full = e.unsigned ? { lo: 0, hi: 0xffffffff } : { lo: -0x80000000, hi: 0x7fffffff };
+  const tasks: Array<{ lo: number; hi: number; at: Block; level: number; klo: number; khi: number }> = [
+    { lo: 0, hi: leaves.length - 1, at: start, level: 1, ...{ klo: full.lo, khi: full.hi } },
+  ];
   while (tasks.length) {
-    const { lo, hi, at, level } = tasks.pop()!;
-    const k = hi - lo + 1;
-    if (k <= 3 && level - 1 + k <= bound) {
-      // A small subtree that the depth bound leaves room for is a chain of tests: one branch per case and
-      // no less-than test (a 3-case subtree saves one branch over a 2-level node).
-      depth = Math.max(depth, level - 1 + k);
-      let cur = at;
-      for (let j = lo; j <= hi; j++) {
-        testRange(cur, ranges[j]!, false);
-        const next = j < hi ? e.block() : dflt;
-        e.branch(cur, undefined, next);
-        cur = next;
-      }
+    const { lo, hi, at, level, klo, khi } = tasks.pop()!;
+    if (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      const pivot = leafLo(leaves[mid]!);
+      const left = e.block();
+      const right = e.block();
+      e.branch(at, e.cmp(at, 'LT', e.sel, pivot), left);
+      e.branch(at, undefined, right);
+      tasks.push({ lo: mid, hi, at: right, level: level + 1, klo: pivot, khi });
+      tasks.push({ lo, hi: mid - 1, at: left, level: level + 1, klo, khi: pivot - 1 });
       continue;
     }
     depth = Math.max(depth, level);
-    const mid = (lo + hi) >> 1;
-    const r = ranges[mid]!;
-    if (mid === lo && r.lo === r.hi) {
-      // No left subtree: `selector < cases[mid]` would only go to the default, which the equality test and
-      // the tests after it reach anyway; the less-than test is dropped (one branch per such node).
-      testRange(at, r, true);
-      tasks.push({ lo: mid + 1, hi, at: e.block(), level: level + 1 });
-      e.branch(at, undefined, tasks[tasks.length - 1]!.at);
+    const leaf = leaves[lo]!;
+    if (leaf.kind === 'table') {
+      emitTableLeaf(e, at, leaf, klo, khi, dflt);
       continue;
     }
-    const eq = e.block();
-    const left = mid > lo ? e.block() : dflt;
-    e.branch(at, e.cmp(at, 'LT', e.sel, r.lo), left);
-    e.branch(at, undefined, eq);
-    testRange(eq, r, true);
-    const right = mid < hi ? e.block() : dflt;
-    e.branch(eq, undefined, right);
-    if (mid > lo) tasks.push({ lo, hi: mid - 1, at: left, level: level + 1 });
-    if (mid < hi) tasks.push({ lo: mid + 1, hi, at: right, level: level + 1 });
+    let cur = at;
+    let [l, h] = [klo, khi];
+    for (let k = 0; k < leaf.ranges.length; k++) {
+      const r = leaf.ranges[k]!;
+      if (r.lo <= l && r.hi >= h) {
+        // Every value still possible here takes this range.
+        e.branch(cur, undefined, r.target);
+        break;
+      }
+      let p: Register;
+      if (r.lo === r.hi) p = e.cmp(cur, 'EQ', e.sel, r.lo);
+      else if (r.lo <= l) p = e.cmp(cur, 'LE', e.sel, r.hi);
+      else if (r.hi >= h) p = e.cmp(cur, 'GE', e.sel, r.lo);
+      else p = e.cmp(cur, 'LE', e.offset(cur, r.lo), r.hi - r.lo, true);
+      e.branch(cur, p, r.target);
+      if (r.lo <= l) l = r.hi + 1;
+      else if (r.hi >= h) h = r.lo - 1;
+      const next = k === leaf.ranges.length - 1 ? dflt : e.block();
+      e.branch(cur, undefined, next);
+      cur = next;
+    }
   }
   return depth;
+}
+
+/** A table leaf: `t = sel - lo` (clamped to the extra default entry unless the interval implies the bounds); JMX. */
+function emitTableLeaf(e: Emitter, at: Block, leaf: Extract<Leaf, { kind: 'table' }>, klo: number, khi: number, dflt: Block): void {
+  const range = leaf.hi - leaf.lo + 1;
+  const inside = klo >= leaf.lo && khi <= leaf.hi;
+  let t = e.offset(at, leaf.lo);
+  if (!inside) {
+    const c = e.fn.newReg('R');
+    e.ins(at, 'IMNMX', ['U32'], [reg(c)], [reg(t), imm(range), PT]);
+    t = c;
+  }
+  const table: Block[] = new Array<Block>(range + (inside ? 0 : 1)).fill(dflt);
+  for (const c of leaf.cases) table[c.v - leaf.lo] = c.target;
+  at.append(new Instr('JMX', { uses: [reg(t), { kind: 'labels', blocks: table }], loc: e.line?.loc }));
 }
 
 /**
@@ -438,7 +512,7 @@ interface Lowered {
   readonly depth: number | undefined;
 }
 
-function lowerSwitch(fn: OriFunction, sw: RecognisedSwitch, strategy: SwitchStrategy, labels: Labels, preds: ReadonlyMap<Block, number>): Lowered {
+function lowerSwitch(fn: OriFunction, sw: RecognisedSwitch, strategy: SwitchStrategy, labels: Labels, preds: ReadonlyMap<Block, number>, budget: number): Lowered {
   const head = sw.head.block;
   const e = new Emitter(fn, sw.sel, sw.unsigned, sw.head.compare, labels);
   // Drop the head's branches and, when nothing else reads it, its compare.
@@ -467,12 +541,15 @@ function lowerSwitch(fn: OriFunction, sw: RecognisedSwitch, strategy: SwitchStra
     e.branch(head, undefined, j);
     j.append(new Instr('JMX', { uses: [reg(t), { kind: 'labels', blocks: table }], loc: sw.head.compare.loc }));
   } else {
-    const ranges = caseRanges(sw.cases);
+    const leaves = bstLeaves(sw.cases, budget, true);
     // A case body the switch alone reached (one predecessor before) and one range tests now has one edge in.
     const tests = new Map<Block, number>();
-    for (const r of ranges) tests.set(r.target, (tests.get(r.target) ?? 0) + 1);
+    for (const l of leaves) {
+      if (l.kind === 'chain') for (const r of l.ranges) tests.set(r.target, (tests.get(r.target) ?? 0) + 1);
+      else for (const c of l.cases) tests.set(c.target, 2); // reached from a table: not a sole test edge
+    }
     for (const [t, n] of tests) if (n === 1 && preds.get(t) === 1 && t !== sw.defaultTarget) soleEdge.add(t);
-    depth = emitBst(e, head, ranges, sw.defaultTarget);
+    depth = emitBst(e, head, leaves, sw.defaultTarget);
   }
   return { head, chain: chainLayout(fn, e.blocks, uncondTarget(head), soleEdge), dead, depth };
 }
@@ -538,7 +615,7 @@ export function optimizeSwitches(fn: OriFunction, o: SwitchOptOptions = DEFAULT_
     const targets = new Set(sw.cases.map((c) => c.target)).size;
     let depth: number | undefined;
     if (strategy !== 'cascade') {
-      const l = lowerSwitch(fn, sw, strategy, labels, preds);
+      const l = lowerSwitch(fn, sw, strategy, labels, preds, o.budget);
       lowered.push(l);
       depth = l.depth;
     }

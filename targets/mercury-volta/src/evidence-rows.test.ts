@@ -31,6 +31,7 @@ const CASES: [string, string, string, string][] = [
   ['sm_90', 'add.u32 (uniform addend)', '000fe200_08000000_00000005_00007c36', 'VIADD R0, R0, UR5 ;'],
   ['sm_90', 'div.rn.f64 (exponent clamp)', '000fe400_03fe0100_46a00000_0d0d7848', 'VIMNMX R13, R13, 0x46a00000, PT ;'],
   ['sm_90', 'div.rn.f64 (exponent difference)', '0c0fe400_07800911_b9600000_0c0d7446', 'VIADDMNMX R13, R12.reuse, -R17, -0x46a00000, !PT ;'],
+  ['sm_90', 'cvta.shared.u64 (window high word)', '000eaa00_00002f00_00000000_00077919', 'S2R R7, SR_SWINHI ;'],
   ['sm_90', 'max.s32', '004fca00_07fe0100_00000007_00077248', 'VIMNMX R7, R0, R7, !PT ;'],
   ['sm_90', 'fma.rn.bf16x2', '004fce00_00200006_00000007_00077235', 'HFMA2.MMA.BF16_V2 R7, R0, R7, R6 ;'],
   ['sm_90', 'dp2a.hi.s32.s32', '004fca00_00003606_00000007_00077226', 'IDP.2A.HI.S16.S8 R7, R0, R7, R6 ;'],
@@ -40,6 +41,12 @@ const CASES: [string, string, string, string][] = [
   ['sm_90', 'cvt.rn.satfinite.e5m2x2.f32', '004fca00_048060ff_00000007_0007723e', 'F2FP.SATFINITE.E5M2.F32.PACK_AB_MERGE_C R7, R0, R7, RZ ;'],
   ['sm_90', 'cvt.rn.f16x2.e4m3x2', '004fca00_020006ff_00000002_ff07723e', 'F2FP.F16.E4M3.UNPACK_B R7, R2 ;'],
   ['sm_90', 'cvt.rn.f16x2.e5m2x2', '004fca00_020004ff_00000002_ff07723e', 'F2FP.F16.E5M2.UNPACK_B R7, R2 ;'],
+  // texture results counted on SB5 (parboil rpes: 4 TEX words with W5, then these as they land); SB4 and SB0 as
+  // the golden sm_90 pairs print them
+  ['sm_90', 'tex.2d (wait for 3 of 4)', '000fc800_00000000_0000d0c0_0000791a', 'DEPBAR.LE SB5, 0x3 ;'],
+  ['sm_90', 'tex.2d (wait for 12 of 13)', '000fc800_00000000_0000d300_0000791a', 'DEPBAR.LE SB5, 0xc ;'],
+  ['sm_90', 'golden pair', '000fc800_00000000_0000c000_0000791a', 'DEPBAR.LE SB4, 0x0 ;'],
+  ['sm_90', 'golden pair', '004fc800_00000000_00008040_0000791a', 'DEPBAR.LE SB0, 0x1 ;'],
 ];
 
 describe('evidence rows (ptxas 13 words the golden vectors lack)', () => {

@@ -203,6 +203,14 @@ export const EVIDENCE_ROWS: RowSpec[] = [
       order: ['m:FTZ', ...Object.values(F2I_DEST).flat(), 'm:F16^1', 'm:FLOOR', 'm:CEIL', 'm:TRUNC', 'm:F16^0', 'm:NTZ', '1:abs', '1:neg', '1.H1'],
     });
   }),
+  // S2R (sm_90): the special register is the 8-bit field 72..79 as on sm_80 (the golden vectors split it into the
+  // few values they hold). ptxas's cvta.shared on sm_90 reads SR 47, the high word of the shared window's generic
+  // address (`S2R R7, SR_SWINHI`; the low word is CgaCtaId << 24 plus the offset).
+  ...rowsOf(0x919, 'R,N', (r) => r.archs.includes('sm_90')).map((r) => {
+    const sm80 = rowsOf(0x919, 'R,N', (x) => x.archs.includes('sm_80'))[0]!;
+    const field = sm80.slots.find((x) => x.bits.length === 1 && x.bits[0]![0] === 72 && x.bits[0]![1] === 8)!;
+    return widen(r, { free: [[72, 8]], replaceSlots: [{ bits: [[72, 8]], map: { ...field.map, 47: ['1=SR_SWINHI'] } }] });
+  }),
   // VIMNMX (sm_90): bit 90 negates the select predicate (max.s32: VIMNMX R, R, R, !PT)
   ...rowsOf(0x248, 'R,R,R,P').map((r) => widen(r, { free: [[90, 1]], slots: [flag(90, '3:not')] })),
   // HFMA2 on bf16 pairs (fma.rn.bf16x2): bit 85
@@ -344,4 +352,12 @@ export const EVIDENCE_ROWS: RowSpec[] = [
     reuse: { 1: 1 },
     set: [[24, 8], [64, 8], [74, 1], [89, 1]],
   }),
+  // DEPBAR.LE SBn, N (sm_90): the scoreboard is a 3-bit number in bits 44..46, as sm_80/86 keep it (golden sm_86:
+  // 0x...d0c0_0000791a is `DEPBAR.LE SB5, 0x3`). The sm_90 golden pairs show SB0..SB4 only, so the derived row
+  // read bits 44..45 and 46 as separate slots and printed SB5 (bits 44 + 46) as SB4; ptxas 13 sm_90 code counts
+  // texture results on SB5 (TEX/TLD words with W5, then DEPBAR.LE SB5, 3, 2, 1 as they land: parboil rpes).
+  ...rowsOf(0x91a, 'N,I', (r) => r.archs.includes('sm_90')).map((r) => ({
+    ...widen(r, { replaceSlots: [{ bits: [[44, 3]], map: { 0: ['0=SB0'], 1: ['0=SB1'], 2: ['0=SB2'], 3: ['0=SB3'], 4: ['0=SB4'], 5: ['0=SB5'] } }] }),
+    derived: [],
+  })),
 ];

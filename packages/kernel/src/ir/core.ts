@@ -382,7 +382,7 @@ export class Instr {
     fn?._unlinkInstr(this);
     this._guard = g;
     fn?._linkInstr(this);
-    if (this.isControlFlow) fn?._cfgChanged();
+    if (this.isControlFlow) fn?._cfgChanged(this.block);
   }
   setUse(i: number, o: Operand): void {
     this.replaceOperands({ uses: this._uses.map((u, k) => (k === i ? o : u)) });
@@ -403,7 +403,7 @@ export class Instr {
     if (p.defs) this._defs = [...p.defs];
     if (p.uses) this._uses = [...p.uses];
     fn?._linkInstr(this);
-    if (this.isControlFlow || this.opcode === 'BSSY') fn?._cfgChanged();
+    if (this.isControlFlow || this.opcode === 'BSSY') fn?._cfgChanged(this.block);
   }
   /** Detached copy with the same operands (registers are shared, not renamed). */
   clone(): Instr {
@@ -524,7 +524,7 @@ export class Block {
     if (i.block) throw new PtxforgeError('IR_ALREADY_PLACED', 'instruction is already in a block; remove it first, move it or clone it');
     this._place(index, i);
     this.fn._linkInstr(i);
-    if (i.isControlFlow) this.fn._cfgChanged();
+    if (i.isControlFlow) this.fn._cfgChanged(this);
     return i;
   }
   remove(i: Instr): void {
@@ -538,7 +538,7 @@ export class Block {
     const i = this._take(k);
     this.fn._unlinkInstr(i);
     i.block = undefined;
-    if (i.isControlFlow) this.fn._cfgChanged();
+    if (i.isControlFlow) this.fn._cfgChanged(this);
     return i;
   }
   /**
@@ -566,7 +566,7 @@ export class Block {
       i.block = undefined;
       if (i.isControlFlow) cf = true;
     }
-    if (cf) this.fn._cfgChanged();
+    if (cf) this.fn._cfgChanged(this);
     return gone.length;
   }
   /** Internal: put `i` at `index` in the list (no register-table or CFG bookkeeping). */
@@ -791,8 +791,12 @@ export class OriFunction {
     this.labelMap.set(to, b);
     this._cfgChanged();
   }
-  /** Internal: put a detached block at layout position `index` (no fall-through fix-ups). */
-  private placeBlock(b: Block, index: number): void {
+  /**
+   * Internal: put a detached block at layout position `index` (no fall-through fix-ups). `fresh`: no branch
+   * names `b` yet (a block made by this call's caller), so only `b` and its layout predecessor change edges;
+   * otherwise the whole CFG is recomputed at the next query.
+   */
+  private placeBlock(b: Block, index: number, fresh = false): void {
     if (b.fn !== this) throw new PtxforgeError('IR_FOREIGN_BLOCK', `block ${b.label} belongs to ${b.fn.name}, not ${this.name}`);
     if (this._blockIndex(b) >= 0) throw new PtxforgeError('IR_ALREADY_PLACED', `block ${b.label} is already placed in ${this.name}`);
     this.syncLabels();
@@ -801,19 +805,26 @@ export class OriFunction {
     else list.splice(index, 0, b);
     b._pos = index;
     this.addLabel(b);
-    this._cfgChanged();
+    this.cfgPosStale = true;
+    if (fresh) {
+      this._cfgChanged(b);
+      if (index > 0) this._cfgChanged(list[index - 1]);
+    } else this._cfgChanged();
   }
   /**
    * Place a detached block (made with `new Block(label, fn)`): last in layout, or right after `after`
    * (whose fall-through edge is first made explicit so the CFG does not change). Its label must be free.
    */
   addBlock(b: Block, opts: { after?: Block } = {}): Block {
+    return this.addBlockImpl(b, opts, false);
+  }
+  private addBlockImpl(b: Block, opts: { after?: Block }, fresh: boolean): Block {
     if (this.getBlock(b.label)) throw new PtxforgeError('IR_DUPLICATE_LABEL', `block label ${b.label} already exists in ${this.name}`);
     if (opts.after) {
       const k = this.requirePlaced(opts.after, 'addBlock');
       this.materializeFallthrough(opts.after);
-      this.placeBlock(b, k + 1);
-    } else this.placeBlock(b, this.blocks.length);
+      this.placeBlock(b, k + 1, fresh);
+    } else this.placeBlock(b, this.blocks.length, fresh);
     return b;
   }
   private requirePlaced(b: Block, what: string): number {
@@ -828,7 +839,7 @@ export class OriFunction {
   createBlock(opts: { label?: string; after?: Block } = {}): Block {
     const lbl = opts.label ?? this.freshLabel();
     if (this.getBlock(lbl)) throw new PtxforgeError('IR_DUPLICATE_LABEL', `block label ${lbl} already exists in ${this.name}`);
-    return this.addBlock(new Block(lbl, this), opts.after ? { after: opts.after } : {});
+    return this.addBlockImpl(new Block(lbl, this), opts.after ? { after: opts.after } : {}, true);
   }
   /** If `b` falls through to its layout successor, append an explicit `BRA` to it. */
   materializeFallthrough(b: Block): void {
@@ -843,7 +854,6 @@ export class OriFunction {
     const k = this.requirePlaced(b, 'removeBlock');
     b.removeWhere(() => true);
     this.unplaceBlock(b, k);
-    this._cfgChanged();
   }
   /**
    * Remove several blocks at once in O(function size): every predecessor of a removed block must itself be
@@ -901,9 +911,16 @@ export class OriFunction {
   }
   private unplaceBlock(b: Block, k: number): void {
     const list = this.blockList;
+    // Edges that change: b's own, those of the blocks branching to b (b is no longer a placed target), and
+    // the fall-through of b's layout predecessor.
+    this._ensureCfg();
+    this._cfgChanged(b);
+    for (const p of b._preds) this._cfgChanged(p);
+    if (k > 0) this._cfgChanged(list[k - 1]);
     if (k === list.length - 1) list.pop();
     else list.splice(k, 1);
     b._pos = -1;
+    this.cfgPosStale = true;
     this.dropLabel(b);
   }
   /** Move a block in layout (fall-through edges into and out of it are made explicit first). */
@@ -914,8 +931,9 @@ export class OriFunction {
     this.unplaceBlock(b, this.requirePlaced(b, 'moveBlock'));
     if (after) {
       this.materializeFallthrough(after);
-      this.placeBlock(b, this.requirePlaced(after, 'moveBlock') + 1);
-    } else this.placeBlock(b, 0);
+      // The blocks branching to b were marked when it was taken out: b counts as fresh here.
+      this.placeBlock(b, this.requirePlaced(after, 'moveBlock') + 1, true);
+    } else this.placeBlock(b, 0, true);
   }
   /**
    * Split `b` before instruction `at`: `at` and everything after it move to a new block placed right after
@@ -925,7 +943,7 @@ export class OriFunction {
     const k = b.indexOf(at);
     if (k < 0) throw new PtxforgeError('IR_NOT_IN_BLOCK', 'splitBlock: instruction not in block');
     const nb = new Block(this.freshLabel(), this);
-    this.placeBlock(nb, this.requirePlaced(b, 'splitBlock') + 1);
+    this.placeBlock(nb, this.requirePlaced(b, 'splitBlock') + 1, true);
     const from = b.instrs as Instr[];
     const to = nb.instrs as Instr[];
     for (let n = k; n < from.length; n++) {
@@ -936,7 +954,8 @@ export class OriFunction {
     }
     from.length = k;
     this._irVersion++;
-    this._cfgChanged();
+    this._cfgChanged(b);
+    this._cfgChanged(nb);
     return nb;
   }
   /**
@@ -960,7 +979,10 @@ export class OriFunction {
       throw e;
     }
     this._irVersion++;
-    if (i.isControlFlow) this._cfgChanged();
+    if (i.isControlFlow) {
+      this._cfgChanged(from);
+      this._cfgChanged(to);
+    }
   }
   /**
    * Copy the blocks of a region (any set of blocks of this function, given in the layout order the copies
@@ -1027,7 +1049,7 @@ export class OriFunction {
       const c = blockMap.get(b)!;
       c._setLabelDetached(this.freshLabel());
       for (const a of b.attrs) c.attrs.add(a);
-      this.placeBlock(c, pos++);
+      this.placeBlock(c, pos++, true);
       for (const i of b.instrs) {
         const guard = i.guard ? { reg: mapReg(i.guard.reg), not: i.guard.not } : undefined;
         const ci = new Instr(i.opcode, {
@@ -1079,7 +1101,7 @@ export class OriFunction {
       found = true;
     }
     if (!found) throw new PtxforgeError('IR_NO_EDGE', `redirectEdge: no edge ${from.label} -> ${oldTo.label}`);
-    this._cfgChanged();
+    this._cfgChanged(from);
   }
   /** Put a new block on the edge `from -> to` and return it (it branches to `to`). */
   splitEdge(from: Block, to: Block): Block {
@@ -1110,14 +1132,27 @@ export class OriFunction {
     for (const d of i.defs) if (d.kind === 'reg') d.reg.defs.delete(i);
     for (const r of i.useRegs()) r.uses.delete(i);
   }
-  _cfgChanged(): void {
-    this.cfgDirty = true;
+  /**
+   * Internal: the CFG changed. With `b`, only `b`'s outgoing edges changed (its control-flow instructions, or
+   * the block after it in layout): the next query recomputes the edges of the changed blocks only, so a pass
+   * that edits one block and queries the CFG in a loop stays linear. Without, everything is recomputed.
+   */
+  _cfgChanged(b?: Block): void {
+    if (b && b.fn === this && !this.cfgDirty) this.cfgDirtyBlocks.add(b);
+    else this.cfgDirty = true;
     this._cfgVersion++;
     this._irVersion++;
   }
   _ensureCfg(): void {
-    if (!this.cfgDirty) return;
+    // Blocks pushed on the layout behind the API's back (old code): recompute everything.
+    if (!this.cfgDirty && this.labelCount !== this.blocks.length) this.cfgDirty = true;
+    if (!this.cfgDirty) {
+      if (this.cfgDirtyBlocks.size) this.updateCfg();
+      return;
+    }
     this.cfgDirty = false;
+    this.cfgDirtyBlocks.clear();
+    this.cfgPosStale = false;
     const list = this.blocks;
     // Fresh arrays (a caller may still be iterating the old ones), but no other garbage: on big functions
     // the collector, not this loop, dominated the rebuild (kernel-scaling benchmark).
@@ -1128,22 +1163,75 @@ export class OriFunction {
     }
     for (let k = 0; k < list.length; k++) {
       const b = list[k]!;
-      const succ: Block[] = [];
-      const instrs = b.instrs;
-      for (let n = 0; n < instrs.length; n++) {
-        const i = instrs[n]!;
-        if (!i.isBranch) continue;
-        const uses = i.uses;
-        for (let u = 0; u < uses.length; u++) {
-          const o = uses[u]!;
-          if (o.kind === 'label') this._addSucc(succ, o.block);
-          else if (o.kind === 'labels') for (const t of o.blocks) this._addSucc(succ, t);
-        }
-      }
-      const next = list[k + 1];
-      if (b.fallsThrough && next && !succ.includes(next)) succ.push(next);
+      const succ = this.computeSuccs(b, k);
       b._succs = succ;
       for (const s of succ) s._preds.push(b);
+    }
+  }
+  private readonly cfgDirtyBlocks = new Set<Block>();
+  /** Some block's `_pos` may be stale (a block was placed or taken out since the last renumbering). */
+  private cfgPosStale = true;
+  /**
+   * The successors of placed block `b` at layout position `k`: branch targets in order, then the
+   * fall-through. Only the control-flow tail is read (control flow stands last in a block, the verifier's
+   * rule), so merging straight-line blocks into one long block does not make each query cost its length.
+   */
+  private computeSuccs(b: Block, k: number): Block[] {
+    const succ: Block[] = [];
+    const instrs = b.instrs;
+    let from = instrs.length;
+    while (from > 0 && instrs[from - 1]!.isControlFlow) from--;
+    for (let n = from; n < instrs.length; n++) {
+      const i = instrs[n]!;
+      if (!i.isBranch) continue;
+      const uses = i.uses;
+      for (let u = 0; u < uses.length; u++) {
+        const o = uses[u]!;
+        if (o.kind === 'label') this._addSucc(succ, o.block);
+        else if (o.kind === 'labels') for (const t of o.blocks) this._addSucc(succ, t);
+      }
+    }
+    const next = this.blocks[k + 1];
+    if (b.fallsThrough && next && !succ.includes(next)) succ.push(next);
+    return succ;
+  }
+  /**
+   * Recompute the outgoing edges of the blocks marked changed, and the predecessor lists they touch. The
+   * result equals a full recomputation: successors in branch order then the fall-through, predecessors in
+   * layout order (each kept sorted by position). Lists that change are fresh arrays, as in the full rebuild.
+   */
+  private updateCfg(): void {
+    const list = this.blocks;
+    if (this.cfgPosStale) {
+      for (let k = 0; k < list.length; k++) list[k]!._pos = k;
+      this.cfgPosStale = false;
+    }
+    const dirty = [...this.cfgDirtyBlocks];
+    this.cfgDirtyBlocks.clear();
+    for (const b of dirty) {
+      for (const s of b._succs) {
+        const ps = s._preds;
+        const at = ps.indexOf(b); // one block's predecessor list, not a scan of the function
+        if (at >= 0) s._preds = ps.slice(0, at).concat(ps.slice(at + 1));
+      }
+    }
+    for (const b of dirty) {
+      const k = b._pos;
+      b._succs = k >= 0 && list[k] === b ? this.computeSuccs(b, k) : [];
+    }
+    for (const b of dirty) {
+      const pos = b._pos;
+      for (const s of b._succs) {
+        const ps = s._preds;
+        let lo = 0;
+        let hi = ps.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (ps[mid]!._pos < pos) lo = mid + 1;
+          else hi = mid;
+        }
+        s._preds = ps.slice(0, lo).concat([b], ps.slice(lo));
+      }
     }
   }
 

@@ -183,6 +183,26 @@ const CASES: Array<[body: string, ptxas: 'ok' | string]> = [
   ['setp.eq.s32 %p1|%p2, %r2, 1;', 'ok'],
   ['shfl.sync.bfly.b32 %rd1, %r2, 1, 31, -1;', 'Arguments mismatch'],
   ['shfl.sync.bfly.b32 %r1, %r2, %rd1, 31, -1;', 'Arguments mismatch'],
+  // fuzz-ptx findings, 2026-11-23 evening (seed 7)
+  ['shfl.sync.idx.b32 %r1, %r2, 30, 31, --32768;', 'ok'],
+  ['add.s32 %r1, %r2, - -5;', 'ok'],
+  ['vote.sync.ballot.b32 %r1, %p1, -1;', 'ok'],
+  ['vote.sync.any.pred %p1, !%p2, -1;', 'ok'],
+  ['vote.sync.ballot.u32 %r1, %p1, -1;', "Unexpected instruction types specified for 'vote'"],
+  ['vote.sync.ballot %r1, %p1, -1;', "Unexpected instruction types specified for 'vote'"],
+  ['vote.sync.ballot.pred %p1, %p1, -1;', "Instruction 'vote' requires '.b32' type with '.ballot' modifier."],
+  ['vote.sync.any.b32 %r1, %p1, -1;', "Instruction 'vote' requires '.pred' type with '.any' modifier."],
+  ['vote.sync.ballot.b32 %p1, %p1, -1;', 'Arguments mismatch'],
+  ['cvt.rn.f16x2.f32 %r1, %f1, %f2;', 'ok'],
+  ['cvt.rz.bf16x2.f32 %r1, %f1, %f2;', 'ok'],
+  ['cvt.f16x2.f32 %r1, %f1, %f2;', "Rounding modifier required for instruction 'cvt'"],
+  ['cvt.bf16x2.f32 %r1, %f1, %f2;', "Rounding modifier required for instruction 'cvt'"],
+  ['cvt.rm.bf16x2.f32 %r1, %f1, %f2;', "Illegal rounding modifier for instruction 'cvt'"],
+  ['cvt.tf32.f32 %r1, %f1;', "Rounding modifier required for instruction 'cvt'"],
+  ['cvt.rna.tf32.f32 %r1, %f1;', 'ok'],
+  ['st.global.u16 [%fd2+32], %rs1;', "Illegal to use symbol '%fd2' of type .f64 as address operand. Use integer or bit only."],
+  ['atom.global.add.u32 %r1, [%f1], 1;', "Illegal to use symbol '%f1' of type .f32 as address operand. Use integer or bit only."],
+  ['ld.global.u32 %r1, [%p1+4];', "Illegal to use symbol '%p1' of type .pred as address operand. Use integer or bit only."],
 ];
 
 function ours(body: string): string {
@@ -248,6 +268,13 @@ describe('syntax ptxas refuses (issue 16, fuzz-ptx findings)', () => {
     ['ret;;', 'PTX_SYNTAX'],
   ])('%s -> %s', (body, want) => {
     expect(code(kernel(body))).toBe(want);
+  });
+  it('DWARF section values fit their .bN width; a .file index is given once (as ptxas)', () => {
+    const sec = (v: string): string => code(`${HEAD}.section .debug_info { .b8 1, 2\n${v} }\n.visible .entry k() { ret; }\n`);
+    expect(sec('.b8 255 .b8 -128 .b16 65535 .b32 -1, 4294967295 .b64 18446744073709551615 .b32 .debug_abbrev')).toBe('ok');
+    for (const v of ['.b8 256', '.b8 -129', '.b8 0x100', '.b16 65536', '.b32 -2147483649', '.b8 255, 256']) expect(sec(v), v).toBe('PTX_SEMANTIC');
+    expect(code(`${HEAD}.file 1 "a.cu"\n.file 2 "a.cu"\n.visible .entry k() { ret; }\n`)).toBe('ok');
+    expect(code(`${HEAD}.file 1 "a.cu"\n.file 1 "b.cu"\n.visible .entry k() { ret; }\n`)).toBe('PTX_SEMANTIC');
   });
   it('a second linkage directive is a syntax error', () => {
     expect(code(`${HEAD}.visible .visible .entry k() { ret; }\n`)).toBe('PTX_SYNTAX');

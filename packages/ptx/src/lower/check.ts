@@ -28,7 +28,7 @@ const TYPES: Record<string, readonly string[]> = {
   fma: [...F16, ...FLT], rcp: FLT, sqrt: FLT, rsqrt: FLT, sin: ['f32'], cos: ['f32'], lg2: ['f32'],
   ex2: ['f32', ...F16], tanh: ['f32', ...F16], popc: ['b32', 'b64'], clz: ['b32', 'b64'], brev: ['b32', 'b64'],
   bfind: ['u32', 'u64', 's32', 's64'], bfe: ['u32', 'u64', 's32', 's64'], bfi: ['b32', 'b64'], prmt: ['b32'],
-  copysign: FLT, testp: FLT, cvta: ['u32', 'u64'],
+  copysign: FLT, testp: FLT, cvta: ['u32', 'u64'], vote: ['b32', 'pred'],
   ld: ['b8', 'b16', 'b32', 'b64', 'b128', 'u8', 'u16', 'u32', 'u64', 's8', 's16', 's32', 's64', 'f32', 'f64'],
 };
 TYPES.st = TYPES.ld!;
@@ -187,6 +187,10 @@ function operandWants(c: FnLowerer, t: PtxType, types: PtxType[]): Want[] | unde
       return [dst(B32), ex(B32), ex(B32), ex(B32), ex(B32)];
     case 'prmt':
       return [dst(B32), ex(B32), ex(B32), ex(B32)];
+    case 'vote':
+      // vote.ballot.b32 d, p, mask; vote.{all,any,uni}.pred p, q, mask (the sync form's mask is a .b32).
+      if (!mods.includes('sync')) return undefined;
+      return [dst(t), ex(PRED), ex(B32)];
     case 'selp':
       return [dst(t), ex(t), ex(t), ex(PRED)];
     case 'setp':
@@ -373,6 +377,15 @@ function checkRequiredMods(c: FnLowerer, t: PtxType, types: PtxType[]): void {
   if (opcode === 'testp' && !has(['finite', 'infinite', 'number', 'notanumber', 'normal', 'subnormal'])) need('Test operation');
   if (opcode === 'cvt' && types.length === 2) {
     const [d, s] = types as [PtxType, PtxType];
+    // cvt.frnd2{.relu}{.satfinite}.{f16x2,bf16x2}.f32 and cvt.frnd2.tf32.f32: rounding .rn/.rz (.rs, and .rna
+    // for tf32) and nothing else (PTX ISA cvt; ptxas 13.0.88: "Rounding modifier required for instruction 'cvt'").
+    if ((d.name === 'f16x2' || d.name === 'bf16x2' || d.name === 'tf32') && s.name === 'f32') {
+      const ok = d.name === 'tf32' ? ['rn', 'rz', 'rna', 'rs'] : ['rn', 'rz', 'rs'];
+      const bad = mods.find((m) => ROUNDING.has(m) && !ok.includes(m));
+      if (bad) illegalModifier(c, bad);
+      if (!has(ok)) need('Rounding modifier');
+      return;
+    }
     if (d.name.endsWith('x2') || s.name.endsWith('x2') || d.name === 'tf32' || s.name === 'tf32') return;
     const fr = has(RND);
     const ir = has(IRND);
@@ -438,9 +451,23 @@ function checkAddressSize(c: FnLowerer): void {
   }
 }
 
+/** An address `[r+off]` needs an integer or untyped register (ptxas: "Illegal to use symbol ... as address operand"). */
+function checkAddressRegisters(c: FnLowerer): void {
+  for (const o of c.ins.operands) {
+    if (o.kind !== 'addr' || o.base === undefined) continue;
+    const [name, comp] = o.base.split('.');
+    const s = c.lookup(name!);
+    if (s?.kind !== 'reg' || (s.vec && comp === undefined)) continue;
+    if (s.type.kind === 'f' || s.type.kind === 'pred') {
+      fail(c, 'PTX_ADDRESS_OPERAND', `Illegal to use symbol '${o.base}' of type .${s.type.name} as address operand. Use integer or bit only.`);
+    }
+  }
+}
+
 /** Run every check on the current instruction (`c.ins`). */
 export function checkInstruction(c: FnLowerer): void {
   const { opcode, mods } = c.ins;
+  checkAddressRegisters(c);
   if ((opcode === 'vote' || opcode === 'shfl') && !mods.includes('sync') && (c.mod.targetSm ?? 0) >= 70 && (c.mod.ptxVersion ?? 0) >= 604) {
     fail(c, 'PTX_SYNC_REQUIRED', `Instruction '${opcode}' without '.sync' is not supported on .target sm_70 and higher from PTX ISA version 6.4`);
   }
@@ -460,6 +487,12 @@ export function checkInstruction(c: FnLowerer): void {
   }
   if (allowed && t && (types.length !== 1 || !allowed.includes(t.name))) {
     fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for '${opcode}' (${types.map((x) => `.${x.name}`).join('')}; it takes ${allowed.map((x) => `.${x}`).join(' ')})`);
+  }
+  if (opcode === 'vote' && mods.includes('sync')) {
+    const mode = mods.find((m) => m === 'ballot' || m === 'all' || m === 'any' || m === 'uni');
+    if (!t) fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for 'vote' (vote.sync.${mode ?? '<mode>'} needs .b32 or .pred)`);
+    const want = mode === 'ballot' ? 'b32' : 'pred';
+    if (mode && t.name !== want) fail(c, 'PTX_INSTRUCTION_TYPE', `Instruction 'vote' requires '.${want}' type with '.${mode}' modifier.`);
   }
   checkModifiers(c, t);
   if (t) checkRequiredMods(c, t, types);

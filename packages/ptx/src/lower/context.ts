@@ -391,6 +391,14 @@ export class FnLowerer {
       }
       // falls through (unreachable)
       case 'neg': {
+        // `-5`, `--5`, `- -5`: a negated integer literal is a constant (ptxas folds it).
+        let negs = 1;
+        let e = o.operand;
+        while (e.kind === 'neg') {
+          negs++;
+          e = e.operand;
+        }
+        if (e.kind === 'int') return this.intImm(negs % 2 ? -e.value : e.value, t);
         const inner = this.src(o.operand, t);
         if (inner.kind === 'reg') return { ...inner, neg: !inner.neg };
         this.fail('PTX_SEMANTIC', `${this.opText}: cannot negate '${this.describe(o.operand)}'`);
