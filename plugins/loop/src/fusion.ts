@@ -200,6 +200,7 @@ function fusionBlocker(c: Candidate, dom: DomTree, budget: number): string | und
   if ('code' in cl1) return `the first loop is not a counted loop (${cl1.reason})`;
   if ('code' in cl2) return `the second loop is not a counted loop (${cl2.reason})`;
   if (cl1.sideCondition || cl2.sideCondition) return 'a loop also leaves on a condition besides its trip count';
+  if (cl1.bits !== 32 || cl2.bits !== 32 || cl1.float || cl2.float) return 'a loop counts with a 64-bit or floating-point IV';
   if (!l1.preheader || l1.preheader.succs.length !== 1) return 'the first loop has no dedicated preheader';
   // 5/6: the code between moves above L1: no effects, no register conflict with L1.
   const betweenInstrs: Instr[] = [];

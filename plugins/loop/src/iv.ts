@@ -40,7 +40,14 @@ export interface CountedLoop {
   readonly cmpInstr: Instr;
   readonly iv: Register;
   readonly inc: Instr;
-  /** Signed 32-bit step. */
+  /**
+   * An f32 IV (`FADD iv, K` compared by FSETP with a constant): the trip count comes from simulating the f32
+   * adds; only full unrolling takes it (the copies repeat the same adds, so the values are exact).
+   */
+  readonly float: boolean;
+  /** Width of the IV and its compare: 32, or 64 (a 64-bit counter; only full unrolling takes it). */
+  readonly bits: 32 | 64;
+  /** Signed step (a 32-bit value also for a 64-bit IV). */
   readonly step: number;
   readonly cmp: Cmp;
   readonly signed: boolean;
@@ -85,10 +92,10 @@ function definedIn(r: Register, loop: Loop): boolean {
   return false;
 }
 
-/** Evaluate `a CMP b` on 32-bit patterns. */
-export function compare(cmp: Cmp, signed: boolean, a: bigint, b: bigint): boolean {
-  const x = signed ? BigInt.asIntN(32, a) : BigInt.asUintN(32, a);
-  const y = signed ? BigInt.asIntN(32, b) : BigInt.asUintN(32, b);
+/** Evaluate `a CMP b` on 32-bit (or `bits`-bit) patterns. */
+export function compare(cmp: Cmp, signed: boolean, a: bigint, b: bigint, bits = 32): boolean {
+  const x = signed ? BigInt.asIntN(bits, a) : BigInt.asUintN(bits, a);
+  const y = signed ? BigInt.asIntN(bits, b) : BigInt.asUintN(bits, b);
   switch (cmp) {
     case 'LT': return x < y;
     case 'LE': return x <= y;
@@ -139,16 +146,21 @@ export function analyzeCountedLoop(loop: Loop, dom: DomTree): CountedLoop | Reje
       sideCondition = true;
     }
   }
+  if (cmpInstr.opcode === 'FSETP' && !sideCondition) {
+    const f = floatCountedLoop(loop, dom, latch, back, exit, cmpInstr);
+    if (f) return f;
+  }
   if (cmpInstr.opcode === 'FSETP' || cmpInstr.opcode === 'DSETP' || cmpInstr.opcode === 'HSETP2') {
-    return { code: 15, reason: `the loop condition is a floating-point compare (${cmpInstr.fullOpcode})` };
+    return { code: 15, reason: `the loop condition is a floating-point compare without a constant trip count (${cmpInstr.fullOpcode})` };
   }
   if (cmpInstr.opcode !== 'ISETP' || cmpInstr.block !== latch || cmpInstr.guard || cmpInstr.defs.length !== 1) {
     return { code: 14, reason: `the loop predicate is not one unguarded ISETP in the latch (${cmpInstr.fullOpcode})` };
   }
   const [cmpMod, tyMod, combine, ...extra] = cmpInstr.mods;
-  if (!cmpMod || !CMPS.has(cmpMod) || (tyMod !== 'S32' && tyMod !== 'U32')) {
-    return { code: 15, reason: `the loop compare is not a 32-bit integer compare (${cmpInstr.fullOpcode})` };
+  if (!cmpMod || !CMPS.has(cmpMod) || (tyMod !== 'S32' && tyMod !== 'U32' && tyMod !== 'S64' && tyMod !== 'U64')) {
+    return { code: 15, reason: `the loop compare is not a 32- or 64-bit integer compare (${cmpInstr.fullOpcode})` };
   }
+  const bits: 32 | 64 = tyMod === 'S64' || tyMod === 'U64' ? 64 : 32;
   const third = cmpInstr.uses[2];
   // `ISETP.cmp.AND p, iv, n, q` with `@p BRA header` is the IV compare AND q: a side condition.
   if (combine === 'AND' && !extra.length && cmpInstr.uses.length === 3 && third && isPlainReg(third) && third.reg.cls === 'P' && !back.guard.not && !sideCondition) {
@@ -180,12 +192,12 @@ export function analyzeCountedLoop(loop: Loop, dom: DomTree): CountedLoop | Reje
   if (!invariantOperand(bound, loop)) return { code: 16, reason: `bound extraction failed: ${operandName(bound)} is not loop-invariant` };
   if (ivOp.kind !== 'reg' || ivOp.neg || ivOp.abs || ivOp.not) return { code: 14, reason: 'the IV operand of the compare carries a modifier' };
   const iv = ivOp.reg;
-  if (iv.cls !== 'R' || iv.width !== 1) return { code: 15, reason: `the IV ${iv.name} is not a 32-bit integer register` };
+  if (iv.cls !== 'R' || iv.width !== bits / 32) return { code: 15, reason: `the IV ${iv.name} is not a ${bits}-bit integer register` };
   if (back.guard.not) cmp = INVERT[cmp];
   const inLoopDefs = [...iv.defs].filter((d) => d.block && loop.blockSet.has(d.block));
   if (inLoopDefs.length !== 1) return { code: 17, reason: `stride verification failed: the IV ${iv.name} is defined ${inLoopDefs.length} times in the loop` };
   const inc = inLoopDefs[0]!;
-  const incForm = simpleIncrement(iv, loop);
+  const incForm = simpleIncrement(iv, loop, bits);
   if (!incForm) {
     if (isInvariantStrideAdd(inc, iv, loop)) return { code: 16, reason: `bound extraction failed: the stride of ${iv.name} is a loop-invariant register, not a constant` };
     return { code: 14, reason: `IV analysis failed: ${iv.name} is not updated by IADD3 ${iv.name}, K` };
@@ -199,8 +211,69 @@ export function analyzeCountedLoop(loop: Loop, dom: DomTree): CountedLoop | Reje
   if (((cmp === 'LT' || cmp === 'LE') && step < 0) || ((cmp === 'GT' || cmp === 'GE') && step > 0) || cmp === 'EQ') {
     return { code: 19, reason: `the IV stride ${step} is inconsistent with the loop condition ${iv.name} ${cmp} ${operandName(bound)}` };
   }
-  const tripCount = constantTrip(loop, dom, iv, step, cmp, tyMod === 'S32', bound, delta);
-  return { header, latch, backBranch: back, exit, cmpInstr, iv, inc, step, cmp, signed: tyMod === 'S32', bound, delta, tripCount, sideCondition };
+  const signed = tyMod === 'S32' || tyMod === 'S64';
+  const tripCount = constantTrip(loop, dom, iv, step, cmp, signed, bound, delta, bits);
+  return { header, latch, backBranch: back, exit, cmpInstr, iv, inc, float: false, bits, step, cmp, signed, bound, delta, tripCount, sideCondition };
+}
+
+/**
+ * An f32 counted loop with a constant trip count (spec: EvaluateAndEmitFullUnroll's floating-point stride path,
+ * FSETP bounds): `iv = FADD iv, K` (no modifiers: round to nearest, no flush), `p = FSETP.cmp.AND iv, N, PT`
+ * with constants K, N and a constant initial `MOV`. The trip count is found by simulating the f32 adds
+ * (Math.fround of the double sum is the correctly rounded f32 sum); undefined when no such loop or no finite
+ * trip count within MAX_SIMULATED_TRIP.
+ */
+function floatCountedLoop(loop: Loop, dom: DomTree, latch: Block, back: Instr, exit: Block, fsetp: Instr): CountedLoop | undefined {
+  if (fsetp.block !== latch || fsetp.guard || fsetp.defs.length !== 1 || fsetp.uses.length !== 3) return undefined;
+  const [cmpMod, combine, ...extra] = fsetp.mods;
+  if (!cmpMod || !CMPS.has(cmpMod) || combine !== 'AND' || extra.length) return undefined;
+  const third = fsetp.uses[2]!;
+  if (third.kind !== 'pt' || third.not) return undefined;
+  const [a, b] = [fsetp.uses[0]!, fsetp.uses[1]!];
+  const aVar = isPlainReg(a) && definedIn(a.reg, loop);
+  const bVar = isPlainReg(b) && definedIn(b.reg, loop);
+  if (aVar === bVar) return undefined;
+  const ivOp = aVar ? a : b;
+  const bound = aVar ? b : a;
+  let cmp = aVar ? (cmpMod as Cmp) : SWAP[cmpMod as Cmp];
+  if (back.guard!.not) cmp = INVERT[cmp];
+  if (ivOp.kind !== 'reg' || ivOp.reg.width !== 1) return undefined;
+  const iv = ivOp.reg;
+  const n = constBits(bound, 32);
+  if (n === undefined) return undefined;
+  const inLoop = [...iv.defs].filter((d) => d.block && loop.blockSet.has(d.block));
+  const outside = [...iv.defs].filter((d) => !d.block || !loop.blockSet.has(d.block));
+  if (inLoop.length !== 1 || outside.length !== 1) return undefined;
+  const inc = inLoop[0]!;
+  if (inc.opcode !== 'FADD' || inc.guard || inc.mods.length || inc.defs.length !== 1 || inc.uses.length !== 2) return undefined;
+  if (!dom.dominates(inc.block!, latch)) return undefined;
+  const selfAt = inc.uses.findIndex((o) => isPlainReg(o) && o.reg === iv);
+  const kOp = inc.uses[1 - selfAt];
+  const k = selfAt >= 0 && kOp ? constBits(kOp, 32) : undefined;
+  if (k === undefined) return undefined;
+  const init = outside[0]!;
+  if (init.guard || init.opcode !== 'MOV' || init.uses.length !== 1 || !init.block || !dom.dominates(init.block, loop.header)) return undefined;
+  const v0 = constBits(init.uses[0]!, 32);
+  if (v0 === undefined) return undefined;
+  const delta: 0 | 1 = inc.block === latch && latch.indexOf(inc) > latch.indexOf(fsetp) ? 0 : 1;
+  const f32 = (bits: bigint): number => new Float32Array(new Uint32Array([Number(bits)]).buffer)[0]!;
+  const step = f32(k);
+  const limit = f32(n);
+  let v = f32(v0);
+  let tripCount: number | undefined;
+  for (let j = 1; j <= MAX_SIMULATED_TRIP; j++) {
+    const next = Math.fround(v + step);
+    const c = delta ? next : v;
+    const holds = cmp === 'LT' ? c < limit : cmp === 'LE' ? c <= limit : cmp === 'GT' ? c > limit : cmp === 'GE' ? c >= limit : cmp === 'NE' ? c !== limit : c === limit;
+    if (!holds) {
+      tripCount = j;
+      break;
+    }
+    if (!Number.isFinite(next)) break;
+    v = next;
+  }
+  if (tripCount === undefined) return undefined;
+  return { header: loop.header, latch, backBranch: back, exit, cmpInstr: fsetp, iv, inc, float: true, bits: 32, step: 0, cmp, signed: false, bound, delta, tripCount, sideCondition: false };
 }
 
 /**
@@ -224,7 +297,7 @@ function conjunctiveCompare(plop: Instr, loop: Loop, latch: Block): Instr | unde
     const yVar = isPlainReg(y) && definedIn(y.reg, loop);
     if (xVar === yVar) continue;
     const ivOp = xVar ? x : y;
-    if (ivOp.kind === 'reg' && simpleIncrement(ivOp.reg, loop)) return d;
+    if (ivOp.kind === 'reg' && simpleIncrement(ivOp.reg, loop, ivOp.reg.width === 2 ? 64 : 32)) return d;
   }
   return undefined;
 }
@@ -236,25 +309,39 @@ function operandName(o: Operand): string {
   return o.kind;
 }
 
-/** `iv = IADD3 iv, K, RZ` (any operand order), unguarded, without modifiers: returns K as a signed 32-bit step. */
-function simpleIncrement(iv: Register | undefined, loop: Loop): { step: number } | undefined {
+/**
+ * `iv = IADD3 iv, K, RZ` (any operand order), unguarded, without modifiers: returns K as a signed step, which
+ * must fit 32 bits also for a 64-bit IV.
+ */
+function simpleIncrement(iv: Register | undefined, loop: Loop, bits = 32): { step: number } | undefined {
   if (!iv) return undefined;
   const defs = [...iv.defs].filter((d) => d.block && loop.blockSet.has(d.block));
   if (defs.length !== 1) return undefined;
-  const inc = defs[0]!;
+  let inc = defs[0]!;
+  // `t = IADD3 iv, K; ...; iv = MOV t` (the increment through a copy, as nvcc's PTX has it when the compare
+  // reads the old value): t defined once in the loop, in the same block before the copy.
+  if (inc.opcode === 'MOV' && !inc.guard && !inc.mods.length && inc.uses.length === 1 && isPlainReg(inc.uses[0]!)) {
+    const t = inc.uses[0].reg;
+    const tDefs = [...t.defs].filter((d) => d.block && loop.blockSet.has(d.block));
+    const td = tDefs[0];
+    if (tDefs.length !== 1 || !td || td.block !== inc.block || td.block!.indexOf(td) > inc.block!.indexOf(inc)) return undefined;
+    inc = td;
+  }
   if (inc.opcode !== 'IADD3' || inc.guard || inc.mods.length || inc.defs.length !== 1 || inc.uses.length !== 3) return undefined;
   let self = 0;
   let k = 0n;
   for (const o of inc.uses) {
     if (isPlainReg(o) && o.reg === iv) self++;
     else {
-      const v = constBits(o, 32);
+      const v = constBits(o, bits);
       if (v === undefined) return undefined;
       k += v;
     }
   }
   if (self !== 1) return undefined;
-  return { step: Number(BigInt.asIntN(32, k)) };
+  const step = BigInt.asIntN(bits, k);
+  if (step !== BigInt.asIntN(32, step)) return undefined;
+  return { step: Number(step) };
 }
 
 function isInvariantStrideAdd(inc: Instr, iv: Register, loop: Loop): boolean {
@@ -268,21 +355,21 @@ function isInvariantStrideAdd(inc: Instr, iv: Register, loop: Loop): boolean {
 }
 
 /** Trip count of a loop whose IV starts from a constant and whose bound is a constant (by simulation). */
-function constantTrip(loop: Loop, dom: DomTree, iv: Register, step: number, cmp: Cmp, signed: boolean, bound: Operand, delta: 0 | 1): number | undefined {
-  const n = constBits(bound, 32);
+function constantTrip(loop: Loop, dom: DomTree, iv: Register, step: number, cmp: Cmp, signed: boolean, bound: Operand, delta: 0 | 1, bits: 32 | 64): number | undefined {
+  const n = constBits(bound, bits);
   if (n === undefined) return undefined;
   const outside = [...iv.defs].filter((d) => !d.block || !loop.blockSet.has(d.block));
   if (outside.length !== 1) return undefined;
   const init = outside[0]!;
   if (init.guard || init.opcode !== 'MOV' || init.uses.length !== 1 || !init.block || !dom.dominates(init.block, loop.header)) return undefined;
-  const v0 = constBits(init.uses[0]!, 32);
+  const v0 = constBits(init.uses[0]!, bits);
   if (v0 === undefined) return undefined;
   let v = v0;
   const s = BigInt(step);
   for (let k = 1; k <= MAX_SIMULATED_TRIP; k++) {
-    const next = BigInt.asUintN(32, v + s);
+    const next = BigInt.asUintN(bits, v + s);
     const c = delta ? next : v;
-    if (!compare(cmp, signed, c, n)) return k;
+    if (!compare(cmp, signed, c, n, bits)) return k;
     v = next;
   }
   return undefined;

@@ -163,6 +163,13 @@ export function chooseFactor(cl: CountedLoop, body: BodyInfo, k: UnrollKnobs, fo
   if (cl.sideCondition && !('code' in d) && d.kind !== 'full') {
     return { code: 16, reason: 'trip count bound extraction failed: the loop also leaves on another condition (only a full unroll keeps every exit)' };
   }
+  if (cl.float && !('code' in d) && d.kind !== 'full') {
+    return { code: 15, reason: `the IV ${cl.iv.name} is a floating-point value: only a constant trip count (full unroll) is supported` };
+  }
+  // The remainder computation of a partial unroll is 32-bit; a 64-bit counter is only fully unrolled.
+  if (cl.bits === 64 && !('code' in d) && d.kind !== 'full') {
+    return { code: 15, reason: `the IV ${cl.iv.name} is a 64-bit counter: only a constant trip count (full unroll) is supported` };
+  }
   return d;
 }
 
