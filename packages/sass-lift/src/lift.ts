@@ -337,7 +337,8 @@ function liftP2r(ctx: Ctx, ops: SassOperandView[], mods: string[], line: (s: str
 
 /**
  * LDSM.16.M88[.2|.4] Rd, [a] (ldmatrix.sync.aligned.m8n8.x{1,2,4}.shared.b16): lane l supplies the address of row
- * l % 8 of matrix l / 8; lane t receives 32-bit word t % 4 of row t / 4 of matrix j in Rd+j. Lifted as the PTX path
+ * l % 8 of matrix l / 8; lane t receives 32-bit word t % 4 of row t / 4 of matrix j in Rd+j (.MT88, transposed:
+ * the 16-bit elements (2(t%4), t/4) and (2(t%4)+1, t/4)). Lifted as the PTX path
  * lowers ldmatrix (packages/ptx warp-matrix.ts): the row address comes from its lane through SHFL.IDX, then an
  * ordinary LDS.
  */
@@ -363,6 +364,21 @@ function liftLdsm(ctx: Ctx, ops: SassOperandView[], mods: string[]): Lifted {
     `  ${addr} = IADD3 ${at![1]}, ${off}, RZ`,
   );
   const loads: string[] = [];
+  if (mods.includes('MT88')) {
+    // transposed: lane t's word j holds elements (2(t%4), t/4) and (2(t%4)+1, t/4) of matrix j, 16 bits each
+    const tig = tmp();
+    const colOff = tmp();
+    pre.push(`  ${tig} = LOP3.LUT ${lane}, 3, RZ, 192, !PT`, `  ${colOff} = SHL ${row}, 1`);
+    for (let j = 0; j < count; j++) {
+      const halves = [0, 1].map((k) => {
+        const [src, rowAddr, p, h] = [tmp(), tmp(), tmp(), tmp()];
+        pre.push(`  ${src} = IMAD ${tig}, 2, ${8 * j + k}`, `  ${rowAddr} = SHFL.IDX ${addr}, ${src}, 31`, `  ${p} = IADD3 ${rowAddr}, ${colOff}, RZ`, `  ${h} = LDS.U16 [${p}+0x0]`);
+        return h;
+      });
+      loads.push(`  ${regName('R', d!.reg!.index + j, 1)} = PRMT ${halves[0]}, ${0x5410}, ${halves[1]}`);
+    }
+    return { lines: [...pre, ...loads], ends: false };
+  }
   for (let j = 0; j < count; j++) {
     const [src, rowAddr, p] = [tmp(), tmp(), tmp()];
     pre.push(`  ${src} = IADD3 ${row}, ${8 * j}, RZ`, `  ${rowAddr} = SHFL.IDX ${addr}, ${src}, 31`, `  ${p} = IADD3 ${rowAddr}, ${col}, RZ`);
@@ -556,8 +572,8 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
     case 'P2R':
       return liftP2r(ctx, ops, mods, line);
     case 'LDSM':
-      if (!mods.includes('MT88') && !guard) return liftLdsm(ctx, ops, mods);
-      return unsupported(ctx, `${op}${mods.includes('MT88') ? '.MT88 (transposed)' : ' under a guard'} is not lifted yet`);
+      if (!guard) return liftLdsm(ctx, ops, mods);
+      return unsupported(ctx, `${op} under a guard is not lifted yet`);
     case 'LEPC':
     case 'R2P':
     case 'HMMA':
