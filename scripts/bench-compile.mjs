@@ -75,6 +75,11 @@ const median = (xs) => {
   return n ? (n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2) : NaN;
 };
 const geomean = (xs) => Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length);
+// GNU time counts CPU in 10 ms steps: a process under 10 ms reads 0. Such pairs have no CPU ratio (they would
+// be infinite); a row with none left says so (n/a).
+const cpuRatio = (a, b) => (b.cpu > 0 ? a.cpu / b.cpu : NaN);
+const finite = (xs) => xs.filter((x) => Number.isFinite(x));
+const fmt = (x) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
 
 // CPU time (user + system) of each process comes from GNU time when it is installed: on a loaded machine
 // wall time mostly measures waiting for a core, CPU time what the process itself cost.
@@ -154,15 +159,15 @@ if (ptxas) {
       continue;
     }
     const wr = median(p.a.map((x, k) => x.wall / p.b[k].wall));
-    const cr = median(p.a.map((x, k) => x.cpu / p.b[k].cpu));
+    const cr = median(finite(p.a.map((x, k) => cpuRatio(x, p.b[k]))));
     const ir = median(p.a.map((x, k) => x.inproc / p.b[k].inproc));
     wallRatios.push(wr);
-    cpuRatios.push(cr);
+    if (Number.isFinite(cr)) cpuRatios.push(cr);
     console.log(
-      `| ${name} | ${median(p.a.map((x) => x.wall)).toFixed(1)} | ${median(p.b.map((x) => x.wall)).toFixed(1)} | ${wr.toFixed(2)} | ${cr.toFixed(2)} | ${median(p.a.map((x) => x.inproc)).toFixed(1)} | ${median(p.b.map((x) => x.inproc)).toFixed(1)} | ${ir.toFixed(2)} |`,
+      `| ${name} | ${median(p.a.map((x) => x.wall)).toFixed(1)} | ${median(p.b.map((x) => x.wall)).toFixed(1)} | ${wr.toFixed(2)} | ${fmt(cr)} | ${median(p.a.map((x) => x.inproc)).toFixed(1)} | ${median(p.b.map((x) => x.inproc)).toFixed(1)} | ${ir.toFixed(2)} |`,
     );
   }
-  if (wallRatios.length) console.log(`\nGeometric mean of the wall-time ratios: ${geomean(wallRatios).toFixed(2)}; of the CPU-time ratios: ${geomean(cpuRatios).toFixed(2)}\n`);
+  if (wallRatios.length) console.log(`\nGeometric mean of the wall-time ratios: ${geomean(wallRatios).toFixed(2)}; of the CPU-time ratios: ${fmt(geomean(cpuRatios))} (${cpuRatios.length} files with a CPU ratio)\n`);
 } else {
   console.log('# ptxas not found: the per-file and batch comparisons are skipped\n');
 }

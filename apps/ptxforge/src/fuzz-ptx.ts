@@ -26,6 +26,7 @@ const program = new Command('fuzz-ptx')
   .option('--fixtures-dir <dir>', 'write the minimised failures here as fixtures')
   .option('--unmutated', 'check each corpus file once, as it is (the accepting side: false rejects)')
   .option('-v, --verbose', 'print one line per failing input')
+  .option('--progress <N>', 'print the running counts to stderr every N inputs (0: never)', '0')
   .exitOverride();
 try {
   program.parse(process.argv.slice(2), { from: 'user' });
@@ -33,7 +34,9 @@ try {
   if (e instanceof CommanderError) process.exit(e.exitCode);
   throw e;
 }
-const o = program.opts<{ count: string; seed: string; arch: string; corpus: string[]; maxSize: string; timeoutMs: string; ptxas: boolean; minimize: string; fixturesDir?: string; verbose?: boolean; unmutated?: boolean }>();
+const o = program.opts<{ count: string; seed: string; arch: string; corpus: string[]; maxSize: string; timeoutMs: string; ptxas: boolean; minimize: string; fixturesDir?: string; verbose?: boolean; unmutated?: boolean; progress: string }>();
+const progressEvery = Number(o.progress);
+const running = { n: 0, agree: 0, 'false-accept': 0, 'false-reject': 0, crash: 0 };
 const count = Number(o.count);
 const seed = Number(o.seed);
 if (!Number.isInteger(count) || count < 0 || !Number.isInteger(seed)) {
@@ -127,6 +130,11 @@ try {
     unmutated: !!o.unmutated,
     ...(o.fixturesDir ? { fixturesDir: o.fixturesDir } : {}),
     onCase: (c) => {
+      running.n++;
+      running[c.outcome]++;
+      if (progressEvery > 0 && running.n % progressEvery === 0) {
+        process.stderr.write(`after ${running.n}: ${running.agree} agree, ${running['false-accept']} false accepts, ${running['false-reject']} false rejects, ${running.crash} crashes (${new Date().toISOString().slice(11, 19)}Z)\n`);
+      }
       if (o.verbose && c.outcome !== 'agree') {
         const ours = c.ours.kind === 'accept' ? 'accepted' : c.ours.kind === 'reject' ? `${c.ours.code} ${c.ours.message}` : c.ours.message.split('\n')[0];
         const theirs = c.theirs ? (c.theirs.kind === 'accept' ? 'accepted' : c.theirs.message) : '-';

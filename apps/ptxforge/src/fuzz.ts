@@ -6,11 +6,13 @@
  * (repeatable) sets a knob in every compilation, e.g. `--knob PerformLoopFusion=1` for phase 59.
  * `--through-sass` also compiles each program to a cubin with ptxforge's code generator (@ptxforge/codegen's
  * compileToCubin) and runs the lifted SASS (@ptxforge/sass-lift) on the same launch: its buffers must equal the
- * Ori path's.
+ * Ori path's. `--features all|none|a,b` picks the generator's constructs beyond the base set (default all:
+ * 64-bit integers, f64, f16x2, SHFL/VOTE, memory in control flow, early exits, multi-exit loops, irreducible
+ * regions, calls, predicated instructions).
  */
 import { Command, CommanderError } from 'commander';
 import { createToolchain } from '@ptxforge/kernel';
-import { fuzzSummaryLines, runFuzz } from '@ptxforge/interp';
+import { FUZZ_FEATURES, fuzzSummaryLines, runFuzz, type FuzzFeature } from '@ptxforge/interp';
 import { runCubin } from '@ptxforge/sass-lift';
 import { compileToCubin } from '@ptxforge/codegen';
 import { loadDefaultPlugins } from './plugins.js';
@@ -24,6 +26,7 @@ const program = new Command('fuzz')
   .option('--knob <NAME=VALUE...>', 'set a knob in every compilation (repeatable), e.g. PerformLoopFusion=1')
   .option('-v, --verbose', 'print one line per program')
   .option('--through-sass', 'also run each program from the cubin ptxforge generates for it (lifted SASS)')
+  .option('--features <list>', `generator constructs beyond the base set: all, none, or a comma list of ${FUZZ_FEATURES.join(', ')}`, 'all')
   .exitOverride();
 try {
   program.parse(process.argv.slice(2), { from: 'user' });
@@ -31,7 +34,20 @@ try {
   if (e instanceof CommanderError) process.exit(e.exitCode);
   throw e;
 }
-const o = program.opts<{ count: string; seed: string; arch: string; optLevel: string; outDir?: string; verbose?: boolean; knob?: string[]; throughSass?: boolean }>();
+const o = program.opts<{ count: string; seed: string; arch: string; optLevel: string; outDir?: string; verbose?: boolean; knob?: string[]; throughSass?: boolean; features: string }>();
+let features: FuzzFeature[];
+if (o.features === 'all') features = [...FUZZ_FEATURES];
+else if (o.features === 'none' || o.features === '') features = [];
+else {
+  features = [];
+  for (const f of o.features.split(',')) {
+    if (!(FUZZ_FEATURES as readonly string[]).includes(f)) {
+      process.stderr.write(`fuzz: error FUZZ_BAD_FEATURE: unknown generator feature '${f}' (known: ${FUZZ_FEATURES.join(', ')}, or all / none)\n`);
+      process.exit(2);
+    }
+    features.push(f as FuzzFeature);
+  }
+}
 const knobs: Array<{ name: string; value: string }> = [];
 for (const kv of o.knob ?? []) {
   const eq = kv.indexOf('=');
@@ -72,6 +88,7 @@ const summary = runFuzz({
   plugins,
   arch: o.arch,
   optLevel: Number(o.optLevel),
+  features,
   ...(o.outDir ? { outDir: o.outDir } : {}),
   ...(knobs.length ? { knobs } : {}),
   ...(throughSass ? { throughSass } : {}),

@@ -8,7 +8,9 @@ import { runCli } from './run.js';
 
 // The SASS differential beyond the corpus: small CUDA kernels of our own (test/fixtures/nvcc-kernels/<case>/
 // kernel.cu, with the PTX `nvcc -arch=sm_90 -ptx` made of each, committed beside it) — reductions and scans in
-// shared memory, switches, data-dependent loops, fp64, 64-bit hashing, device calls, shared atomics. Each PTX runs
+// shared memory, switches, data-dependent loops, fp64, 64-bit hashing, device calls, shared atomics; and two
+// hand-written PTX, predicate_spill (predicates ptxas keeps in registers with P2R; cicc never leaves them live
+// across a loop, see its header) and ldmatrix_rows (LDSM.16.M88.4/.2). Each PTX runs
 // on the PTX path with a generated launch (`--run --seed N --save-launch L.json`), ptxas -arch=sm_90 compiles it,
 // and the cubin, lifted and run with the very same launch, must leave the same bytes in every buffer.
 

@@ -88,11 +88,20 @@ export function emitFunction(fn: MFunction, asg: Assignment, opts: EmitOptions):
   while ((instrs.length * 16) % 128) instrs.push({ opcode: 'NOP', mods: [], operands: [] });
 
   // encode once to obtain the canonical decoded form the checker reads, then generate the control words
+  // Equal words decode to equal instructions (decoded at offset 0, so branch offsets are word bits too): each
+  // distinct word is decoded and put in the checker's form once (most words of a big function repeat).
+  const byWord = new Map<string, HazardInstr>();
   const decoded: HazardInstr[] = instrs.map((ins, i) => {
     const bytes = encodeOne(opts.encoder, ins, i * 16, fn.name);
-    const d = opts.decoder.decode(bytes, 0) as SassInstruction & { unknown?: boolean };
-    if (d.unknown) throw new CodegenError('CODEGEN_NO_FORM', `${fn.name}: ${ins.opcode} at 0x${(i * 16).toString(16)} does not decode after encoding`);
-    return hazardInstrFromSass(i * 16, { ...d, operands: d.operands }, 0n);
+    const key = wordKey(bytes);
+    let h = byWord.get(key);
+    if (!h) {
+      const d = opts.decoder.decode(bytes, 0) as SassInstruction & { unknown?: boolean };
+      if (d.unknown) throw new CodegenError('CODEGEN_NO_FORM', `${fn.name}: ${ins.opcode} at 0x${(i * 16).toString(16)} does not decode after encoding`);
+      h = hazardInstrFromSass(0, { ...d, operands: d.operands }, 0n);
+      byWord.set(key, h);
+    }
+    return { ...h, addr: i * 16, control: { ...h.control } };
   });
   // decoding at offset 0 makes branch targets relative to 0: restore the real ones
   decoded.forEach((h, i) => {
@@ -118,6 +127,14 @@ export function emitFunction(fn: MFunction, asg: Assignment, opts: EmitOptions):
   return {
     code, instrs, exitOffsets, stallCycles: stallCycles(sb.control.slice(0, body)), hazards, instructions: body, ...(constant2 ? { constant2 } : {}), indirectBranches,
   };
+}
+
+/** A map key for one encoded instruction (its bytes as four 32-bit numbers). */
+function wordKey(b: Uint8Array): string {
+  const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  let k = '';
+  for (let o = 0; o + 4 <= b.byteLength; o += 4) k += `${v.getUint32(o, true)},`;
+  return k;
 }
 
 function encodeOne(enc: Encoder, ins: SassInstruction, addr: number, fn: string): Uint8Array {

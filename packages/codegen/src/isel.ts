@@ -65,6 +65,9 @@ class Selector {
   private curOp = '';
   usesGlobal = false;
   private readonly blockIndex = new Map<Block, number>();
+  /** 64-bit constant-bank words loaded (unguarded) in the block being selected (`pairCacheBlock`), by bank:offset. */
+  private readonly pairCache = new Map<string, VReg>();
+  private pairCacheBlock: MInstr[] | undefined;
   /** Addresses of global variables loaded for the Ori instruction being selected (both halves share one load). */
   private readonly varAddr = new Map<string, VReg>();
 
@@ -1490,6 +1493,22 @@ class Selector {
   /** A source of an f64 operation: a register pair, or an f64 immediate in a register pair. */
   dsrc(o: Operand): MOperand {
     if (o.kind === 'reg') return this.whole(o);
+    if (o.kind === 'cbank' && !o.index && o.offset % 8 === 0) {
+      // a 64-bit constant-bank word: one LDC.64 (as ptxas), shared by the later uses in the same block when it
+      // was loaded unguarded (constant banks do not change while a kernel runs)
+      if (this.pairCacheBlock !== this.cur) {
+        this.pairCache.clear();
+        this.pairCacheBlock = this.cur;
+      }
+      const key = `${o.bank}:${o.offset}`;
+      let t = this.pairCache.get(key);
+      if (!t) {
+        t = this.newV('R', 2);
+        this.emit('LDC', ['64'], [this.r(t, 0, 2), { k: 'cbank', bank: o.bank, off: o.offset }], 1);
+        if (!this.guard) this.pairCache.set(key, t);
+      }
+      return this.r(t, 0, 2);
+    }
     if (o.kind === 'imm' || o.kind === 'cbank') {
       const t = this.newV('R', 2);
       this.emit('MOV', [], [this.r(t, 0), this.part(o, 0)], 1);

@@ -32,6 +32,8 @@ export interface AllocateOptions {
    * before it is rewritten; `classify` gives each instruction's memory effect and fences.
    */
   postSchedule?: { scheduler: MachineScheduler; classify: SchedClassifier };
+  /** Re-colour with tighter R budgets while nothing spills (default true; see `tightenRegisterCount`). */
+  tighten?: boolean;
 }
 
 /** Where each RA def/use of an instruction sits among its operands. */
@@ -122,16 +124,49 @@ export function describeMachineFunction(fn: MFunction, classify?: SchedClassifie
   return { ra: { vregs: fn.vregs.map((v) => ({ cls: v.file, width: v.width })), blocks }, described };
 }
 
+/** Most re-colourings `tightenRegisterCount` tries (each is one allocation of the function). */
+export const MAX_TIGHTEN_ROUNDS = 6;
+
+const cleanAllocation = (r: RaResult<MInstr>): boolean => r.stats.spilledVregs === 0 && r.stats.rematerializedVregs === 0 && r.stats.homedVregs === 0;
+
+/**
+ * The register count is what a kernel's occupancy depends on (ptxas reports and minimises it), but Chaitin–Briggs
+ * colouring only guarantees *a* colouring within the budget: the simplify order, coalescing and pair alignment
+ * can leave the highest R register above the peak pressure. While the allocation spilled nothing, colour again
+ * with the budget one below the highest R register used, and keep the result when it still needs no spill,
+ * rematerialisation or predicate home and removes no fewer copies.
+ */
+function tightenRegisterCount(ra: RaFunction<MInstr>, options: Parameters<typeof allocateRegisters>[1], first: RaResult<MInstr>): RaResult<MInstr> {
+  let res = first;
+  for (let round = 0; round < MAX_TIGHTEN_ROUNDS && cleanAllocation(res); round++) {
+    const used = res.usage.R?.used ?? 0;
+    if (used <= 2) break;
+    let trial: RaResult<MInstr>;
+    try {
+      trial = allocateRegisters(ra, { ...options, budget: { ...(options.budget ?? {}), R: used - 1 } });
+    } catch (e) {
+      // RA_UNCOLORABLE: the tighter budget leaves an unspillable value (a spill temporary) no register
+      if ((e as { code?: string }).code === 'RA_UNCOLORABLE') break;
+      throw e;
+    }
+    if (!cleanAllocation(trial) || (trial.usage.R?.used ?? 0) >= used || trial.stats.identityCopies < res.stats.identityCopies) break;
+    res = trial;
+  }
+  return res;
+}
+
 /** Allocate `fn`'s registers and rewrite it in place (renamed operands, spill code, no identity copies). */
 export function allocateMachineFunction(fn: MFunction, opts: AllocateOptions): Assignment {
   const { ra, described } = describeMachineFunction(fn, opts.postSchedule?.classify);
-  let res: RaResult<MInstr> = allocateRegisters(ra, {
+  const raOptions = {
     classes: classesFromRegisterFile(opts.registerFile),
     ...(opts.maxrregcount !== undefined ? { budget: { R: gprBudgetFromMaxRRegCount(opts.maxrregcount) } } : {}),
     reserved: { R: [1], ...(fn.usesGlobalDesc ? { UR: [4, 5] } : {}) },
     // predicates beyond the P registers live in R registers (uniform ones are not selected yet)
-    spillHome: { P: 'R' },
-  });
+    spillHome: { P: 'R' as const },
+  };
+  let res: RaResult<MInstr> = allocateRegisters(ra, raOptions);
+  if (opts.tighten ?? true) res = tightenRegisterCount(ra, raOptions, res);
   let postSchedule: ScheduleStats | undefined;
   if (opts.postSchedule) {
     const s = opts.postSchedule.scheduler.postRA(res);

@@ -5,6 +5,6 @@ export { DEFAULT_MAX_STEPS, type DynamicCounts, type OpcodeCount } from './inter
 export * from './launch.js';
 export * from './verify/verify-each.js';
 export { generateLaunch, rng, GENERATED_BUFFER_BYTES } from './verify/inputs.js';
-export { generateProgram, type GeneratedProgram, type GenerateOptions } from './fuzz/generate.js';
+export { FUZZ_FEATURES, generateProgram, type FuzzFeature, type GeneratedProgram, type GenerateOptions } from './fuzz/generate.js';
 export { runFuzz, fuzzOne, fuzzSummaryLines, firstBufferDifference, type FuzzOptions, type FuzzCaseResult, type FuzzSummary } from './fuzz/fuzz.js';
 export * from './corpus.js';

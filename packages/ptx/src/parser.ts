@@ -241,8 +241,11 @@ class Parser {
       if (this.isP('{')) depth++;
       else if (this.isP('}')) depth--;
       else if (k === Tk.Dot) {
-        const w = /^b(8|16|32|64)$/.exec(this.dotWord());
+        const word = this.dotWord();
+        const w = /^b(8|16|32|64)$/.exec(word);
         bits = w ? Number(w[1]) : 0;
+        // Other type names (.u8, .f32, .b128, .b0 ...) are not DWARF data types (ptxas).
+        if (!w && /^(?:[bsuf]\d+|pred|f16x2|bf16x2?)$/.test(word)) this.failMsg(`Illegal type for dwarf data (.${word})`, this.p, 'PTX_SEMANTIC');
       } else if (k === Tk.Int && bits) {
         const neg = this.p > 0 && this.isP('-', this.p - 1);
         const at = neg ? this.p - 1 : this.p;
@@ -391,7 +394,11 @@ class Parser {
   private dims(d: VarDecl): void {
     if (this.isP('<')) {
       this.p++;
-      d.paramCount = this.smallInt('a register count');
+      const at = this.p;
+      const n = this.intLit('a register count');
+      // ptxas keeps register counts in 32 bits: a wider one is its "Constant overflow" at the declaration.
+      if (n > 0xffffffffn) this.failMsg(`Constant overflow: register count ${n} does not fit in 32 bits`, at, 'PTX_CONSTANT_OVERFLOW');
+      d.paramCount = Number(n);
       this.expectP('>', "'>' closing the register count");
     }
     while (this.acceptP('[')) {

@@ -79,8 +79,11 @@ interface VarEntry {
 /** A late source read of a variable-latency instruction (WAR), released by its read or write scoreboard. */
 interface ReadEntry {
   reader: number;
-  /** smallest number of cycles issued since the reader */
-  elapsed: number;
+  /**
+   * The state's clock when the reader issued, on the path with the fewest cycles since: the cycles issued
+   * since are `readElapsed` (kept as a start time, so a step advances one clock instead of every pending read).
+   */
+  t0: number;
   rbar: number;
   wbar: number;
   after: number;
@@ -90,15 +93,23 @@ interface State {
   fixed: Map<number, FixedEntry[]>;
   vars: Map<number, VarEntry[]>;
   reads: Map<number, ReadEntry[]>;
+  /** Cycles issued on this path since the function entry (the time base of the read entries). */
+  clock: number;
+}
+
+/** Cycles issued since a late read, saturating at 255 as a per-step count would. */
+function readElapsed(st: State, e: ReadEntry): number {
+  return Math.min(255, st.clock - e.t0);
 }
 
 const MAX_AFTER = 63;
 
 function emptyState(): State {
-  return { fixed: new Map(), vars: new Map(), reads: new Map() };
+  return { fixed: new Map(), vars: new Map(), reads: new Map(), clock: 0 };
 }
 function cloneState(s: State): State {
   const c = emptyState();
+  c.clock = s.clock;
   for (const [k, v] of s.fixed) c.fixed.set(k, v.map((e) => ({ ...e })));
   for (const [k, v] of s.vars) c.vars.set(k, v.map((e) => ({ ...e })));
   for (const [k, v] of s.reads) c.reads.set(k, v.map((e) => ({ ...e })));
@@ -145,7 +156,31 @@ function joinInto(dst: State, src: State): boolean {
   };
   joinMap(dst.fixed, src.fixed, (e) => e.writer);
   joinMap(dst.vars, src.vars, (e) => e.writer);
-  joinMap(dst.reads, src.reads, (e) => e.reader);
+  // late reads: the same join on their elapsed cycles, each state on its own clock
+  for (const [k, list] of src.reads) {
+    let dl = dst.reads.get(k);
+    if (!dl) {
+      dl = [];
+      dst.reads.set(k, dl);
+    }
+    for (const e of list) {
+      const el = readElapsed(src, e);
+      const j = dl.find((x) => x.reader === e.reader);
+      if (!j) {
+        dl.push({ ...e, t0: dst.clock - el });
+        changed = true;
+        continue;
+      }
+      if (el < readElapsed(dst, j)) {
+        j.t0 = dst.clock - el;
+        changed = true;
+      }
+      if (e.after < j.after) {
+        j.after = e.after;
+        changed = true;
+      }
+    }
+  }
   return changed;
 }
 
@@ -431,11 +466,13 @@ function step(
   if (waitMask !== 0 || depSb >= 0) {
     const released = (sb: number, after: number): boolean => sb >= 0 && ((waitMask & (1 << sb)) !== 0 || (sb === depSb && after >= depN));
     for (const [k, list] of st.vars) {
+      if (list.length > 0 && list.every((e) => !released(e.sb, e.after) && (e.alsoMask & waitMask) === 0)) continue;
       const keep = list.filter((e) => !released(e.sb, e.after) && (e.alsoMask & waitMask) === 0);
       if (keep.length === 0) st.vars.delete(k);
       else if (keep.length !== list.length) st.vars.set(k, keep);
     }
     for (const [k, list] of st.reads) {
+      if (list.length > 0 && list.every((e) => !released(e.rbar, e.after) && !released(e.wbar, e.after))) continue;
       const keep = list.filter((e) => !released(e.rbar, e.after) && !released(e.wbar, e.after));
       if (keep.length === 0) st.reads.delete(k);
       else if (keep.length !== list.length) st.reads.set(k, keep);
@@ -493,11 +530,12 @@ function step(
           if (e.reader === i) continue;
           const r = dec[e.reader]!;
           const window = t.lateReadCycles?.[e.queue] ?? DEFAULT_LATE_READ;
-          if (e.elapsed >= window) {
-            if (slack) noteSlack(slack, `${t.name}:war-${e.queue}${e.rbar < 0 ? '' : '-sb'}`, e.elapsed - window);
+          const elapsed = readElapsed(st, e);
+          if (elapsed >= window) {
+            if (slack) noteSlack(slack, `${t.name}:war-${e.queue}${e.rbar < 0 ? '' : '-sb'}`, elapsed - window);
             continue;
           }
-          record(hazards, fn, 'WAR', ins, r.ins, key, e.rbar < 0 ? `read scoreboard on ${r.ins.opcode} (source read up to ${window} cycles after issue, overwritten after ${e.elapsed})` : `wait on SB${e.rbar}`);
+          record(hazards, fn, 'WAR', ins, r.ins, key, e.rbar < 0 ? `read scoreboard on ${r.ins.opcode} (source read up to ${window} cycles after issue, overwritten after ${elapsed})` : `wait on SB${e.rbar}`);
         }
       }
       if (fixedWriter) {
@@ -572,13 +610,13 @@ function step(
     for (const key of d.lateReadKeys) {
       // sources that are also results are released by the write scoreboard
       const list = st.reads.get(key) ?? [];
-      list.push({ reader: i, elapsed: 0, rbar: ctl.rbar ?? -1, wbar: ctl.wbar ?? -1, after: 0, queue: d.timing.queue });
+      list.push({ reader: i, t0: st.clock, rbar: ctl.rbar ?? -1, wbar: ctl.wbar ?? -1, after: 0, queue: d.timing.queue });
       st.reads.set(key, list);
     }
   }
   // 5. cycles pass: this instruction's stall count (at least one issue slot)
   const cyc = Math.max(1, ctl.stall);
-  for (const list of st.reads.values()) for (const e of list) if (e.elapsed < 255) e.elapsed = Math.min(255, e.elapsed + cyc);
+  st.clock += cyc;
   for (const [k, list] of st.fixed) {
     let drop = 0;
     for (const e of list) {

@@ -300,6 +300,78 @@ interface Lifted {
   ends: boolean;
 }
 
+/** The byte a P2R works on: `.B1`..`.B3`. */
+function predicateByte(sel: string | undefined): number {
+  const m = sel ? /^B([0-3])$/.exec(sel) : null;
+  return m ? 8 * Number(m[1]) : 0;
+}
+
+/**
+ * P2R[.Bk] Rd, PR, Rs, mask: Rd = Rs with the mask's bits of byte k replaced by the predicates P0..P6 the mask
+ * names (bit i of the byte = Pi). ptxas spills predicates with it (`P2R R31, PR, RZ, 0x1`, and `P2R.B1 R0, PR,
+ * R0, 0xf` to pack a second set into the next byte). Lifted to SEL + LOP3 (the PTX path's selp / or). The
+ * differential (apps/ptxforge nvcc-kernels `predicate_spill`) runs the RZ form; the merge into Rs and the .Bk
+ * byte are read from nvdisasm's spelling (golden `P2R.B1 R, PR, R, 0xf`), not yet seen executing.
+ */
+function liftP2r(ctx: Ctx, ops: SassOperandView[], mods: string[], line: (s: string) => Lifted): Lifted {
+  const [d, pr, s, m] = ops;
+  if (!d || pr?.kind !== 'prmask' || pr.text !== 'PR' || !s || m?.kind !== 'imm' || m.value === undefined) unsupported(ctx, 'P2R form');
+  const sh = predicateByte(mods.find((x) => /^B[0-3]$/.test(x)));
+  const mask = m.value & 0x7f;
+  const tmp = (): string => {
+    const t = `%r${ctx.tmp}`;
+    ctx.tmp += 2;
+    return t;
+  };
+  let acc = tmp();
+  ctx.pre.push(`  ${acc} = LOP3.LUT ${src1(ctx, s)}, ${hex((~(mask << sh)) >>> 0)}, RZ, 192, !PT`);
+  for (let i = 0; i < 7; i++) {
+    if (!(mask & (1 << i))) continue;
+    const bit = tmp();
+    const next = tmp();
+    ctx.pre.push(`  ${bit} = SEL ${hex((1 << (i + sh)) >>> 0)}, RZ, %p${i}`, `  ${next} = LOP3.LUT ${acc}, ${bit}, RZ, 252, !PT`);
+    acc = next;
+  }
+  return line(`${operand(ctx, d, 1, undefined)} = MOV ${acc}`);
+}
+
+/**
+ * LDSM.16.M88[.2|.4] Rd, [a] (ldmatrix.sync.aligned.m8n8.x{1,2,4}.shared.b16): lane l supplies the address of row
+ * l % 8 of matrix l / 8; lane t receives 32-bit word t % 4 of row t / 4 of matrix j in Rd+j. Lifted as the PTX path
+ * lowers ldmatrix (packages/ptx warp-matrix.ts): the row address comes from its lane through SHFL.IDX, then an
+ * ordinary LDS.
+ */
+function liftLdsm(ctx: Ctx, ops: SassOperandView[], mods: string[]): Lifted {
+  const [d, a] = ops;
+  if (!d?.reg || d.kind !== 'reg' || a?.kind !== 'mem') unsupported(ctx, 'LDSM form');
+  const count = mods.includes('4') ? 4 : mods.includes('2') ? 2 : 1;
+  const pre: string[] = [];
+  const at = /^\[(%r\d+)([+-]0x[0-9a-f]+)\]$/.exec(address(ctx, a!, false, pre));
+  if (!at) unsupported(ctx, 'LDSM without a register address');
+  const tmp = (): string => {
+    const t = `%r${ctx.tmp}`;
+    ctx.tmp += 2;
+    return t;
+  };
+  const [lane, row, col, addr] = [tmp(), tmp(), tmp(), tmp()];
+  const off = at![2]!.startsWith('-') ? `-${Number.parseInt(at![2]!.slice(1), 16)}` : `${Number.parseInt(at![2]!.slice(1), 16)}`;
+  pre.push(
+    `  ${lane} = S2R SR_LANEID`,
+    `  ${row} = SHR.U32 ${lane}, 2`,
+    `  ${col} = LOP3.LUT ${lane}, 3, RZ, 192, !PT`,
+    `  ${col} = SHL ${col}, 2`,
+    `  ${addr} = IADD3 ${at![1]}, ${off}, RZ`,
+  );
+  const loads: string[] = [];
+  for (let j = 0; j < count; j++) {
+    const [src, rowAddr, p] = [tmp(), tmp(), tmp()];
+    pre.push(`  ${src} = IADD3 ${row}, ${8 * j}, RZ`, `  ${rowAddr} = SHFL.IDX ${addr}, ${src}, 31`, `  ${p} = IADD3 ${rowAddr}, ${col}, RZ`);
+    // every lane's row address is read before any result register (which may be the address) is written
+    loads.push(`  ${regName('R', d!.reg!.index + j, 1)} = LDS [${p}+0x0]`);
+  }
+  return { lines: [...pre, ...loads], ends: false };
+}
+
 function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget: number | undefined): Lifted {
   let op = view.opcode;
   let mods = [...view.mods];
@@ -481,13 +553,16 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
     case 'I2FP':
       op = 'I2F';
       break;
-    case 'LEPC':
     case 'P2R':
+      return liftP2r(ctx, ops, mods, line);
+    case 'LDSM':
+      if (!mods.includes('MT88') && !guard) return liftLdsm(ctx, ops, mods);
+      return unsupported(ctx, `${op}${mods.includes('MT88') ? '.MT88 (transposed)' : ' under a guard'} is not lifted yet`);
+    case 'LEPC':
     case 'R2P':
     case 'HMMA':
     case 'IMMA':
     case 'DMMA':
-    case 'LDSM':
     case 'B2R':
     case 'TEX':
     case 'TLD':

@@ -50,14 +50,22 @@ export function setBits(w: Word, pos: number, width: number, value: number): voi
 }
 
 /** Two's-complement reinterpretation of an unsigned `width`-bit field value. */
+/** 2 ** n for n in 0..64 (a table: `2 ** n` with a variable n is a Math.pow call on the codec's hot paths). */
+export const POW2_TABLE: readonly number[] = Array.from({ length: 65 }, (_, i) => 2 ** i);
+
+/** 2 ** n, exact; by table for 0..64. */
+export function pow2(n: number): number {
+  return n >= 0 && n <= 64 ? POW2_TABLE[n]! : 2 ** n;
+}
+
 export function toSigned(v: number, width: number): number {
-  const half = 2 ** (width - 1);
+  const half = pow2(width - 1);
   return v >= half ? v - 2 * half : v;
 }
 
 /** Low `width` bits of a (possibly negative) integer, as an unsigned number. */
 export function toUnsigned(v: number, width: number): number {
-  const m = 2 ** width;
+  const m = pow2(width);
   return ((v % m) + m) % m;
 }
 

@@ -206,10 +206,13 @@ interface CRow {
   tokRole: Map<number, number>;
   /** spec.guard (the guard's register file). */
   guard: 'P' | 'UP';
-  /** tokRole as an array over all token ids of the codec (ROLE_NONE = absent), filled once every row is compiled. */
-  role: Int16Array;
-  /** Token id → the value of its slot when it is that slot's only token (-1: none), filled with `role`. */
-  one: Int32Array;
+  /**
+   * tokRole as a small open-addressing table for the encoder: per entry [id + 1 (0 = empty), role, the value
+   * of its slot when it is that slot's only token (-1: none)]; roleMask + 1 entries, at least twice the
+   * tokens. (A table over all token ids per row took ~18 KB a row and a cache miss per lookup.)
+   */
+  roleTab: Int32Array;
+  roleMask: number;
   /** value + opcode with every slot's no-token value already written (when no two slots overlap), else undefined. */
   base: Uint32Array | undefined;
   hide: { idx: number; eq: number }[][] | undefined;
@@ -235,7 +238,6 @@ const HIDDEN = Symbol('hidden by a shorter row');
 const OP_TOKEN_KIND = [':', '.', '='] as const;
 const ROLE_FIXED = -2;
 const ROLE_DERIVED = -1;
-const ROLE_NONE = -3;
 /** Operand flags read once per encode. */
 const F_NEG = 1;
 const F_ABS = 2;
@@ -275,6 +277,8 @@ export class TableCodec {
   private vals = new Float64Array(64);
   private stores = new Float64Array(64);
   private slotVals = new Float64Array(64);
+  /** Per slot of the row being tried: its value when its one wanted token is the last one bucketed. */
+  private slotOne = new Int32Array(64);
   private buckets: Int32Array[] = [];
   private bucketLen = new Int32Array(64);
   /** Wanted token ids of the instruction being encoded: the first nWanted entries (grown when full). */
@@ -353,15 +357,18 @@ export class TableCodec {
     if (row) return row;
     row = this.compile(this.specs[k]!.spec);
     this.compiled[k] = row;
-    // Per-row arrays over the token ids known now, which include all of this row's (the encoder indexes
-    // them instead of hashing; an id beyond them is a token this row does not have).
-    const nTok = this.tokNames.length;
-    row.role = new Int16Array(nTok).fill(ROLE_NONE);
-    row.one = new Int32Array(nTok).fill(-1);
+    let cap = 4;
+    while (cap < row.tokRole.size * 2) cap *= 2;
+    const tab = new Int32Array(cap * 3);
     for (const [id, r] of row.tokRole) {
-      row.role[id] = r;
-      if (r >= 0) row.one[id] = row.slots[r]!.encNum.get(idsKey([id], 1)) ?? -1;
+      let h = id & (cap - 1);
+      while (tab[h * 3] !== 0) h = (h + 1) & (cap - 1);
+      tab[h * 3] = id + 1;
+      tab[h * 3 + 1] = r;
+      tab[h * 3 + 2] = r >= 0 ? (row.slots[r]!.encNum.get(idsKey([id], 1)) ?? -1) : -1;
     }
+    row.roleTab = tab;
+    row.roleMask = cap - 1;
     row.base = slotDefaultsBase(row);
     if (this.stamp.length < this.tokNames.length + 1) {
       const stamp = new Uint32Array(Math.max(this.tokNames.length + 1, this.stamp.length * 2));
@@ -376,6 +383,7 @@ export class TableCodec {
     const slots = row.slots.length;
     if (this.slotVals.length < slots) {
       this.slotVals = new Float64Array(slots);
+      this.slotOne = new Int32Array(slots);
       this.bucketLen = new Int32Array(slots);
     }
     while (this.buckets.length < Math.max(64, slots)) this.buckets.push(new Int32Array(64));
@@ -465,7 +473,7 @@ export class TableCodec {
         } else if (!encStr.has(ids.join(','))) encStr.set(ids.join(','), Number(k));
       }
       const one = oneChunk(f);
-      const slot: CSlot = { f, tokens, encNum, encStr, enc0: encNum.get(0) ?? -1, limb: one.limb, off: one.off, mask: one.mask };
+      const slot: CSlot = { enc0: encNum.get(0) ?? -1, limb: one.limb, off: one.off, mask: one.mask | 0, arr: undefined, map: undefined, f, tokens, encNum, encStr };
       if (f.width <= 10) {
         slot.arr = new Array<number[] | undefined>(1 << f.width).fill(undefined);
         for (const [k, ids] of map) slot.arr[k] = ids;
@@ -478,27 +486,29 @@ export class TableCodec {
     const atoms = spec.atoms.map((a): CAtom => {
       const f = compileField(a.parts);
       const dot = a.key.indexOf('.');
+      const one = oneChunk(f);
+      // Property order is memory layout: the fields the encoder and decoder read per word come first.
       return {
-        spec: a,
-        f,
-        wide: f.width > 52,
-        signedWide: a.enc === 's' || a.enc === 'rel',
-        plainU: a.enc === 'u' && (a.scale ?? 1) === 1 && a.eq === undefined && !a.from && f.width > 0 && f.width <= 31,
-        plainS: a.enc === 's' && (a.scale ?? 1) === 1 && a.eq === undefined && !a.from && f.width > 1 && f.width <= 31,
-        max: 2 ** f.width,
-        from: a.from ? (keyIdx.get(a.from.key) ?? -1) : -1,
-        fromAdd: a.from?.add ?? 0,
-        fromIfTok: a.from?.ifToken !== undefined ? this.tokId(a.from.ifToken) : -1,
-        fromIfAdd: a.from?.ifAdd ?? 0,
         op: Number(dot < 0 ? a.key : a.key.slice(0, dot)),
-        part: dot < 0 ? '' : a.key.slice(dot + 1),
         partCode: PART_CODES[dot < 0 ? '' : a.key.slice(dot + 1)] ?? -1,
         isFrom: !!a.from,
         hasEq: a.eq !== undefined,
         eq: a.eq ?? 0,
-        limb: f.width ? oneChunk(f).limb : -1,
-        off: oneChunk(f).off,
-        mask: oneChunk(f).mask,
+        plainU: a.enc === 'u' && (a.scale ?? 1) === 1 && a.eq === undefined && !a.from && f.width > 0 && f.width <= 31,
+        plainS: a.enc === 's' && (a.scale ?? 1) === 1 && a.eq === undefined && !a.from && f.width > 1 && f.width <= 31,
+        max: 2 ** f.width,
+        limb: f.width ? one.limb : -1,
+        off: one.off,
+        mask: one.mask | 0, // int32 (a 32-bit mask is -1): kept inline, not as a boxed number
+        wide: f.width > 52,
+        signedWide: a.enc === 's' || a.enc === 'rel',
+        f,
+        spec: a,
+        from: a.from ? (keyIdx.get(a.from.key) ?? -1) : -1,
+        fromAdd: a.from?.add ?? 0,
+        fromIfTok: a.from?.ifToken !== undefined ? this.tokId(a.from.ifToken) : -1,
+        fromIfAdd: a.from?.ifAdd ?? 0,
+        part: dot < 0 ? '' : a.key.slice(dot + 1),
       };
     });
     const fromAtoms: number[] = [];
@@ -533,22 +543,23 @@ export class TableCodec {
       const act = tokenAction(t);
       if (act) acts.push({ id: this.tokId(t), act });
     }
+    // Property order is memory layout: the fields read per word come first.
     return {
-      spec,
-      mask,
-      check,
-      value,
-      specificity,
+      guard: spec.guard,
       slots,
       atoms,
-      fromAtoms,
       fixed: fixedIds,
-      derived,
-      tokRole,
-      guard: spec.guard,
-      role: new Int16Array(0),
-      one: new Int32Array(0),
+      roleTab: new Int32Array(12),
+      roleMask: 3,
       base: undefined,
+      value,
+      mask,
+      check,
+      fromAtoms,
+      derived,
+      spec,
+      specificity,
+      tokRole,
       derivedIds: new Set(derived.map((d) => d.token)),
       hide: spec.hide?.map((h) => h.map((c) => ({ idx: keyIdx.get(c.key) ?? -1, eq: c.eq }))),
       tpl,
@@ -1075,19 +1086,32 @@ export class TableCodec {
       const blen = this.bucketLen;
       for (let si = 0; si < slots.length; si++) blen[si] = 0;
       let fixedSeen = 0;
-      const roleOf = row.role;
-      const nRole = roleOf.length;
+      const tab = row.roleTab;
+      const tmask = row.roleMask;
+      const slotOne = this.slotOne;
       for (let wi = 0; wi < nWanted; wi++) {
         const id = wanted[wi]!;
-        // a token interned after this row compiled is none of its tokens
-        const role = id < nRole ? roleOf[id]! : ROLE_NONE;
-        if (role === ROLE_NONE) {
+        let h = id & tmask;
+        let e = -1;
+        for (;;) {
+          const key = tab[h * 3]!;
+          if (key === id + 1) {
+            e = h * 3;
+            break;
+          }
+          if (key === 0) break;
+          h = (h + 1) & tmask;
+        }
+        if (e < 0) {
           whyKind = 4;
           whyRow = row; // the message names its unsupported tokens, built only if no row fits
           continue rowLoop;
         }
-        if (role >= 0) buckets[role]![blen[role]!++] = id;
-        else if (role === ROLE_FIXED) fixedSeen++;
+        const role = tab[e + 1]!;
+        if (role >= 0) {
+          buckets[role]![blen[role]!++] = id;
+          slotOne[role] = tab[e + 2]!; // the slot's value if this stays its only token
+        } else if (role === ROLE_FIXED) fixedSeen++;
       }
       if (fixedSeen !== row.fixed.length) {
         for (const f of row.fixed)
@@ -1105,9 +1129,11 @@ export class TableCodec {
         if (bit < 0) {
           // a reuse flag held by an instruction field instead of the control bits (HMMA.SP's metadata
           // register, bit 50): the operand token `i:reuse` of one of the row's slots
-          const role = row.tokRole.get(this.opTokId(i, 0, 'reuse', opcode));
+          const rid = this.opTokId(i, 0, 'reuse', opcode);
+          const role = row.tokRole.get(rid);
           if (role !== undefined && role >= 0) {
-            buckets[role]![blen[role]!++] = this.opTokId(i, 0, 'reuse', opcode);
+            buckets[role]![blen[role]!++] = rid;
+            slotOne[role] = row.slots[role]!.encNum.get(idsKey([rid], 1)) ?? -1;
             continue;
           }
           whyKind = 2;
@@ -1123,7 +1149,7 @@ export class TableCodec {
         let v: number | undefined;
         if (n === 0) v = s.enc0 >= 0 ? s.enc0 : undefined;
         else if (n === 1) {
-          const x = row.one[mine[0]!]!;
+          const x = slotOne[si]!;
           v = x >= 0 ? x : undefined;
         } else {
           sortSmall(mine, n);

@@ -1,5 +1,5 @@
 import { flatten } from './analyze.js';
-import { getBits, newWord, setBits, toSigned, toUnsigned, wordFromHex, type Word } from './bits.js';
+import { getBits, newWord, pow2, setBits, toSigned, toUnsigned, wordFromHex, type Word } from './bits.js';
 import { NO_CONTROL, type ControlInfo } from './control.js';
 import type { DecodedInstruction, MemOperand, RegFile, SassInstruction, SassOperand, UnknownInstruction } from './model.js';
 
@@ -226,13 +226,13 @@ export function storeAtom(a: AtomSpec, value: number, addr: number, branchBase: 
   const scale = a.scale ?? 1;
   switch (a.enc) {
     case 'inv':
-      return value >= 0 && value < 2 ** width ? 2 ** width - 1 - value : undefined;
+      return value >= 0 && value < pow2(width) ? pow2(width) - 1 - value : undefined;
     case 'u': {
       if (value % scale !== 0) return undefined;
       const s = value / scale;
       // printed signed, stored two's complement
-      if (s < 0) return width <= 52 && s >= -(2 ** (width - 1)) ? toUnsigned(s, width) : undefined;
-      return s < 2 ** width ? s : undefined;
+      if (s < 0) return width <= 52 && s >= -(pow2(width - 1)) ? toUnsigned(s, width) : undefined;
+      return s < pow2(width) ? s : undefined;
     }
     case 's':
     case 'rel': {
@@ -241,7 +241,7 @@ export function storeAtom(a: AtomSpec, value: number, addr: number, branchBase: 
       const s = raw / scale;
       // wide fields hold the signed value itself (writeWideField stores two's complement over the field)
       if (width > 52) return Number.isSafeInteger(s) ? s : undefined;
-      if (s < -(2 ** (width - 1)) || s >= 2 ** width) return undefined;
+      if (s < -(pow2(width - 1)) || s >= pow2(width)) return undefined;
       return toUnsigned(s, width);
     }
     case 'f32': {
@@ -261,7 +261,7 @@ export function storeAtom(a: AtomSpec, value: number, addr: number, branchBase: 
       const h = floatToHalf(value);
       if (h === undefined || width >= 16) return h;
       const drop = 16 - width;
-      return h % 2 ** drop === 0 ? h / 2 ** drop : undefined;
+      return h % pow2(drop) === 0 ? h / pow2(drop) : undefined;
     }
   }
 }
@@ -271,7 +271,7 @@ export function loadAtom(a: AtomSpec, stored: number, width: number, addr: numbe
   const scale = a.scale ?? 1;
   switch (a.enc) {
     case 'inv':
-      return 2 ** width - 1 - stored;
+      return pow2(width) - 1 - stored;
     case 'u':
       return stored * scale;
     case 's':
@@ -279,14 +279,14 @@ export function loadAtom(a: AtomSpec, stored: number, width: number, addr: numbe
     case 'rel':
       return addr + branchBase + (width > 52 ? stored : toSigned(stored, width)) * scale;
     case 'f32':
-      u32[0] = width >= 32 ? stored : stored * 2 ** (32 - width);
+      u32[0] = width >= 32 ? stored : stored * pow2(32 - width);
       return f32[0]!;
     case 'f64h':
       u32x2[0] = 0;
-      u32x2[1] = width >= 32 ? stored : stored * 2 ** (32 - width);
+      u32x2[1] = width >= 32 ? stored : stored * pow2(32 - width);
       return f64[0]!;
     case 'f16':
-      return halfToFloat(width >= 16 ? stored : stored * 2 ** (16 - width));
+      return halfToFloat(width >= 16 ? stored : stored * pow2(16 - width));
   }
 }
 

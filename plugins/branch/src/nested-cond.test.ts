@@ -107,7 +107,7 @@ bb3:
     for (const l of text.split('\n').filter((x) => x.includes('PLOP3'))) expect(l).toMatch(/PLOP3\.LUT %p\d+, %p\d+, PT, /);
   });
 
-  it('refuses when the inner block does more than set predicates, or defines what the outer target reads', () => {
+  it('refuses when the inner block writes a value live elsewhere, or defines what the outer target reads', () => {
     const store = check(`  %p0 = ISETP.GT.S32.AND %r1, 3, PT
   @!%p0 BRA join
 bb1:
@@ -129,6 +129,47 @@ bb2:
 other:
   %r9 = SEL 5, 6, %p1`);
     expect(live.remarks).toHaveLength(0);
+  });
+
+  it('hoists side-effect-free ALU instructions whose results die in B (a bit test: ptxas combines range && bit)', () => {
+    const { text, remarks } = check(`  %r3 = IADD3 %r1, -2, RZ
+  %p0 = ISETP.GT.U32.AND %r3, 20, PT
+  @%p0 BRA join
+bb1:
+  %r4 = MOV 1
+  %r5 = SHL %r4, %r3
+  %r6 = LOP3.LUT %r5, 0x104111, RZ, 0xc0
+  %p1 = ISETP.EQ.U32.AND %r6, 0, PT
+  @%p1 BRA join
+bb2:
+  %r9 = IMAD %r1, %r2, 1`);
+    expect(remarks).toHaveLength(1);
+    expect(braCount(text)).toBe(1);
+    expect(text).toMatch(/PLOP3\.LUT %p0, %p1, PT, 0xfc, 0x0/);
+  });
+
+  it('never hoists a load, a store or a barrier out of the inner block', () => {
+    for (const op of ['%r4 = LDG.E.32 [%rd1+0x8]', 'STG.E.32 [%rd1], %r1', 'BAR.SYNC 0']) {
+      const { remarks } = check(`  %p0 = ISETP.GT.S32.AND %r1, 3, PT
+  @!%p0 BRA join
+bb1:
+  ${op}
+  %p1 = ISETP.LT.S32.AND %r2, 10, PT
+  @!%p1 BRA join
+bb2:
+  %r9 = IMAD %r1, %r2, 1`);
+      expect(remarks, op).toHaveLength(0);
+    }
+  });
+
+  it('collapses a long && chain in one pass (the worklist re-examines the block that absorbed a level)', () => {
+    const levels = 40;
+    let body = '';
+    for (let k = 0; k < levels; k++) body += `${k ? `bb${k}:\n` : ''}  %p${k} = ISETP.NE.S32.AND %r1, ${k + 100}, PT\n  @!%p${k} BRA join\n`;
+    body += `bb${levels}:\n  %r9 = IMAD %r1, %r2, 3`;
+    const { text, remarks } = check(body);
+    expect(remarks).toHaveLength(levels - 1);
+    expect(braCount(text)).toBe(1);
   });
 
   it('stops at once on a single-block function', () => {

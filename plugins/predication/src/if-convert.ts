@@ -13,6 +13,8 @@ export interface PredicationOptions {
    * interpreter's thread-instruction count), 'issue' also counts predicated-off ones (issue slots).
    */
   readonly costModel: 'thread' | 'issue';
+  /** Also predicate small exit arms into their branch (predicateExitArmAt); default on. */
+  readonly exitArms?: boolean;
 }
 
 /**
@@ -149,6 +151,14 @@ export class RoundCfg {
     this.succ.set(a, [join]);
     this.pred.get(join)?.add(a);
   }
+  /** The edge a -> from now goes to `to` (one branch retargeted; `a` may still reach `from` otherwise). */
+  retargetEdge(a: Block, from: Block, to: Block, stillReachesFrom: boolean): void {
+    const succs = this.succs(a).filter((s) => s !== from || stillReachesFrom);
+    if (!succs.includes(to)) succs.push(to);
+    this.succ.set(a, succs);
+    if (!stillReachesFrom) this.pred.get(from)?.delete(a);
+    this.pred.get(to)?.add(a);
+  }
   /** Take an (emptied) block out of the CFG and the layout; it is removed from the function at the end. */
   kill(b: Block): void {
     for (const s of this.succs(b)) this.pred.get(s)?.delete(b);
@@ -244,6 +254,64 @@ export function ifConvertAt(fn: OriFunction, a: Block, o: PredicationOptions, ro
 }
 
 /**
+ * Predicate an exit arm into its branch: `A: @g BRA X` where X is reached only from that branch and holds a
+ * few instructions and then `BRA J` (or falls through to J) becomes `A: @g <X's body>; @g BRA J`, and X goes.
+ * This is what ptxas does to small case bodies of a switch tree (`@!P0 VIADD R7, R0, 0x1; @!P0 BRA join`):
+ * one branch less on the taken path and statically, and nothing more for a thread that does not branch
+ * (its guarded-off instructions are issue slots only, hence the 'issue' cost model refuses it unless longer
+ * paths are allowed). When A's other edge goes to J too, the branch goes as well.
+ */
+export function predicateExitArmAt(fn: OriFunction, a: Block, o: PredicationOptions, round: RoundCfg): boolean {
+  const cfg = round;
+  const refs = round.refs;
+  const n = a.instrs.length;
+  const last = a.instrs[n - 1];
+  if (!last) return false;
+  const lastIsUncond = last.opcode === 'BRA' && !last.guard && plainBranchMods(last) && last.uses[0]?.kind === 'label';
+  const k = lastIsUncond ? n - 2 : n - 1;
+  const term = a.instrs[k];
+  if (!term || term.opcode !== 'BRA' || !term.guard || !plainBranchMods(term) || term.uses[0]?.kind !== 'label') return false;
+  for (let j = 0; j < k; j++) if (a.instrs[j]!.isControlFlow) return false;
+  const x = term.uses[0].block;
+  const g: Guard = term.guard;
+  if (x === a || x === fn.entry || cfg.dead.has(x) || refs.count(x) !== 1) return false;
+  const preds = cfg.preds(x);
+  if (preds.size !== 1 || !preds.has(a)) return false;
+  const succs = cfg.succs(x);
+  if (succs.length !== 1) return false;
+  const join = succs[0]!;
+  if (join === x || join.instrs[0]?.opcode === 'PHI') return false;
+  const xl = x.instrs[x.instrs.length - 1];
+  const branches = !!xl && xl.isControlFlow;
+  if (branches && !(xl.opcode === 'BRA' && !xl.guard && plainBranchMods(xl))) return false;
+  if (!branches && cfg.layoutNext(x) !== join) return false;
+  const body = branches ? x.instrs.slice(0, -1) : x.instrs.slice();
+  if (body.length > o.maxArmInstrs || !body.every((i) => canGuard(i, g))) return false;
+  // A thread that does not branch issues the guarded-off body: longer in issue slots.
+  if (o.costModel === 'issue' && body.length > 0 && !o.allowLongerPaths) return false;
+  const other = lastIsUncond ? (last.uses[0] as { block: Block }).block : cfg.layoutNext(a);
+  let at = k;
+  for (const i of body) {
+    x.remove(i);
+    a.insertAt(at++, guarded(i, g));
+  }
+  refs.remove(term);
+  if (other === join) {
+    a.remove(term);
+  } else {
+    term.setUses([label(join)]);
+    refs.add(term);
+  }
+  for (const i of [...x.instrs]) {
+    refs.remove(i);
+    x.remove(i);
+  }
+  cfg.retargetEdge(a, x, join, false);
+  cfg.kill(x);
+  return true;
+}
+
+/**
  * How many instructions name each block as a label operand (branch targets, BSSY reconvergence points, jump
  * tables), kept up to date by the conversion: "is this arm named from elsewhere" without scanning the
  * function for every candidate.
@@ -273,7 +341,7 @@ export function ifConvert(fn: OriFunction, o: PredicationOptions): number {
     const round = new RoundCfg(fn);
     for (const a of [...fn.blocks]) {
       if (!a.placed || round.dead.has(a)) continue;
-      if (ifConvertAt(fn, a, o, round)) {
+      if (ifConvertAt(fn, a, o, round) || (o.exitArms !== false && predicateExitArmAt(fn, a, o, round))) {
         n++;
         again = true;
       }

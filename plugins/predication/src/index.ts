@@ -8,9 +8,10 @@ export const KNOB_PRED_MAX_ARM = 'OriPredicationMaxArmInstrs';
 export const KNOB_PRED_ALLOW_LONGER = 'OriPredicationAllowLongerPaths';
 export const KNOB_PRED_FORM_SEL = 'OriPredicationFormSel';
 export const KNOB_PRED_COST_MODEL = 'OriPredicationCostModel';
+export const KNOB_PRED_EXIT_ARMS = 'OriPredicationExitArms';
 
 export const knobs = [
-  defineKnob({ name: KNOB_PRED_MAX_ARM, type: 'int', default: 4, min: 0, max: 4096, description: 'OriDoPredication: largest branch arm (instructions, without its branch) that is if-converted' }),
+  defineKnob({ name: KNOB_PRED_MAX_ARM, type: 'int', default: 8, min: 0, max: 4096, description: 'OriDoPredication: largest branch arm (instructions, without its branch) that is if-converted' }),
   defineKnob({
     name: KNOB_PRED_ALLOW_LONGER,
     type: 'bool',
@@ -24,6 +25,12 @@ export const knobs = [
     choices: ['thread', 'issue'],
     description: "OriDoPredication: per-thread cost of a path: 'thread' counts instructions whose guard holds (thread-instructions), 'issue' also predicated-off ones",
   }),
+  defineKnob({
+    name: KNOB_PRED_EXIT_ARMS,
+    type: 'bool',
+    default: true,
+    description: 'OriDoPredication: predicate a small arm that leaves to another join (`@g BRA X; X: body; BRA J`) into its branch (`@g body; @g BRA J`)',
+  }),
   defineKnob({ name: KNOB_PRED_FORM_SEL, type: 'bool', default: true, description: 'OriDoPredication: merge opposite-guard moves of a diamond into one SEL' }),
 ];
 
@@ -36,6 +43,7 @@ export class PredicationPhase implements PhaseImpl {
       allowLongerPaths: ctx.knob<boolean>(KNOB_PRED_ALLOW_LONGER),
       formSel: ctx.knob<boolean>(KNOB_PRED_FORM_SEL) && !ctx.isPassDisabled('PredicationFormSel'),
       costModel: ctx.knob<string>(KNOB_PRED_COST_MODEL) === 'issue' ? ('issue' as const) : ('thread' as const),
+      exitArms: ctx.knob<boolean>(KNOB_PRED_EXIT_ARMS),
     };
     for (const fn of ctx.module.functions) ifConvert(fn, o);
   }

@@ -105,4 +105,74 @@ bb2:
     // Arms above the size threshold stay branches.
     expect(run(long, { OriPredicationMaxArmInstrs: 1 })).toBe(normalizeOri(wrap(long)));
   });
+
+  it('predicates a small exit arm into its branch (`@g body; @g BRA join`), as ptxas does to case bodies', () => {
+    const tree = `bb0:
+  %r0 = S2R SR_TID.X
+  %r1 = MOV 5
+  %p0 = ISETP.EQ.AND %r0, 1, PT
+  @%p0 BRA case1
+bb1:
+  %p1 = ISETP.EQ.AND %r0, 2, PT
+  @%p1 BRA case2
+bb2:
+  %r1 = MOV 9
+  %r1 = IADD3 %r1, %r0, RZ
+  %r1 = IADD3 %r1, %r0, RZ
+  %r1 = IADD3 %r1, %r0, RZ
+  %r1 = IADD3 %r1, %r0, RZ
+  %r1 = IADD3 %r1, %r0, RZ
+  %r1 = IADD3 %r1, %r0, RZ
+  %r1 = IADD3 %r1, %r0, RZ
+  %r1 = IADD3 %r1, %r0, RZ
+  BRA join
+case1:
+  %r1 = IADD3 %r0, 1, RZ
+  BRA join
+case2:
+  %r1 = IADD3 %r0, 100, RZ
+  BRA join
+join:
+  %rd0 = MOV c[0x0][0x210]
+  STG.E.32 [%rd0], %r1
+  EXIT`;
+    const out = run(tree);
+    expect(out).toContain('@%p0 %r1 = IADD3 %r0, 1, RZ\n  @%p0 BRA join');
+    expect(out).toContain('@%p1 %r1 = IADD3 %r0, 100, RZ\n  @%p1 BRA join');
+    expect(out).not.toContain('case1:');
+    expect(out).not.toContain('case2:');
+    // The knob turns it off; the 'issue' cost model refuses it (skipping threads would issue the body).
+    expect(run(tree, { OriPredicationExitArms: false })).toContain('case1:');
+    expect(run(tree, { OriPredicationCostModel: 'issue' })).toContain('case1:');
+  });
+
+  it('leaves an exit arm alone when another block reaches it or the join has PHIs', () => {
+    const shared = `bb0:
+  %r0 = S2R SR_TID.X
+  %r1 = MOV 5
+  %p0 = ISETP.EQ.AND %r0, 1, PT
+  @%p0 BRA case1
+bb1:
+  %p1 = ISETP.EQ.AND %r0, 2, PT
+  @%p1 BRA case1
+bb2:
+  %r1 = MOV 9
+  %r1 = IADD3 %r1, %r0, RZ
+  %r1 = IADD3 %r1, %r0, RZ
+  %r1 = IADD3 %r1, %r0, RZ
+  %r1 = IADD3 %r1, %r0, RZ
+  %r1 = IADD3 %r1, %r0, RZ
+  %r1 = IADD3 %r1, %r0, RZ
+  %r1 = IADD3 %r1, %r0, RZ
+  %r1 = IADD3 %r1, %r0, RZ
+  BRA join
+case1:
+  %r1 = IADD3 %r0, 1, RZ
+  BRA join
+join:
+  %rd0 = MOV c[0x0][0x210]
+  STG.E.32 [%rd0], %r1
+  EXIT`;
+    expect(run(shared)).toBe(normalizeOri(wrap(shared)));
+  });
 });

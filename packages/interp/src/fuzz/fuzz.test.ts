@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runKernel } from '../launch.js';
 import { fuzzSummaryLines, runFuzz } from './fuzz.js';
-import { generateProgram } from './generate.js';
+import { FUZZ_FEATURES, generateProgram } from './generate.js';
 
 describe('random program generator', () => {
   it('is deterministic per seed', () => {
@@ -36,6 +36,32 @@ describe('random program generator', () => {
       expect(seen, f).toContain(f);
     }
   });
+});
+
+describe('generator features (off by default; each on its own and all together)', () => {
+  it('leaves the programs of existing seeds unchanged when no feature is asked for', () => {
+    for (const seed of [1, 17, 99]) expect(generateProgram(seed, { features: [] }).text).toBe(generateProgram(seed).text);
+  });
+
+  it.each(FUZZ_FEATURES.map((f) => [f]))('%s: appears within 50 seeds, and its programs are valid and run cleanly', (f) => {
+    const want = f === 'memory' ? 'memory-in-cf' : f;
+    let seen = 0;
+    for (let seed = 1; seed <= 50; seed++) {
+      const g = generateProgram(seed, { features: [f] });
+      if (!g.features.has(want)) continue;
+      seen++;
+      const m = parseOri(g.text);
+      assertValidModule(m);
+      const r = runKernel(m, g.launch);
+      expect(r.errors.map((e) => e.message), `seed ${seed}`).toEqual([]);
+    }
+    expect(seen).toBeGreaterThan(1);
+  }, 120_000);
+
+  it('all features together pass the pipeline with verify-each', () => {
+    const s = runFuzz({ count: 12, seed: 500, plugins: [corePlugin, targetSm90Plugin], features: FUZZ_FEATURES });
+    expect(s.failed).toEqual([]);
+  }, 300_000);
 });
 
 describe('fuzz (small count; `pnpm -s fuzz --count N` runs more)', () => {

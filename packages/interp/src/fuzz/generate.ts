@@ -19,11 +19,29 @@ export interface GeneratedProgram {
   readonly features: ReadonlySet<string>;
 }
 
+/**
+ * Constructs beyond the base set, each off unless asked for (so the programs of existing seeds stay the same):
+ *  - `int64`: 64-bit integer variables (IADD3/IMAD/SHL/SHR/LOP3/IMNMX/SEL on 64-bit registers, conversions);
+ *  - `f64`: double variables (DADD/DMUL/DFMA/DMNMX/DSETP, I2F/F2I);
+ *  - `f16x2`: packed half pairs (HADD2/HMUL2/HFMA2);
+ *  - `warp`: SHFL (bfly/down/up/idx) and VOTE (ballot/all/any) in uniform control flow of full warps;
+ *  - `memory`: loads and stores to a per-thread scratch word and loads from `in` anywhere, inside control flow;
+ *  - `early-exit`: `@p EXIT` in divergent code (no barrier or warp operation after the first one);
+ *  - `multi-exit-loop`: counted loops with a conditional break in the middle;
+ *  - `irreducible`: a counted cycle with two entries (a branch into its second block);
+ *  - `call`: calls of a `.func` with two arguments, a branch and a result;
+ *  - `predicated`: guarded non-branch instructions (`@p d = ...`, `@!p STG ...`).
+ */
+export const FUZZ_FEATURES = ['int64', 'f64', 'f16x2', 'warp', 'memory', 'early-exit', 'multi-exit-loop', 'irreducible', 'call', 'predicated'] as const;
+export type FuzzFeature = (typeof FUZZ_FEATURES)[number];
+
 export interface GenerateOptions {
   /** Statement budget (default 24). */
   readonly statements?: number;
   /** Maximum nesting depth of control structures (default 3). */
   readonly depth?: number;
+  /** Constructs beyond the base set (default none). */
+  readonly features?: readonly FuzzFeature[];
 }
 
 const CMPS = ['EQ', 'NE', 'LT', 'LE', 'GT', 'GE'];
@@ -44,12 +62,38 @@ class Gen {
   readonly fixed: string[] = ['%r0', '%r3', '%r4', '%r10', '%r11'];
   readonly block: number;
   readonly useShared: boolean;
+  private readonly on: ReadonlySet<FuzzFeature>;
+  /** 64-bit integer and double variables (stored first in the thread's slot, 8 bytes each), f16x2 variables. */
+  readonly wides: string[] = [];
+  readonly doubles: string[] = [];
+  readonly halves: string[] = [];
+  /** A thread has left early (`@p EXIT`): no barrier or warp-wide operation may follow. */
+  private exited = false;
+  private usesCall = false;
+  /** Numbering of the 64-bit registers features add (far above the %rd names the base constructs use). */
+  private nextRd = 5000;
 
   constructor(readonly seed: number, private readonly opts: Required<GenerateOptions>) {
     this.rand = rng(seed);
     this.budget = opts.statements;
     this.block = this.pick([32, 64, 48, 96, 40]);
     this.useShared = this.rand() < 0.4;
+    this.on = new Set(opts.features);
+  }
+  has(f: FuzzFeature): boolean {
+    return this.on.has(f);
+  }
+  rd(): string {
+    return `%rd${this.nextRd++}`;
+  }
+  /** Bytes each thread owns in `out`: 8 per 64-bit variable, 4 per 32-bit one, plus a scratch word with `memory`. */
+  stride(): number {
+    const words = 2 * (this.wides.length + this.doubles.length) + this.ints.length + this.floats.length + this.halves.length + (this.has('memory') ? 1 : 0);
+    return 4 * (words + (this.wides.length + this.doubles.length > 0 && words % 2 ? 1 : 0));
+  }
+  /** Byte offset of the scratch word in the thread's slot (`memory`). */
+  scratchOffset(): number {
+    return 4 * (2 * (this.wides.length + this.doubles.length) + this.ints.length + this.floats.length + this.halves.length);
   }
 
   int(n: number): number {
@@ -113,13 +157,40 @@ class Gen {
       this.emit(`${r} = ${this.pick(['I2F.F32.S32 %r10', 'I2F.F32.U32 %r0', 'MOV 0f3FC00000', 'I2F.F32.S32 %r11'])}`);
       this.floats.push(r);
     }
+    if (this.has('int64')) {
+      for (let k = 1 + this.int(3); k > 0; k--) {
+        const r = this.rd();
+        this.emit(`${r} = ${this.pick(['I2I.U64.U32 %r10', 'I2I.S64.S32 %r11', 'IMAD.WIDE.U32 %r0, %r10, RZ', 'IMAD.WIDE %r11, -3, RZ', `MOV ${this.pick(['0x123456789', '-5', '0x7fffffffffffffff', '0'])}`])}`);
+        this.wides.push(r);
+      }
+      this.features.add('int64');
+    }
+    if (this.has('f64')) {
+      for (let k = 1 + this.int(2); k > 0; k--) {
+        const r = this.rd();
+        this.emit(`${r} = ${this.pick(['I2F.F64.S32 %r10', 'I2F.F64.U32 %r0', 'MOV 0d3FF8000000000000', 'I2F.F64.S32 %r11'])}`);
+        this.doubles.push(r);
+      }
+      this.features.add('f64');
+    }
+    if (this.has('f16x2')) {
+      for (let k = 1 + this.int(2); k > 0; k--) {
+        const r = this.reg();
+        this.emit(`${r} = ${this.pick(['MOV 0x3c004000', 'MOV 0xbc003800', 'MOV 0x40003c00'])}`);
+        this.halves.push(r);
+      }
+      this.features.add('f16x2');
+    }
+    if (this.has('memory')) this.emit(`%rd9 = IMAD.WIDE.U32 %r3, ${this.stride()}, c[0x0][0x210]`);
   }
 
   epilogue(): void {
-    const vars = [...this.ints, ...this.floats];
+    const wide = [...this.wides, ...this.doubles];
+    const vars = [...this.ints, ...this.floats, ...this.halves];
     this.emit('%rd2 = MOV c[0x0][0x210]');
-    this.emit(`%rd3 = IMAD.WIDE.U32 %r3, ${vars.length * 4}, %rd2`);
-    vars.forEach((v, k) => this.emit(`STG.E.32 [%rd3+0x${(4 * k).toString(16)}], ${v}`));
+    this.emit(`%rd3 = IMAD.WIDE.U32 %r3, ${this.stride()}, %rd2`);
+    wide.forEach((v, k) => this.emit(`STG.E.64 [%rd3+0x${(8 * k).toString(16)}], ${v}`));
+    vars.forEach((v, k) => this.emit(`STG.E.32 [%rd3+0x${(8 * wide.length + 4 * k).toString(16)}], ${v}`));
     this.emit('EXIT');
   }
 
@@ -186,13 +257,18 @@ class Gen {
     const r = this.rand();
     const nested = depth < this.opts.depth;
     if (!nested || r < 0.45) {
+      if (this.on.size && this.chance(0.4)) return this.featureStatement(uniform);
       if (this.chance(0.7)) this.assignInt();
       else this.assignFloat();
       return;
     }
     const kinds = ['if', 'if', 'andor', 'loopc', 'loopv', 'switchd', 'switchs', 'adjacent', 'invariant', 'switchtree', 'switchtree', 'nested', 'loopmem', 'loopstride'];
-    if (uniform && this.useShared) kinds.push('shared', 'shared');
+    if (uniform && this.useShared && !this.exited) kinds.push('shared', 'shared');
+    if (this.has('multi-exit-loop')) kinds.push('loopbreak');
+    if (this.has('irreducible')) kinds.push('irreducible');
     switch (this.pick(kinds)) {
+      case 'loopbreak': return this.loopBreak(depth);
+      case 'irreducible': return this.irreducible(depth);
       case 'if': return this.ifElse(depth);
       case 'andor': return this.andOr(depth);
       case 'loopc': return this.loopConst(depth, uniform, this.int(4) + 1);
@@ -480,7 +556,7 @@ class Gen {
     const w = this.reg();
     this.emit(`${c} = MOV 0`);
     this.emit(this.chance(0.5) ? `${t} = MOV %r4` : `${t} = LOP3.LUT ${this.pick(['%r0', '%r10', '%r11'])}, 15, RZ, 0xc0`);
-    this.emit(`${slot} = IMAD.WIDE.U32 %r3, ${(this.ints.length + this.floats.length) * 4}, c[0x0][0x210]`);
+    this.emit(`${slot} = IMAD.WIDE.U32 %r3, ${this.stride()}, c[0x0][0x210]`);
     this.emit(`STG.E.32 [${slot}], ${this.pick(this.ints)}`);
     const lHead = this.label();
     this.place(lHead);
@@ -546,11 +622,215 @@ class Gen {
     this.emit('BAR.SYNC 0');
   }
 
+  /** One statement of an enabled feature (straight-line: loads/stores, warp ops, calls, guarded instructions ...). */
+  featureStatement(uniform: boolean): void {
+    const kinds: Array<() => void> = [];
+    if (this.has('int64')) kinds.push(() => this.assignWide());
+    if (this.has('f64')) kinds.push(() => this.assignDouble());
+    if (this.has('f16x2')) kinds.push(() => this.assignHalf());
+    if (this.has('warp') && uniform && !this.exited && this.block % 32 === 0) kinds.push(() => this.warpOp());
+    if (this.has('memory')) kinds.push(() => this.memoryOp());
+    if (this.has('early-exit') && !uniform) kinds.push(() => this.earlyExit());
+    if (this.has('call')) kinds.push(() => this.call());
+    if (this.has('predicated')) kinds.push(() => this.predicated());
+    if (!kinds.length) return this.assignInt();
+    this.pick(kinds)();
+  }
+
+  assignWide(): void {
+    const d = this.pick(this.wides);
+    const a = (): string => (this.chance(0.8) ? this.pick(this.wides) : this.pick(['1', '-1', '0x100000000', '7', '0xffffffff']));
+    switch (this.int(9)) {
+      case 0: this.emit(`${d} = IADD3 ${a()}, ${a()}, RZ`); break;
+      case 1: this.emit(`${d} = IMAD ${a()}, ${a()}, ${this.pick(this.wides)}`); break;
+      case 2: this.emit(`${d} = SHL ${this.pick(this.wides)}, ${this.int(64)}`); break;
+      case 3: this.emit(`${d} = SHR.${this.pick(['U64', 'S64'])} ${this.pick(this.wides)}, ${this.int(64)}`); break;
+      case 4: this.emit(`${d} = LOP3.LUT ${this.pick(this.wides)}, ${a()}, RZ, ${this.pick(['0xc0', '0xfc', '0x3c'])}`); break;
+      case 5: this.emit(`${d} = IMNMX.${this.pick(['S64', 'U64'])} ${this.pick(this.wides)}, ${this.pick(this.wides)}, ${this.pick(['PT', '!PT'])}`); break;
+      case 6: {
+        const p = this.pred();
+        this.emit(`${p} = ISETP.${this.pick(CMPS)}.${this.pick(['U64', 'S64'])}.AND ${this.pick(this.wides)}, ${a()}, PT`);
+        this.emit(`${d} = SEL ${this.pick(this.wides)}, ${this.pick(this.wides)}, ${p}`);
+        break;
+      }
+      case 7: this.emit(`${d} = IMAD.WIDE.U32 ${this.iop()}, ${this.iop()}, ${this.pick(this.wides)}`); break;
+      default: {
+        const r = this.pick(this.ints);
+        this.emit(`${r} = I2I.U32.U64 ${this.pick(this.wides)}`);
+        this.features.add('mixed');
+      }
+    }
+  }
+
+  assignDouble(): void {
+    const d = this.pick(this.doubles);
+    const a = (): string => (this.chance(0.85) ? this.pick(this.doubles) : this.pick(['0d3FF0000000000000', '0dC000000000000000', '0d3FE0000000000000']));
+    switch (this.int(7)) {
+      case 0: this.emit(`${d} = DADD ${a()}, ${a()}`); break;
+      case 1: this.emit(`${d} = DMUL ${a()}, ${a()}`); break;
+      case 2: this.emit(`${d} = DFMA ${a()}, ${a()}, ${a()}`); break;
+      case 3: this.emit(`${d} = DMNMX ${this.pick(this.doubles)}, ${this.pick(this.doubles)}, ${this.pick(['PT', '!PT'])}`); break;
+      case 4: {
+        const p = this.pred();
+        this.emit(`${p} = DSETP.${this.pick(FCMPS)}.AND ${this.pick(this.doubles)}, ${a()}, PT`);
+        this.emit(`${d} = SEL ${this.pick(this.doubles)}, ${this.pick(this.doubles)}, ${p}`);
+        break;
+      }
+      case 5: this.emit(`${d} = I2F.F64.S32 ${this.iop()}`); break;
+      default: this.emit(`${this.pick(this.ints)} = F2I.S32.F64.TRUNC ${this.pick(this.doubles)}`);
+    }
+  }
+
+  assignHalf(): void {
+    const d = this.pick(this.halves);
+    const a = (): string => (this.chance(0.85) ? this.pick(this.halves) : this.pick(['0x3c003c00', '0x40004200', '0xb800bc00']));
+    switch (this.int(3)) {
+      case 0: this.emit(`${d} = HADD2 ${a()}, ${a()}`); break;
+      case 1: this.emit(`${d} = HMUL2 ${a()}, ${a()}`); break;
+      default: this.emit(`${d} = HFMA2 ${a()}, ${a()}, ${a()}`);
+    }
+  }
+
+  /** A warp-wide operation; only in uniform control flow of full warps (every lane of the mask takes part). */
+  warpOp(): void {
+    this.features.add('warp');
+    const d = this.pick(this.ints);
+    if (this.chance(0.6)) {
+      const mode = this.pick(['BFLY', 'DOWN', 'UP', 'IDX']);
+      const c = mode === 'UP' ? 0 : 31;
+      this.emit(`${d} = SHFL.${mode} ${this.pick([...this.ints, '%r0', '%r10'])}, ${this.int(32)}, ${c}, -1`);
+    } else {
+      const p = this.cond();
+      const mode = this.pick(['ANY', 'ALL', 'BALLOT']);
+      if (mode === 'BALLOT') this.emit(`${d} = VOTE.ANY ${p}, -1`);
+      else {
+        const q = this.pred();
+        this.emit(`RZ, ${q} = VOTE.${mode} ${p}, -1`);
+        this.emit(`${d} = SEL ${this.iop()}, ${this.iop()}, ${q}`);
+      }
+    }
+  }
+
+  /** Store to / load from the thread's scratch word, or load `in` at an index in bounds, wherever it stands. */
+  memoryOp(): void {
+    this.features.add('memory-in-cf');
+    const off = this.scratchOffset();
+    const d = this.pick(this.ints);
+    switch (this.int(3)) {
+      case 0: this.emit(`STG.E.32 [%rd9+0x${off.toString(16)}], ${this.pick([...this.ints, '%r0'])}`); break;
+      case 1: this.emit(`${d} = LDG.E.32 [%rd9+0x${off.toString(16)}]`); break;
+      default: {
+        const i = this.reg();
+        const a = this.rd();
+        this.emit(`${i} = LOP3.LUT ${this.iop()}, 63, RZ, 0xc0`);
+        this.emit(`${a} = IMAD.WIDE.U32 ${i}, 4, c[0x0][0x218]`);
+        this.emit(`${d} = LDG.E.32 [${a}]`);
+      }
+    }
+  }
+
+  /** `@p EXIT` in divergent code: the thread stops (its slot keeps what it stored so far). */
+  earlyExit(): void {
+    this.features.add('early-exit');
+    const p = this.cond();
+    this.emit(`@${p} EXIT`);
+    this.place(this.label());
+    this.exited = true;
+  }
+
+  call(): void {
+    this.features.add('call');
+    this.usesCall = true;
+    this.emit(`${this.pick(this.ints)} = CALL @fz_helper, ${this.iop()}, ${this.iop()}`);
+  }
+
+  /** A guarded non-branch instruction. */
+  predicated(): void {
+    this.features.add('predicated');
+    const p = this.cond();
+    const g = `@${this.chance(0.4) ? '!' : ''}${p}`;
+    const d = this.pick(this.ints);
+    switch (this.int(5)) {
+      case 0: this.emit(`${g} ${d} = IADD3 ${this.iop()}, ${this.iop()}, ${this.iop()}`); break;
+      case 1: this.emit(`${g} ${d} = IMAD ${this.iop()}, ${this.iop()}, ${this.iop()}`); break;
+      case 2: this.emit(`${g} ${d} = MOV ${this.iop()}`); break;
+      case 3: this.emit(`${g} ${this.pick(this.floats)} = FADD ${this.fop()}, ${this.fop()}`); break;
+      default:
+        if (this.has('memory')) this.emit(`${g} STG.E.32 [%rd9+0x${this.scratchOffset().toString(16)}], ${this.iop()}`);
+        else this.emit(`${g} ${d} = LOP3.LUT ${this.iop()}, ${this.iop()}, RZ, 0x3c`);
+    }
+  }
+
+  /** A counted loop with a conditional break in its middle (two exits). */
+  loopBreak(depth: number): void {
+    this.features.add('multi-exit-loop');
+    const c = this.reg();
+    const lHead = this.label();
+    const lExit = this.label();
+    this.emit(`${c} = MOV 0`);
+    this.place(lHead);
+    this.fixed.push(c);
+    this.body(depth + 1, false, 1 + this.int(2));
+    const p = this.cond();
+    this.emit(`@${p} BRA ${lExit}`);
+    this.place(this.label());
+    this.body(depth + 1, false, 1 + this.int(2));
+    this.fixed.pop();
+    this.emit(`${c} = IADD3 ${c}, 1, RZ`);
+    const q = this.pred();
+    this.emit(`${q} = ISETP.LT.U32.AND ${c}, ${1 + this.int(5)}, PT`);
+    this.emit(`@${q} BRA ${lHead}`);
+    this.place(lExit);
+  }
+
+  /** A counted cycle A -> B -> A entered at A (falling in) or at B (a branch): irreducible. */
+  irreducible(depth: number): void {
+    this.features.add('irreducible');
+    const c = this.reg();
+    const lA = this.label();
+    const lB = this.label();
+    this.emit(`${c} = MOV 0`);
+    const p = this.cond();
+    this.emit(`@${p} BRA ${lB}`);
+    this.place(lA);
+    this.fixed.push(c);
+    this.body(depth + 1, false, 1 + this.int(2));
+    this.place(lB);
+    this.body(depth + 1, false, 1 + this.int(2));
+    this.fixed.pop();
+    this.emit(`${c} = IADD3 ${c}, 1, RZ`);
+    const q = this.pred();
+    this.emit(`${q} = ISETP.LT.U32.AND ${c}, ${2 + this.int(4)}, PT`);
+    this.emit(`@${q} BRA ${lA}`);
+    this.place(this.label());
+  }
+
+  /** The `.func` that `call` statements use: a compare, a branch and a result. */
+  helperText(): string[] {
+    return [
+      '.func @fz_helper(',
+      '  .param .b32 a %r0,',
+      '  .param .b32 b %r1',
+      ') -> (%r2)',
+      '{',
+      'bb0:',
+      '  %r2 = IMAD %r0, %r1, 7',
+      '  %p0 = ISETP.GT.S32.AND %r2, %r0, PT',
+      '  @%p0 BRA bb2',
+      'bb1:',
+      '  %r2 = LOP3.LUT %r2, %r1, RZ, 0x3c',
+      'bb2:',
+      '  RET %r2',
+      '}',
+      '',
+    ];
+  }
+
   program(): GeneratedProgram {
     this.prologue();
     while (this.budget > 0) this.statement(0, true);
     this.epilogue();
-    const nvars = this.ints.length + this.floats.length;
+    const nwords = this.stride() / 4;
     const grid = 2;
     const threads = grid * this.block;
     const head = [
@@ -566,6 +846,7 @@ class Gen {
       '{',
       `  .maxntid ${this.block}, 1, 1`,
     ];
+    if (this.usesCall) head.splice(head.indexOf(''), 0, '', ...this.helperText());
     const text = [...head, ...this.lines, '}', ''].join('\n');
     const inRand = rng(this.seed ^ 0x5bd1e995);
     const inputs = Array.from({ length: threads * 2 }, () => (inRand() < 0.8 ? Math.floor(inRand() * 64) : Math.floor(inRand() * 4294967296)));
@@ -573,7 +854,7 @@ class Gen {
       kernel: 'fuzz',
       grid,
       block: this.block,
-      buffers: { out: { type: 'u32', count: threads * nvars }, in: { type: 'u32', values: inputs } },
+      buffers: { out: { type: 'u32', count: threads * nwords }, in: { type: 'u32', values: inputs } },
       params: [{ buffer: 'out' }, { buffer: 'in' }, { type: 'u32', value: 1 + (this.seed % 16) }],
       maxSteps: 5_000_000,
     };
@@ -583,5 +864,5 @@ class Gen {
 
 /** The program for a seed (same seed, same program). */
 export function generateProgram(seed: number, opts: GenerateOptions = {}): GeneratedProgram {
-  return new Gen(seed, { statements: opts.statements ?? 24, depth: opts.depth ?? 3 }).program();
+  return new Gen(seed, { statements: opts.statements ?? 24, depth: opts.depth ?? 3, features: opts.features ?? [] }).program();
 }

@@ -49,6 +49,13 @@ const wrongConst = (ctx: PhaseContext): void => {
   }
 };
 
+/** A wrong phase that edits a field directly (no mutation API, so the IR version does not move): GE becomes LT. */
+const hiddenEdit = (ctx: PhaseContext): void => {
+  for (const fn of ctx.module.functions) {
+    for (const i of fn.instructions()) if (i.opcode === 'ISETP') i.mods = i.mods.map((m) => (m === 'GE' ? 'LT' : m));
+  }
+};
+
 const testPhases = (wrong: boolean) =>
   definePlugin(
     { name: '@ptxforge/test-phases', version: '0.1.0', api: '^1.0.0' },
@@ -103,6 +110,27 @@ describe('--verify-each', () => {
     expect(existsSync(m.files!.before)).toBe(true);
     expect(readFileSync(m.files!.before, 'utf8')).toContain('IMAD %r0, 3, 1');
     expect(readFileSync(m.files!.after, 'utf8')).toContain('IMAD %r0, 4, 1');
+  });
+
+  it('checks every phase that ran: an edit that escapes the IR version is still caught', () => {
+    const hidden = definePlugin(
+      { name: '@ptxforge/test-hidden', version: '0.1.0', api: '^1.0.0' },
+      { phases: { GeneralOptimizeEarly: () => ({ execute: hiddenEdit }) } },
+    );
+    const tc = createToolchain({ plugins: [corePlugin, targetSm90Plugin, hidden] });
+    const v = createVerifyEachInstrumentation({
+      launch: { grid: 1, block: 8, buffers: { out: { type: 'u32', count: 8 } }, params: [{ buffer: 'out' }, 4] },
+    });
+    expect(() => tc.compile(parseOri(SRC), { arch: 'sm_90', optLevel: 3, instrumentation: [v] })).toThrow(/phase 13 GeneralOptimizeEarly \(@ptxforge\/test-hidden\)/);
+    expect(v.report.mismatch?.phase.name).toBe('GeneralOptimizeEarly');
+  });
+
+  it('counts every phase that ran as checked', () => {
+    const tc = createToolchain({ plugins: [corePlugin, targetSm90Plugin, testPhases(false)] });
+    const v = createVerifyEachInstrumentation({ seed: 7 });
+    const res = tc.compile(parseOri(SRC), { arch: 'sm_90', optLevel: 3, instrumentation: [v] });
+    const ran = res.phases.filter((p) => p.ran).length;
+    expect(v.report.phasesChecked).toBe(ran);
   });
 
   it('skips kernels whose reference run fails, saying why', () => {

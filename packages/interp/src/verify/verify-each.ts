@@ -1,7 +1,8 @@
 /**
  * --verify-each: an Instrumentation around the phase dispatch loop. Before the first phase it runs every
  * kernel of the unit on fixed inputs (a launch description, or inputs generated from a seed) and keeps the
- * final memory; after each phase that changed the IR it runs again and compares all observable memory
+ * final memory; after each phase that ran it checks the IR: a changed one (or one whose text differs
+ * although it reported no change) runs again and compares all observable memory
  * (every launch buffer and every `.global` variable). The first difference stops the compilation with a
  * VERIFY_EACH_MISMATCH error naming the phase, the kernel, the first differing address and both values,
  * and (with `outDir`) the IR before and after that phase is written to files.
@@ -87,9 +88,13 @@ export function createVerifyEachInstrumentation(opts: VerifyEachOptions = {}): V
       lastGoodText = printModule(m);
     },
     afterPhase(phase, module, result) {
-      if (!result.changed || !refs.length) return;
+      if (!refs.length) return;
       const m = module as OriModule;
+      // Every phase that ran is checked, not only those whose IR version moved: a phase that reports no
+      // change must print to the same text (an edit behind the mutation API would escape the version
+      // counter); if it does not, it is run and compared like a changed one.
       report.phasesChecked++;
+      if (!result.changed && printModule(m) === lastGoodText) return;
       for (const ref of refs) {
         const now = runKernel(m, ref.launch);
         report.runs++;

@@ -28,7 +28,8 @@ const TYPES: Record<string, readonly string[]> = {
   fma: [...F16, ...FLT], rcp: FLT, sqrt: FLT, rsqrt: FLT, sin: ['f32'], cos: ['f32'], lg2: ['f32'],
   ex2: ['f32', ...F16], tanh: ['f32', ...F16], popc: ['b32', 'b64'], clz: ['b32', 'b64'], brev: ['b32', 'b64'],
   bfind: ['u32', 'u64', 's32', 's64'], bfe: ['u32', 'u64', 's32', 's64'], bfi: ['b32', 'b64'], prmt: ['b32'],
-  copysign: FLT, testp: FLT, cvta: ['u32', 'u64'], vote: ['b32', 'pred'],
+  copysign: FLT, testp: FLT, cvta: ['u32', 'u64'], vote: ['b32', 'pred'], shfl: ['b32'],
+  mov: ['pred', 'b16', 'b32', 'b64', 'b128', 'u16', 'u32', 'u64', 's16', 's32', 's64', 'f32', 'f64'],
   ld: ['b8', 'b16', 'b32', 'b64', 'b128', 'u8', 'u16', 'u32', 'u64', 's8', 's16', 's32', 's64', 'f32', 'f64'],
 };
 TYPES.st = TYPES.ld!;
@@ -56,7 +57,7 @@ function fail(c: FnLowerer, code: string, message: string): never {
 /** ptxas names the instruction with the modifiers that select its form (`mul.wide`, `cvta.to`). */
 function ptxasName(c: FnLowerer): string {
   const { opcode, mods } = c.ins;
-  if ((opcode === 'mul' || opcode === 'mad') && (mods.includes('lo') || mods.includes('hi') || mods.includes('wide'))) {
+  if ((opcode === 'mul' || opcode === 'mad' || opcode === 'mul24' || opcode === 'mad24') && (mods.includes('lo') || mods.includes('hi') || mods.includes('wide'))) {
     return `${opcode}.${mods.find((m) => m === 'lo' || m === 'hi' || m === 'wide')}`;
   }
   if (opcode === 'cvta' && mods.includes('to')) return 'cvta.to';
@@ -338,6 +339,10 @@ function allowedMods(opcode: string, t: PtxType | undefined, mods: readonly stri
       return set('sync', 'up', 'down', 'bfly', 'idx');
     case 'exit':
       return set();
+    case 'mul24':
+      return set('lo', 'hi');
+    case 'mad24':
+      return set('lo', 'hi', mods.includes('hi') && 'sat');
     case 'ld': case 'ldu':
       return LD_MODS;
     case 'st':
@@ -422,8 +427,8 @@ function checkModifiers(c: FnLowerer, t: PtxType | undefined): void {
     const cache = mods.find((m) => m.startsWith('L1::') || m.startsWith('L2::') || ['ca', 'cg', 'cs', 'lu', 'cv', 'nc', 'wb', 'wt'].includes(m));
     if (cache) fail(c, 'PTX_ILLEGAL_MODIFIER', `Modifier '.${cache}' cannot be applied to '.param' space for instruction '${opcode}'`);
   }
-  if ((opcode === 'ld' || opcode === 'st') && mods.includes('volatile') && mods.includes('local')) {
-    fail(c, 'PTX_ILLEGAL_MODIFIER', `Modifier '.volatile' cannot be applied to '.local' space`);
+  if ((opcode === 'ld' || opcode === 'st') && mods.includes('volatile') && (mods.includes('local') || mods.includes('param'))) {
+    fail(c, 'PTX_ILLEGAL_MODIFIER', `Modifier '.volatile' cannot be applied to '.${mods.includes('local') ? 'local' : 'param'}' space`);
   }
   if ((opcode === 'ld' || opcode === 'st') && mods.some((m) => m === 'cta' || m === 'cluster' || m === 'gpu' || m === 'sys') && !mods.some((m) => m === 'relaxed' || m === 'acquire' || m === 'release')) {
     fail(c, 'PTX_ILLEGAL_MODIFIER', `Modifier '.${mods.find((m) => m === 'cta' || m === 'cluster' || m === 'gpu' || m === 'sys')}' requires memory order with '${opcode}' instruction`);
@@ -439,6 +444,16 @@ const MEMORY_OPS = new Set(['ld', 'ldu', 'st', 'atom', 'red', 'prefetch', 'prefe
  */
 function checkAddressSize(c: FnLowerer): void {
   const { opcode, mods, operands } = c.ins;
+  // `mov.u32 r, g` / `cvta.global.u32`: the 32-bit address of a .global variable, or a 32-bit generic address.
+  if (opcode === 'mov' && operands.length === 2 && operands[1]!.kind === 'name' && mods.some((m) => m === 'u32' || m === 'b32' || m === 's32')) {
+    const s = c.lookup((operands[1] as { name: string }).name);
+    if (s?.kind === 'var' && s.space === 'global') {
+      fail(c, 'PTX_ADDRESS_SIZE_32', `Program uses 32-bit address ('${(operands[1] as { name: string }).name}') which is conflicting with .address_size 64: 32-bit compilation is no longer supported`);
+    }
+  }
+  if (opcode === 'cvta' && mods.includes('u32')) {
+    fail(c, 'PTX_ADDRESS_SIZE_32', `Program uses 32-bit address (cvta.u32) which is conflicting with .address_size 64: 32-bit compilation is no longer supported`);
+  }
   if (!MEMORY_OPS.has(opcode)) return;
   if (mods.some((m) => m === 'shared' || m.startsWith('shared::') || m === 'local' || m === 'const' || m === 'param')) return;
   const a = operands.find((o) => o.kind === 'addr');
@@ -448,6 +463,28 @@ function checkAddressSize(c: FnLowerer): void {
   if (s?.kind !== 'reg' || (s.vec && comp === undefined)) return;
   if (s.type.bits === 32) {
     fail(c, 'PTX_ADDRESS_SIZE_32', `Program uses 32-bit address ('${a.base}') which is conflicting with .address_size 64: 32-bit compilation is no longer supported`);
+  }
+}
+
+/**
+ * The oldest .target each instruction form needs (PTX ISA "Target ISA notes"; wording of ptxas 13.0.88:
+ * "Instruction 'shf.l' requires .target sm_32 or higher", "Feature 'cvt.f16x2.f32' requires ...").
+ * `form` names the instruction as ptxas does; `kind` picks "Instruction" or "Feature".
+ */
+const TARGET_GATES: ReadonlyArray<{ opcode: string; sm: number; kind: 'Instruction' | 'Feature'; form: (mods: readonly string[]) => string | undefined }> = [
+  { opcode: 'shf', sm: 32, kind: 'Instruction', form: (m) => (m.includes('l') ? 'shf.l' : m.includes('r') ? 'shf.r' : 'shf') },
+  { opcode: 'dp4a', sm: 61, kind: 'Instruction', form: () => 'dp4a' },
+  { opcode: 'dp2a', sm: 61, kind: 'Instruction', form: () => 'dp2a' },
+  { opcode: 'cvt', sm: 80, kind: 'Feature', form: (m) => (m.includes('f32') && (m.includes('f16x2') || m.includes('bf16x2')) ? `cvt.${m.includes('f16x2') ? 'f16x2' : 'bf16x2'}.f32` : undefined) },
+];
+
+function checkTargetGates(c: FnLowerer): void {
+  const sm = c.mod.targetSm;
+  if (sm === undefined) return;
+  for (const g of TARGET_GATES) {
+    if (g.opcode !== c.ins.opcode || sm >= g.sm) continue;
+    const form = g.form(c.ins.mods);
+    if (form) fail(c, 'PTX_TARGET_FEATURE', `${g.kind} '${form}' requires .target sm_${g.sm} or higher`);
   }
 }
 
@@ -464,10 +501,17 @@ function checkAddressRegisters(c: FnLowerer): void {
   }
 }
 
-/** Run every check on the current instruction (`c.ins`). */
-export function checkInstruction(c: FnLowerer): void {
+/** The checks of one instruction that read only its opcode, modifiers and module (and its address size). */
+function checkForm(c: FnLowerer): { t: PtxType | undefined; types: PtxType[] } {
   const { opcode, mods } = c.ins;
-  checkAddressRegisters(c);
+  checkTargetGates(c);
+  if ((opcode === 'ld' || opcode === 'st' || opcode === 'ldu') && mods.filter((m) => SPACE_MODS.has(m)).length > 1) {
+    fail(c, 'PTX_STATE_SPACE', `Unexpected number of state spaces specified in instruction '${opcode}'`);
+  }
+  if (opcode === 'shf' && !mods.includes('clamp') && !mods.includes('wrap')) {
+    fail(c, 'PTX_MODIFIER_REQUIRED', `Clamp modifier required for instruction '${mods.includes('l') ? 'shf.l' : mods.includes('r') ? 'shf.r' : 'shf'}'`);
+  }
+  if ((opcode === 'dp2a') && !mods.includes('lo') && !mods.includes('hi')) fail(c, 'PTX_MODIFIER_REQUIRED', `'.hi/.lo' modifier required for instruction 'dp2a'`);
   if ((opcode === 'vote' || opcode === 'shfl') && !mods.includes('sync') && (c.mod.targetSm ?? 0) >= 70 && (c.mod.ptxVersion ?? 0) >= 604) {
     fail(c, 'PTX_SYNC_REQUIRED', `Instruction '${opcode}' without '.sync' is not supported on .target sm_70 and higher from PTX ISA version 6.4`);
   }
@@ -478,6 +522,10 @@ export function checkInstruction(c: FnLowerer): void {
   if (opcode === 'cvt' && !mods.includes('pack') && types.some((x) => x.kind === 'b')) {
     fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for 'cvt' (${types.map((x) => `.${x.name}`).join('')}: conversions name signed, unsigned or float types)`);
   }
+  // ptxas reads mul24/mad24 with a modifier it does not know as an unknown instruction name.
+  if ((opcode === 'mul24' || opcode === 'mad24') && mods.some((m) => !isTypeMod(m) && m !== 'lo' && m !== 'hi' && m !== 'sat')) {
+    fail(c, 'PTX_UNKNOWN_INSTRUCTION', `Not a name of any known instruction: '${opcode}' (.${mods.find((m) => !isTypeMod(m) && m !== 'lo' && m !== 'hi' && m !== 'sat')})`);
+  }
   if ((opcode === 'mul24' || opcode === 'mad24') && !mods.includes('lo') && !mods.includes('hi')) {
     fail(c, 'PTX_UNKNOWN_INSTRUCTION', `Not a name of any known instruction: '${opcode}' (${opcode}.lo or ${opcode}.hi)`);
   }
@@ -485,6 +533,7 @@ export function checkInstruction(c: FnLowerer): void {
   if ((opcode === 'neg' || opcode === 'abs') && t && t.kind === 'u' && types.length === 1) {
     fail(c, 'PTX_INSTRUCTION_TYPE', `Instruction '${opcode}' applies only to signed numeric types (.${t.name})`);
   }
+  if (allowed && !t && opcode !== 'vote') fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for '${opcode}' (no instruction type; it takes ${allowed.map((x) => `.${x}`).join(' ')})`);
   if (allowed && t && (types.length !== 1 || !allowed.includes(t.name))) {
     fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for '${opcode}' (${types.map((x) => `.${x.name}`).join('')}; it takes ${allowed.map((x) => `.${x}`).join(' ')})`);
   }
@@ -503,6 +552,51 @@ export function checkInstruction(c: FnLowerer): void {
       const ok = st.kind === 'f' ? FLT_CMP.has(cmp) : st.kind === 'b' ? cmp === 'eq' || cmp === 'ne' : st.kind === 'u' ? INT_CMP.has(cmp) || UNS_CMP.has(cmp) : INT_CMP.has(cmp);
       if (!ok) fail(c, 'PTX_COMPARISON', `Mismatch between instruction type and comparison qualifier (.${cmp} with .${st.name})`);
     }
+  }
+  return { t, types };
+}
+
+/**
+ * Opcode/modifier combinations that passed the checks that read nothing else (per module: the .sync rule
+ * reads its target and PTX version), with their types: most instructions of a function repeat a few forms,
+ * so those checks run once per form. The operand checks still run on every instruction.
+ */
+const formsChecked = new WeakMap<object, FormNode>();
+
+/** A trie over opcode then modifiers (no key string built per instruction); `checked` once the form passed. */
+interface FormNode {
+  next?: Map<string, FormNode>;
+  checked?: { t: PtxType | undefined; types: PtxType[] };
+}
+
+function formNode(root: FormNode, opcode: string, mods: readonly string[]): FormNode {
+  let n = root;
+  for (let k = -1; k < mods.length; k++) {
+    const part = k < 0 ? opcode : mods[k]!;
+    let next = (n.next ??= new Map()).get(part);
+    if (!next) n.next.set(part, (next = {}));
+    n = next;
+  }
+  return n;
+}
+
+/** Run every check on the current instruction (`c.ins`). */
+export function checkInstruction(c: FnLowerer): void {
+  const { opcode, mods } = c.ins;
+  // operand checks first, as before the form cache (same first error)
+  checkAddressRegisters(c);
+  let root = formsChecked.get(c.mod);
+  if (!root) formsChecked.set(c.mod, (root = {}));
+  const form = formNode(root, opcode, mods);
+  let types: PtxType[];
+  let t: PtxType | undefined;
+  if (form.checked) {
+    // the form's own checks passed before; the one check between them that reads operands, in its place
+    checkAddressSize(c);
+    ({ t, types } = form.checked);
+  } else {
+    ({ t, types } = checkForm(c));
+    form.checked = { t, types };
   }
   if (!t) return;
   if (opcode === 'ld' || opcode === 'ldu') {

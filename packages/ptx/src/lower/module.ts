@@ -252,6 +252,7 @@ function lowerFunction(f: FunctionDecl, mod: ModuleInfo, ast: PtxModule, fail: F
   if (f.entry) {
     let off = 0;
     for (const p of f.params) {
+      if (scope.has(p.name)) fail('PTX_SEMANTIC', `Duplicate definition of variable '${p.name}'`, p.pos);
       if (p.space !== 'param') fail('PTX_SEMANTIC', `kernel parameter '${p.name}' must be in .param space`, p.pos);
       if (p.dims.includes(-1)) fail('PTX_SEMANTIC', `Parameter to entry function cannot be an incomplete array ('${p.name}[]')`, p.pos);
       const t = declType(p, fail);
@@ -268,6 +269,7 @@ function lowerFunction(f: FunctionDecl, mod: ModuleInfo, ast: PtxModule, fail: F
     // the Ori parameter/result, the body works on a P register converted on entry / before RET.
     const entryConversions: Array<[Register, Register]> = [];
     for (const p of f.params) {
+      if (scope.has(p.name)) fail('PTX_SEMANTIC', `Duplicate definition of variable '${p.name}'`, p.pos);
       const sym = paramRegs(c, p, fail);
       scope.set(p.name, sym);
       const regs = sym.kind === 'pvar' || sym.kind === 'reg' ? sym.regs : [];
@@ -282,6 +284,7 @@ function lowerFunction(f: FunctionDecl, mod: ModuleInfo, ast: PtxModule, fail: F
       });
     }
     for (const r of f.returns) {
+      if (scope.has(r.name)) fail('PTX_SEMANTIC', `Duplicate definition of variable '${r.name}'`, r.pos);
       const sym = paramRegs(c, r, fail);
       scope.set(r.name, sym);
       if (sym.kind === 'pvar' || sym.kind === 'reg') {
