@@ -34,7 +34,7 @@ function ours(PTX, kernel, disable) {
   const run = JSON.parse(out);
   const m = parseOri(readFileSync(ori, 'utf8'));
   let loops = 0;
-  for (const fn of m.functions) loops += computeLoops(fn).all.length;
+  for (const fn of m.functions) if (fn.name === kernel) loops += computeLoops(fn).all.length; // the kernel only, not device functions
   return { dyn: run.counts.threadInstructions, loops };
 }
 
