@@ -249,9 +249,12 @@ class Parser {
       } else if (k === Tk.Int && bits) {
         const neg = this.p > 0 && this.isP('-', this.p - 1);
         const at = neg ? this.p - 1 : this.p;
-        const v = neg ? -this.intToken() : this.intToken();
+        // As ptxas: the literal is a 64-bit two's-complement value; a negative one is checked by its
+        // negation, which wraps for -2^63 (0x8000000000000000 passes every width there).
+        const v = BigInt.asIntN(64, neg ? -this.intToken() : this.intToken());
         const b = BigInt(bits);
-        if (v < -(1n << (b - 1n)) || v > (1n << b) - 1n) this.failMsg(`Value out of range for type .b${bits} ${v}`, at, 'PTX_SEMANTIC');
+        const bad = v >= 0n ? v > (1n << b) - 1n : BigInt.asIntN(64, -v) > 1n << (b - 1n);
+        if (bad) this.failMsg(`Value out of range for type .b${bits} ${v}`, at, 'PTX_SEMANTIC');
         continue; // intToken moved past the literal
       }
       this.p++;
@@ -505,6 +508,7 @@ class Parser {
       // Operand position: prefix operators and open parentheses, then a literal.
       for (;;) {
         if (this.acceptP('-')) ops.push('-');
+        else if (this.acceptP('+')) continue; // unary plus (`[%rd1++8]`, `+ +24`): ptxas takes it
         else if (this.acceptP('~')) ops.push('~');
         else if (this.acceptP('!')) ops.push('!');
         else if (this.isP('(')) {

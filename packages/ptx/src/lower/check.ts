@@ -547,6 +547,7 @@ function checkForm(c: FnLowerer): { t: PtxType | undefined; types: PtxType[] } {
   if (t) checkRequiredMods(c, t, types);
   if (opcode === 'setp' || opcode === 'set') {
     const cmp = mods.find((m) => ALL_CMP.has(m));
+    if (!cmp) fail(c, 'PTX_MODIFIER_REQUIRED', `Comparison modifier required for instruction '${opcode}'`);
     const st = opcode === 'set' ? types[1] : t;
     if (cmp && st) {
       const ok = st.kind === 'f' ? FLT_CMP.has(cmp) : st.kind === 'b' ? cmp === 'eq' || cmp === 'ne' : st.kind === 'u' ? INT_CMP.has(cmp) || UNS_CMP.has(cmp) : INT_CMP.has(cmp);

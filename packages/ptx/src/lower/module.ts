@@ -82,6 +82,12 @@ function declType(v: VarDecl, fail: Fail): PtxType {
   return t;
 }
 
+/** A `.param` parameter of a type ptxas cannot place there (`.f16x2`; `.pred` must be a register). */
+function checkParamType(p: VarDecl, fail: Fail): void {
+  if (p.type === 'f16x2') fail('PTX_SEMANTIC', `Variable '${p.name}' cannot be allocated in .param state space`, p.pos);
+  if (p.type === 'pred') fail('PTX_SEMANTIC', `Predicate variable '${p.name}' must be in register state space`, p.pos);
+}
+
 /** How an address initializer names a variable: its Ori name, or undefined when the name is no variable. */
 type ResolveVar = (name: string) => string | undefined;
 
@@ -254,6 +260,7 @@ function lowerFunction(f: FunctionDecl, mod: ModuleInfo, ast: PtxModule, fail: F
     for (const p of f.params) {
       if (scope.has(p.name)) fail('PTX_SEMANTIC', `Duplicate definition of variable '${p.name}'`, p.pos);
       if (p.space !== 'param') fail('PTX_SEMANTIC', `kernel parameter '${p.name}' must be in .param space`, p.pos);
+      checkParamType(p, fail);
       if (p.dims.includes(-1)) fail('PTX_SEMANTIC', `Parameter to entry function cannot be an incomplete array ('${p.name}[]')`, p.pos);
       const t = declType(p, fail);
       const elem = byteSize(t) * Math.max(1, p.vec);
@@ -270,6 +277,7 @@ function lowerFunction(f: FunctionDecl, mod: ModuleInfo, ast: PtxModule, fail: F
     const entryConversions: Array<[Register, Register]> = [];
     for (const p of f.params) {
       if (scope.has(p.name)) fail('PTX_SEMANTIC', `Duplicate definition of variable '${p.name}'`, p.pos);
+      if (p.space === 'param') checkParamType(p, fail);
       const sym = paramRegs(c, p, fail);
       scope.set(p.name, sym);
       const regs = sym.kind === 'pvar' || sym.kind === 'reg' ? sym.regs : [];
