@@ -84,3 +84,56 @@ export function cubinLoopCounts(bytes, decodeSection) {
   }
   return out;
 }
+
+/**
+ * The block shape of each kernel of a cubin, from its decoded SASS (`decodeSection` as for cubinLoopCounts):
+ * `bra`/`brx` counts (the trailing `BRA self` after the last EXIT included, as in cubinOpcodeCounts),
+ * `branchOnly`: blocks that hold nothing but an unconditional BRA (a BRA that starts a block: a branch target or
+ * the instruction after an unconditional BRA/BRX/EXIT/RET; the trailing self-loop excluded), and `braToNext`:
+ * unconditional BRAs whose target is the next instruction.
+ */
+export function cubinBranchShape(bytes, decodeSection) {
+  const out = new Map();
+  const always = (d) => !d.guard || (d.guard.n === 7 && !d.guard.not);
+  for (const [name, code] of cubinTextSections(bytes)) {
+    const decoded = decodeSection(code);
+    const targets = new Set();
+    const targetOf = (d) => {
+      const t = d.operands?.find((o) => o.k === 'int');
+      return t ? Number(t.v) : undefined;
+    };
+    let lastInstr = -1;
+    decoded.forEach((d, k) => {
+      if (d.unknown || d.opcode !== 'NOP') lastInstr = k;
+      if (!d.unknown && d.opcode === 'BRA') {
+        const t = targetOf(d);
+        if (t !== undefined) targets.add(t);
+      }
+    });
+    let bra = 0;
+    let brx = 0;
+    let branchOnly = 0;
+    let braToNext = 0;
+    let prevEnds = true;
+    decoded.forEach((d, k) => {
+      const addr = k * 16;
+      if (d.unknown) {
+        prevEnds = false;
+        return;
+      }
+      if (d.opcode === 'BRX') brx++;
+      if (d.opcode === 'BRA') {
+        bra++;
+        const t = targetOf(d);
+        const selfLoop = t === addr && k === lastInstr;
+        if (always(d) && !selfLoop) {
+          if (prevEnds || targets.has(addr)) branchOnly++;
+          if (t === addr + 16) braToNext++;
+        }
+      }
+      prevEnds = always(d) && (d.opcode === 'BRA' || d.opcode === 'BRX' || d.opcode === 'EXIT' || d.opcode === 'RET');
+    });
+    out.set(name, { bra, brx, branchOnly, braToNext });
+  }
+  return out;
+}

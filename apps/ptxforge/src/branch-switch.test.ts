@@ -6,13 +6,18 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createToolchain, type CompileResult, type Toolchain } from '@ptxforge/kernel';
 import { createVerifyEachInstrumentation, runKernel, type Launch } from '@ptxforge/interp';
+import { cubinOfModule } from '@ptxforge/codegen';
+import { runCubin } from '@ptxforge/sass-lift';
+import { decodeVoltaSection } from '@ptxforge/mercury-volta';
 import { loadDefaultPlugins } from './plugins.js';
 // @ts-expect-error plain ESM helper shared with scripts/bench-branch.mjs (no type declarations)
-import { cubinOpcodeCounts } from '../../../scripts/lib/cubin-branches.mjs';
+import { cubinBranchShape, cubinOpcodeCounts } from '../../../scripts/lib/cubin-branches.mjs';
 
 /**
  * Acceptance of the branch & switch family (issue 13) on PTX that nvcc made from our CUDA kernels
- * (plugins/branch/test/fixtures/switch): -O3 for sm_90 with --verify-each, then the shape ptxas reaches.
+ * (plugins/branch/test/fixtures/switch): -O3 for sm_90 with --verify-each, then the shape ptxas reaches, counted
+ * in the machine code of both: our cubin (code generation included) against ptxas -O3's, BRA + BRX each (the
+ * one `BRA self` both append after the last EXIT included on both sides).
  */
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const dir = path.join(repo, 'plugins/branch/test/fixtures/switch');
@@ -87,18 +92,33 @@ describe('branch & switch family on nvcc switches (sm_90 -O3)', () => {
     expect(shape(compile(name).r).branchOnly).toBe(0);
   });
 
+  type Shape = { bra: number; brx: number; branchOnly: number; braToNext: number };
+  const decode = (code: Uint8Array) => decodeVoltaSection('sm_90', code);
+
+  it.each(kernels)('%s: our cubin computes what the PTX does, with no branch-only block and no BRA to the next instruction', (name) => {
+    const { r, launch, file } = compile(name);
+    const cubin = cubinOfModule(tc, r.module, 'sm_90').cubin;
+    const ours = (cubinBranchShape(cubin, decode) as Map<string, Shape>).get(launch.kernel!)!;
+    expect(ours.branchOnly).toBe(0);
+    expect(ours.braToNext).toBe(0);
+    // The reference: the PTX as written, unoptimized.
+    const ref = tc.compile({ text: readFileSync(file, 'utf8'), file }, { arch: 'sm_90', optLevel: 0 });
+    const want = runKernel(ref.module, launch);
+    const got = runCubin(cubin, launch).result;
+    expect(got.errors).toEqual([]);
+    expect(Buffer.from(got.buffers.out!.bytes).toString('hex')).toBe(Buffer.from(want.buffers.out!.bytes).toString('hex'));
+  });
+
   describe.skipIf(!hasPtxas)('against ptxas -O3 (skipped when ptxas is not on PATH)', () => {
     const tmp = hasPtxas ? mkdtempSync(path.join(os.tmpdir(), 'branch-switch-')) : '';
-    it.each(kernels)('%s: no more branches than ptxas, and a BRX where ptxas has one', (name) => {
+    it.each(kernels)('%s: no more branches than ptxas in the cubin, and a BRX where ptxas has one', (name) => {
       const { r, launch, file } = compile(name);
       const out = path.join(tmp, `${name}.cubin`);
       expect(spawnSync('ptxas', ['-arch=sm_90', '-O3', file, '-o', out]).status).toBe(0);
       const p = (cubinOpcodeCounts(readFileSync(out)) as Map<string, { bra: number; brx: number }>).get(launch.kernel!)!;
-      const s = shape(r);
-      expect(s.branches).toBeLessThanOrEqual(p.bra + p.brx);
-      // ptxas's BRX in sparse16 is a table for one leaf cluster {0, 9} of nvcc's tree (bounds implied by the
-      // tree's splits); we lower that switch as one search tree. Everywhere else a BRX of ptxas is ours too.
-      if (p.brx > 0 && name !== 'sparse16') expect(s.brx).toBeGreaterThan(0);
+      const ours = (cubinBranchShape(cubinOfModule(tc, r.module, 'sm_90').cubin, decode) as Map<string, Shape>).get(launch.kernel!)!;
+      expect(ours.bra + ours.brx, `ours ${ours.bra} BRA + ${ours.brx} BRX, ptxas ${p.bra} + ${p.brx}`).toBeLessThanOrEqual(p.bra + p.brx);
+      if (p.brx > 0) expect(ours.brx).toBeGreaterThan(0);
     });
   });
 });

@@ -206,8 +206,39 @@ function optimizeBlock(
       return 'removed'; // b left this layout position
     }
   }
+  // 7. Island relocation: prev branches unconditionally over a run of blocks (b and up to ISLAND_RUN_MAX - 1 after
+  // it) to the block after the run, and no block of the run falls through (case or default bodies placed between
+  // a loop's preheader and its header): moving the run to the end lets prev fall through, one branch less (rule 4
+  // drops prev's branch on the revisit).
+  if ((s.kind === 'uncond' || s.kind === 'return') && prev && next && !isEntry && !pinned.has(b)) {
+    const pInfo = analyzeBranch(prev, b);
+    if (pInfo && pInfo.shape.kind === 'uncond' && pInfo.shape.target !== b) {
+      const to = pInfo.shape.target;
+      const run: Block[] = [b];
+      let cur: Block | undefined = next;
+      while (cur && cur !== to && run.length < ISLAND_RUN_MAX && !pinned.has(cur) && cur !== fn.blocks[0]) {
+        const ci = analyzeBranch(cur, cur.layoutNext);
+        if (!ci || (ci.shape.kind !== 'uncond' && ci.shape.kind !== 'return')) break;
+        run.push(cur);
+        cur = cur.layoutNext;
+      }
+      const last = fn.blocks[fn.blocks.length - 1]!;
+      if (cur === to && !run.includes(last)) {
+        let after = last;
+        for (const r of run) {
+          fn.moveBlock(r, after);
+          after = r;
+        }
+        stats.tailBlocksMoved += run.length;
+        return 'removed';
+      }
+    }
+  }
   return 'unchanged';
 }
+
+/** Longest run of branch-only-entered blocks rule 7 moves at once (bounds its forward scan). */
+const ISLAND_RUN_MAX = 8;
 
 /** A copy of conditional branch `like` (same modifiers) to `target`, with the guard's sense `not`. */
 function newCondBranch(like: Instr, target: Block, not: boolean): Instr {

@@ -324,6 +324,13 @@ function caseRanges(cases: RecognisedSwitch['cases']): Array<{ lo: number; hi: n
 export const BST_LEAF_TESTS = 3;
 /** A dense cluster of at least this many case values inside a sparse switch becomes a table leaf. */
 export const SUBTABLE_MIN_CASES = 4;
+/**
+ * Two or three neighbouring case values (a leaf's worth of tests) become a table leaf when they fill at least
+ * this fraction of their span: a leaf's tests cost one branch each, a table one BRX (its clamp is branch-free)
+ * and span entries of constant bank. ptxas tables the leaf {0, 9} of a sparse tree (20%) but not {3, 17} (13%);
+ * LLVM's jump-table densities are 10% (size) and 40% (speed).
+ */
+export const SUBTABLE_LEAF_MIN_DENSITY = 0.2;
 
 /** One leaf of the search tree: a chain of range tests, or a table over a dense cluster. */
 type Leaf =
@@ -336,12 +343,13 @@ const leafLo = (l: Leaf): number => (l.kind === 'chain' ? l.ranges[0]!.lo : l.lo
  * Split the sorted cases into leaves: dense clusters (greedy, linear: a cluster grows while at least
  * JUMP_TABLE_MIN_DENSITY of its span is used) with >= SUBTABLE_MIN_CASES values and more than one target
  * become table leaves (spec: the strategy may use a table wherever "most bits in a range are set"; ptxas puts
- * small tables under the leaves of a tree); the runs between them are cut into chains of <= BST_LEAF_TESTS
- * range tests, as evenly as possible.
+ * small tables under the leaves of a tree), and so do two or three neighbours filling SUBTABLE_LEAF_MIN_DENSITY
+ * of their span; the runs between them are cut into chains of <= BST_LEAF_TESTS range tests, as evenly as
+ * possible.
  */
 function bstLeaves(cases: RecognisedSwitch['cases'], budget: number, tables: boolean): Leaf[] {
   const leaves: Leaf[] = [];
-  let pending: RecognisedSwitch['cases'] = [];
+  let pending: Array<RecognisedSwitch['cases'][number]> = [];
   const flush = (): void => {
     if (!pending.length) return;
     const ranges = caseRanges(pending);
@@ -357,15 +365,32 @@ function bstLeaves(cases: RecognisedSwitch['cases'], budget: number, tables: boo
   while (i < cases.length) {
     let j = i;
     while (j + 1 < cases.length && (j + 2 - i) / (cases[j + 1]!.v - cases[i]!.v + 1) >= JUMP_TABLE_MIN_DENSITY && cases[j + 1]!.v - cases[i]!.v < budget) j++;
+    const manyTargets = (a: number, b: number): boolean => {
+      for (let k = a + 1; k <= b; k++) if (cases[k]!.target !== cases[a]!.target) return true;
+      return false;
+    };
+    if (tables && j + 1 - i < SUBTABLE_MIN_CASES) {
+      // Not a dense cluster: two or three neighbouring values that fill enough of their span are a small table
+      // leaf (one BRX instead of a test per value).
+      for (let k = Math.min(i + BST_LEAF_TESTS - 1, cases.length - 1); k > i; k--) {
+        const span = cases[k]!.v - cases[i]!.v + 1;
+        if (span <= budget && (k + 1 - i) / span >= SUBTABLE_LEAF_MIN_DENSITY && manyTargets(i, k)) {
+          j = k;
+          break;
+        }
+      }
+    }
     const cluster = cases.slice(i, j + 1);
-    let targets = 1;
-    for (let k = 1; k < cluster.length; k++) if (cluster[k]!.target !== cluster[0]!.target) targets = 2;
-    if (tables && cluster.length >= SUBTABLE_MIN_CASES && targets > 1) {
+    if (tables && cluster.length >= 2 && manyTargets(i, j) && (cluster.length >= SUBTABLE_MIN_CASES || (cluster.length / (cluster[cluster.length - 1]!.v - cluster[0]!.v + 1)) >= SUBTABLE_LEAF_MIN_DENSITY)) {
       flush();
       leaves.push({ kind: 'table', lo: cluster[0]!.v, hi: cluster[cluster.length - 1]!.v, cases: cluster });
       i = j + 1;
+    } else if (cluster.length >= SUBTABLE_MIN_CASES) {
+      // A dense run with one target: tested as ranges; skipping it whole keeps the scan linear.
+      for (const c of cluster) pending.push(c);
+      i = j + 1;
     } else {
-      pending = pending.concat(cases.slice(i, i + 1));
+      pending.push(cases[i]!);
       i++;
     }
   }
