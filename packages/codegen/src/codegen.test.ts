@@ -1189,6 +1189,51 @@ bb8:
     expect(hex(compileToCubin(tc, ptx, { arch: 'sm_90' }).cubin)).toBe(hex(compileToCubin(tc, ptx, { arch: 'sm_90' }).cubin));
   });
 
+  it('64-bit integer min/max (signed and unsigned): ISETP.LT.U32 + ISETP.LT.EX chained, one SEL per word, as ptxas', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<12>;
+  .reg .b32 %r<2>;
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 16;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.u64 %rd5, [%rd4];
+  ld.global.u64 %rd6, [%rd4+8];
+  min.s64 %rd7, %rd5, %rd6;
+  max.s64 %rd8, %rd5, %rd6;
+  min.u64 %rd9, %rd5, %rd6;
+  max.u64 %rd10, %rd5, %rd6;
+  min.s64 %rd11, %rd5, -5;
+  mul.wide.u32 %rd3, %r1, 40;
+  add.u64 %rd4, %rd2, %rd3;
+  st.global.u64 [%rd4], %rd7;
+  st.global.u64 [%rd4+8], %rd8;
+  st.global.u64 [%rd4+16], %rd9;
+  st.global.u64 [%rd4+24], %rd10;
+  st.global.u64 [%rd4+32], %rd11;
+  ret;
+}`;
+    const M = 0xffffffffffffffffn;
+    const pairs: Array<[bigint, bigint]> = [[1n, 2n], [2n, 1n], [M, 1n], [1n << 63n, (1n << 63n) - 1n], [0x100000000n, 0xffffffffn], [0x1ffffffffn, 0x1fffffffen], [5n, 5n], [M - 3n, M - 2n]];
+    const buf = Buffer.alloc(16 * pairs.length);
+    pairs.forEach(([x, y], i) => {
+      buf.writeBigUInt64LE(x, 16 * i);
+      buf.writeBigUInt64LE(y, 16 * i + 8);
+    });
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [pairs.length, 1, 1],
+      buffers: { input: { hex: buf.toString('hex') }, output: { hex: '00'.repeat(40 * pairs.length) } }, params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    const o = Buffer.from(sameAsPtxPath(ptx, launch).out, 'hex');
+    // pair 2: (-1, 1): signed min -1, unsigned min 1
+    expect(o.readBigUInt64LE(80)).toBe(M);
+    expect(o.readBigUInt64LE(80 + 16)).toBe(1n);
+  });
+
   it('names the opcode it cannot select yet (coded error, not a crash)', () => {
     const ptx = `.version 7.8
 .target sm_90

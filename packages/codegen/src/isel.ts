@@ -429,7 +429,7 @@ class Selector {
         return this.emit(op, comb, [this.def(d[0]), d[1] ? this.def(d[1]) : { k: 'reg', file: 'P', n: 7 }, ...(op === 'DSETP' ? [this.dsrc(u[0]!), this.dsrc(u[1]!)] : [this.whole(u[0]!, { float: true }), this.whole(u[1]!, { float: true })]), this.whole(u[2] ?? { kind: 'pt' })], 2);
       }
       case 'IMNMX': {
-        if (this.widthOf(d[0]) !== 1) this.fail('64-bit min/max');
+        if (this.widthOf(d[0]) !== 1) return this.minmax64(ins);
         const m = mods.filter((x) => x !== 'S32');
         return this.emit('IMNMX', m, [this.def(d[0]), this.part(u[0]!, 0), this.part(u[1]!, 0), this.part(u[2]!, 0)], 1);
       }
@@ -1694,6 +1694,24 @@ class Selector {
     this.emit('SHF', ['R', signed ? 'S64' : 'U64'], [this.r(lo), alo, sOp, ahi], 1);
     this.emit('SHF', ['R', signed ? 'S32' : 'U32', 'HI'], [this.def(d, 1), RZ(), sOp, ahi], 1);
     this.emit('MOV', [], [this.def(d, 0), this.r(lo)], 1);
+  }
+
+  /**
+   * 64-bit integer min/max, as ptxas: a < b from ISETP.LT.U32 on the low words chained into ISETP.LT(.U32).EX
+   * on the high words, then one SEL per word. The selector is PT (minimum) or !PT (maximum), as IMNMX's.
+   */
+  minmax64(ins: Instr): void {
+    const [a, b, p] = ins.uses;
+    if (!a || !b || !p || p.kind !== 'pt') this.fail('64-bit min/max with a register selector');
+    const unsigned = ins.mods.includes('U64') || ins.mods.includes('U32');
+    const lo = this.newV('P', 1);
+    const lt = this.newV('P', 1);
+    this.emit('ISETP', ['LT', 'U32', 'AND'], [this.r(lo), PT(), this.part(a, 0), this.part(b, 0), PT()], 2);
+    this.emit('ISETP', ['LT', ...(unsigned ? ['U32'] : []), 'AND', 'EX'], [this.r(lt), PT(), this.part(a, 1), this.part(b, 1), PT(), this.r(lo)], 2);
+    // minimum: a where a < b; maximum: b where a < b
+    const [x, y] = p.not ? [b, a] : [a, b];
+    const d = ins.defs[0]!;
+    for (let w = 0; w < 2; w++) this.emit('SEL', [], [this.def(d, w), this.part(x, w), this.part(y, w), this.r(lt)], 1);
   }
 
   isetp(ins: Instr): void {
