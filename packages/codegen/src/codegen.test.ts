@@ -1234,6 +1234,53 @@ bb8:
     expect(o.readBigUInt64LE(80 + 16)).toBe(1n);
   });
 
+  it('f16x2 add and multiply (HADD2/HMUL2, FTZ and not, immediate operands) over normal, subnormal and special halves', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<6>;
+  .reg .b32 %r<3>;
+  .reg .f16x2 %h<10>;
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 8;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.b32 %h1, [%rd4];
+  ld.global.b32 %h2, [%rd4+4];
+  add.rn.f16x2 %h3, %h1, %h2;
+  add.ftz.f16x2 %h4, %h1, %h2;
+  mul.rn.f16x2 %h5, %h1, %h2;
+  mul.ftz.f16x2 %h6, %h1, %h2;
+  sub.f16x2 %h7, %h1, %h2;
+  mov.b32 %h8, 0x3c00bc00;
+  mul.f16x2 %h9, %h1, %h8;
+  mul.wide.u32 %rd3, %r1, 24;
+  add.u64 %rd5, %rd2, %rd3;
+  st.global.b32 [%rd5], %h3;
+  st.global.b32 [%rd5+4], %h4;
+  st.global.b32 [%rd5+8], %h5;
+  st.global.b32 [%rd5+12], %h6;
+  st.global.b32 [%rd5+16], %h7;
+  st.global.b32 [%rd5+20], %h9;
+  ret;
+}`;
+    // halves: 1, -2, 0.5, 65504 (max), a subnormal, -0, inf, NaN, 3.14, -1.5
+    const words = [[0x3c00c000, 0x38003c00], [0x7bff7bff, 0x3c003c00], [0x00018001, 0x3c000001], [0x80007c00, 0x3c00fc00], [0x7e004248, 0x3c00be00], [0x03ff0200, 0x38003800]];
+    const buf = Buffer.alloc(8 * words.length);
+    words.forEach(([x, y], i) => {
+      buf.writeUInt32LE(x!, 8 * i);
+      buf.writeUInt32LE(y!, 8 * i + 4);
+    });
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [words.length, 1, 1],
+      buffers: { input: { hex: buf.toString('hex') }, output: { hex: '00'.repeat(24 * words.length) } }, params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    const o = Buffer.from(sameAsPtxPath(ptx, launch).out, 'hex');
+    expect(o.readUInt32LE(0)).toBe(0x3e00bc00); // lanes: lo -2 + 1 = -1 (0xbc00), hi 1 + 0.5 = 1.5 (0x3e00)
+  });
+
   it('names the opcode it cannot select yet (coded error, not a crash)', () => {
     const ptx = `.version 7.8
 .target sm_90

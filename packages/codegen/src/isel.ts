@@ -512,6 +512,14 @@ class Selector {
         const pd = d.find((x) => x.kind === 'reg' && (x.reg.cls === 'P' || x.reg.cls === 'UP'));
         return this.emit('VOTE', [kind], [rd ? this.def(rd) : c2rz(), pd ? this.def(pd) : PT(), this.pred(u[0] ?? { kind: 'pt' })], 2);
       }
+      case 'HADD2':
+      case 'HMUL2': {
+        // packed f16x2 add/multiply: HADD2/HMUL2 Rd, Ra, Rb (.FTZ kept; RN is the only rounding PTX allows for f16x2)
+        const keep = mods.filter((m) => m !== 'RN');
+        if (keep.some((m) => m !== 'FTZ')) this.fail(`${op} modifiers ${keep.join('.')}`);
+        const srcs = u.map((x) => this.inReg(this.part(x, 0)));
+        return this.emit(op, keep, [this.def(d[0]), ...srcs], 1);
+      }
       case 'HFMA2': {
         if (mods.some((m) => m !== 'RN')) this.fail('HFMA2 modifiers');
         const srcs = u.map((x) => this.inReg(this.part(x, 0)));
