@@ -1281,6 +1281,53 @@ bb8:
     expect(o.readUInt32LE(0)).toBe(0x3e00bc00); // lanes: lo -2 + 1 = -1 (0xbc00), hi 1 + 0.5 = 1.5 (0x3e00)
   });
 
+  it('warp shuffles (idx/up/down/bfly, register and immediate lane and clamp, the in-range predicate) over a full warp', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<6>;
+  .reg .b32 %r<16>;
+  .reg .pred %p<3>;
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.u32 %r2, [%rd4];
+  and.b32 %r3, %r2, 63;
+  shfl.sync.idx.b32 %r4|%p1, %r2, %r3, 31, -1;
+  selp.u32 %r5, 1, 0, %p1;
+  shfl.sync.up.b32 %r6|%p2, %r2, 3, 0, -1;
+  selp.u32 %r7, 1, 0, %p2;
+  shfl.sync.down.b32 %r8, %r2, 5, 0x1f, -1;
+  shfl.sync.bfly.b32 %r9, %r2, 6, 0x1f, -1;
+  shfl.sync.idx.b32 %r10, %r1, %r3, 0x0c1f, -1;
+  shfl.sync.down.b32 %r11|%p1, %r2, %r3, %r1, 0xffffffff;
+  selp.u32 %r12, 1, 0, %p1;
+  mul.wide.u32 %rd3, %r1, 32;
+  add.u64 %rd5, %rd2, %rd3;
+  st.global.u32 [%rd5], %r4;
+  st.global.u32 [%rd5+4], %r5;
+  st.global.u32 [%rd5+8], %r6;
+  st.global.u32 [%rd5+12], %r7;
+  st.global.u32 [%rd5+16], %r8;
+  st.global.u32 [%rd5+20], %r9;
+  st.global.u32 [%rd5+24], %r10;
+  st.global.u32 [%rd5+28], %r12;
+  ret;
+}`;
+    const buf = Buffer.alloc(4 * 32);
+    for (let i = 0; i < 32; i++) buf.writeUInt32LE((i * 2654435761) >>> 0, 4 * i);
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [32, 1, 1],
+      buffers: { input: { hex: buf.toString('hex') }, output: { hex: '00'.repeat(32 * 32) } }, params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    const o = Buffer.from(sameAsPtxPath(ptx, launch).out, 'hex');
+    expect(o.readUInt32LE(32 * 1 + 20)).toBe(buf.readUInt32LE(4 * (1 ^ 6))); // bfly 6 from lane 1 reads lane 7
+    expect(o.readUInt32LE(32 * 1 + 12)).toBe(0); // up 3 from lane 1: out of range
+  });
+
   it('names the opcode it cannot select yet (coded error, not a crash)', () => {
     const ptx = `.version 7.8
 .target sm_90

@@ -540,6 +540,8 @@ class Selector {
         }
         return this.emit('LDC', w === 2 ? ['64'] : [], [this.defWhole(d[0]), { k: 'cbank', bank: c.bank, off: c.offset }], 1);
       }
+      case 'SHFL':
+        return this.shfl(ins);
       case 'BAR': {
         if (!mods.includes('SYNC') || d.length || u.length > 1) this.fail('barrier form');
         const id = u[0] ? this.part(u[0], 0) : { k: 'int' as const, v: 0 };
@@ -1720,6 +1722,21 @@ class Selector {
     const [x, y] = p.not ? [b, a] : [a, b];
     const d = ins.defs[0]!;
     for (let w = 0; w < 2; w++) this.emit('SEL', [], [this.def(d, w), this.part(x, w), this.part(y, w), this.r(lt)], 1);
+  }
+
+  /**
+   * Warp shuffle: Ori `d[, p] = SHFL.mode a, b, c[, membermask]` → SASS `SHFL.mode Pd, Rd, Ra, b, c` (the
+   * in-range predicate first, as ptxas). The member mask is not an operand of SHFL: a full-warp mask needs
+   * nothing more; a partial one would need a WARPSYNC, not selected yet.
+   */
+  shfl(ins: Instr): void {
+    const mode = ins.mods.find((m) => m === 'IDX' || m === 'UP' || m === 'DOWN' || m === 'BFLY');
+    if (!mode) this.fail('shuffle mode');
+    const [a, b, c, mask] = ins.uses;
+    if (!a || !b || !c) this.fail('shuffle operands');
+    if (mask && !(mask.kind === 'imm' && u32(mask.value) === 0xffffffff)) this.fail('shuffle with a partial member mask');
+    const [rd, pd] = ins.defs;
+    this.emit('SHFL', [mode], [pd ? this.def(pd) : PT(), this.def(rd), this.inReg(this.part(a, 0)), this.part(b, 0), this.part(c, 0)], 2);
   }
 
   isetp(ins: Instr): void {
