@@ -1189,6 +1189,145 @@ bb8:
     expect(hex(compileToCubin(tc, ptx, { arch: 'sm_90' }).cubin)).toBe(hex(compileToCubin(tc, ptx, { arch: 'sm_90' }).cubin));
   });
 
+  it('64-bit integer min/max (signed and unsigned): ISETP.LT.U32 + ISETP.LT.EX chained, one SEL per word, as ptxas', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<12>;
+  .reg .b32 %r<2>;
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 16;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.u64 %rd5, [%rd4];
+  ld.global.u64 %rd6, [%rd4+8];
+  min.s64 %rd7, %rd5, %rd6;
+  max.s64 %rd8, %rd5, %rd6;
+  min.u64 %rd9, %rd5, %rd6;
+  max.u64 %rd10, %rd5, %rd6;
+  min.s64 %rd11, %rd5, -5;
+  mul.wide.u32 %rd3, %r1, 40;
+  add.u64 %rd4, %rd2, %rd3;
+  st.global.u64 [%rd4], %rd7;
+  st.global.u64 [%rd4+8], %rd8;
+  st.global.u64 [%rd4+16], %rd9;
+  st.global.u64 [%rd4+24], %rd10;
+  st.global.u64 [%rd4+32], %rd11;
+  ret;
+}`;
+    const M = 0xffffffffffffffffn;
+    const pairs: Array<[bigint, bigint]> = [[1n, 2n], [2n, 1n], [M, 1n], [1n << 63n, (1n << 63n) - 1n], [0x100000000n, 0xffffffffn], [0x1ffffffffn, 0x1fffffffen], [5n, 5n], [M - 3n, M - 2n]];
+    const buf = Buffer.alloc(16 * pairs.length);
+    pairs.forEach(([x, y], i) => {
+      buf.writeBigUInt64LE(x, 16 * i);
+      buf.writeBigUInt64LE(y, 16 * i + 8);
+    });
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [pairs.length, 1, 1],
+      buffers: { input: { hex: buf.toString('hex') }, output: { hex: '00'.repeat(40 * pairs.length) } }, params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    const o = Buffer.from(sameAsPtxPath(ptx, launch).out, 'hex');
+    // pair 2: (-1, 1): signed min -1, unsigned min 1
+    expect(o.readBigUInt64LE(80)).toBe(M);
+    expect(o.readBigUInt64LE(80 + 16)).toBe(1n);
+  });
+
+  it('f16x2 add and multiply (HADD2/HMUL2, FTZ and not, immediate operands) over normal, subnormal and special halves', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<6>;
+  .reg .b32 %r<3>;
+  .reg .f16x2 %h<10>;
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 8;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.b32 %h1, [%rd4];
+  ld.global.b32 %h2, [%rd4+4];
+  add.rn.f16x2 %h3, %h1, %h2;
+  add.ftz.f16x2 %h4, %h1, %h2;
+  mul.rn.f16x2 %h5, %h1, %h2;
+  mul.ftz.f16x2 %h6, %h1, %h2;
+  sub.f16x2 %h7, %h1, %h2;
+  mov.b32 %h8, 0x3c00bc00;
+  mul.f16x2 %h9, %h1, %h8;
+  mul.wide.u32 %rd3, %r1, 24;
+  add.u64 %rd5, %rd2, %rd3;
+  st.global.b32 [%rd5], %h3;
+  st.global.b32 [%rd5+4], %h4;
+  st.global.b32 [%rd5+8], %h5;
+  st.global.b32 [%rd5+12], %h6;
+  st.global.b32 [%rd5+16], %h7;
+  st.global.b32 [%rd5+20], %h9;
+  ret;
+}`;
+    // halves: 1, -2, 0.5, 65504 (max), a subnormal, -0, inf, NaN, 3.14, -1.5
+    const words = [[0x3c00c000, 0x38003c00], [0x7bff7bff, 0x3c003c00], [0x00018001, 0x3c000001], [0x80007c00, 0x3c00fc00], [0x7e004248, 0x3c00be00], [0x03ff0200, 0x38003800]];
+    const buf = Buffer.alloc(8 * words.length);
+    words.forEach(([x, y], i) => {
+      buf.writeUInt32LE(x!, 8 * i);
+      buf.writeUInt32LE(y!, 8 * i + 4);
+    });
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [words.length, 1, 1],
+      buffers: { input: { hex: buf.toString('hex') }, output: { hex: '00'.repeat(24 * words.length) } }, params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    const o = Buffer.from(sameAsPtxPath(ptx, launch).out, 'hex');
+    expect(o.readUInt32LE(0)).toBe(0x3e00bc00); // lanes: lo -2 + 1 = -1 (0xbc00), hi 1 + 0.5 = 1.5 (0x3e00)
+  });
+
+  it('warp shuffles (idx/up/down/bfly, register and immediate lane and clamp, the in-range predicate) over a full warp', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<6>;
+  .reg .b32 %r<16>;
+  .reg .pred %p<3>;
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.u32 %r2, [%rd4];
+  and.b32 %r3, %r2, 63;
+  shfl.sync.idx.b32 %r4|%p1, %r2, %r3, 31, -1;
+  selp.u32 %r5, 1, 0, %p1;
+  shfl.sync.up.b32 %r6|%p2, %r2, 3, 0, -1;
+  selp.u32 %r7, 1, 0, %p2;
+  shfl.sync.down.b32 %r8, %r2, 5, 0x1f, -1;
+  shfl.sync.bfly.b32 %r9, %r2, 6, 0x1f, -1;
+  shfl.sync.idx.b32 %r10, %r1, %r3, 0x0c1f, -1;
+  shfl.sync.down.b32 %r11|%p1, %r2, %r3, %r1, 0xffffffff;
+  selp.u32 %r12, 1, 0, %p1;
+  mul.wide.u32 %rd3, %r1, 32;
+  add.u64 %rd5, %rd2, %rd3;
+  st.global.u32 [%rd5], %r4;
+  st.global.u32 [%rd5+4], %r5;
+  st.global.u32 [%rd5+8], %r6;
+  st.global.u32 [%rd5+12], %r7;
+  st.global.u32 [%rd5+16], %r8;
+  st.global.u32 [%rd5+20], %r9;
+  st.global.u32 [%rd5+24], %r10;
+  st.global.u32 [%rd5+28], %r12;
+  ret;
+}`;
+    const buf = Buffer.alloc(4 * 32);
+    for (let i = 0; i < 32; i++) buf.writeUInt32LE((i * 2654435761) >>> 0, 4 * i);
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [32, 1, 1],
+      buffers: { input: { hex: buf.toString('hex') }, output: { hex: '00'.repeat(32 * 32) } }, params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    const o = Buffer.from(sameAsPtxPath(ptx, launch).out, 'hex');
+    expect(o.readUInt32LE(32 * 1 + 20)).toBe(buf.readUInt32LE(4 * (1 ^ 6))); // bfly 6 from lane 1 reads lane 7
+    expect(o.readUInt32LE(32 * 1 + 12)).toBe(0); // up 3 from lane 1: out of range
+  });
+
   it('names the opcode it cannot select yet (coded error, not a crash)', () => {
     const ptx = `.version 7.8
 .target sm_90

@@ -429,7 +429,7 @@ class Selector {
         return this.emit(op, comb, [this.def(d[0]), d[1] ? this.def(d[1]) : { k: 'reg', file: 'P', n: 7 }, ...(op === 'DSETP' ? [this.dsrc(u[0]!), this.dsrc(u[1]!)] : [this.whole(u[0]!, { float: true }), this.whole(u[1]!, { float: true })]), this.whole(u[2] ?? { kind: 'pt' })], 2);
       }
       case 'IMNMX': {
-        if (this.widthOf(d[0]) !== 1) this.fail('64-bit min/max');
+        if (this.widthOf(d[0]) !== 1) return this.minmax64(ins);
         const m = mods.filter((x) => x !== 'S32');
         return this.emit('IMNMX', m, [this.def(d[0]), this.part(u[0]!, 0), this.part(u[1]!, 0), this.part(u[2]!, 0)], 1);
       }
@@ -512,6 +512,14 @@ class Selector {
         const pd = d.find((x) => x.kind === 'reg' && (x.reg.cls === 'P' || x.reg.cls === 'UP'));
         return this.emit('VOTE', [kind], [rd ? this.def(rd) : c2rz(), pd ? this.def(pd) : PT(), this.pred(u[0] ?? { kind: 'pt' })], 2);
       }
+      case 'HADD2':
+      case 'HMUL2': {
+        // packed f16x2 add/multiply: HADD2/HMUL2 Rd, Ra, Rb (.FTZ kept; RN is the only rounding PTX allows for f16x2)
+        const keep = mods.filter((m) => m !== 'RN');
+        if (keep.some((m) => m !== 'FTZ')) this.fail(`${op} modifiers ${keep.join('.')}`);
+        const srcs = u.map((x) => this.inReg(this.part(x, 0)));
+        return this.emit(op, keep, [this.def(d[0]), ...srcs], 1);
+      }
       case 'HFMA2': {
         if (mods.some((m) => m !== 'RN')) this.fail('HFMA2 modifiers');
         const srcs = u.map((x) => this.inReg(this.part(x, 0)));
@@ -532,6 +540,8 @@ class Selector {
         }
         return this.emit('LDC', w === 2 ? ['64'] : [], [this.defWhole(d[0]), { k: 'cbank', bank: c.bank, off: c.offset }], 1);
       }
+      case 'SHFL':
+        return this.shfl(ins);
       case 'BAR': {
         if (!mods.includes('SYNC') || d.length || u.length > 1) this.fail('barrier form');
         const id = u[0] ? this.part(u[0], 0) : { k: 'int' as const, v: 0 };
@@ -1694,6 +1704,39 @@ class Selector {
     this.emit('SHF', ['R', signed ? 'S64' : 'U64'], [this.r(lo), alo, sOp, ahi], 1);
     this.emit('SHF', ['R', signed ? 'S32' : 'U32', 'HI'], [this.def(d, 1), RZ(), sOp, ahi], 1);
     this.emit('MOV', [], [this.def(d, 0), this.r(lo)], 1);
+  }
+
+  /**
+   * 64-bit integer min/max, as ptxas: a < b from ISETP.LT.U32 on the low words chained into ISETP.LT(.U32).EX
+   * on the high words, then one SEL per word. The selector is PT (minimum) or !PT (maximum), as IMNMX's.
+   */
+  minmax64(ins: Instr): void {
+    const [a, b, p] = ins.uses;
+    if (!a || !b || !p || p.kind !== 'pt') this.fail('64-bit min/max with a register selector');
+    const unsigned = ins.mods.includes('U64') || ins.mods.includes('U32');
+    const lo = this.newV('P', 1);
+    const lt = this.newV('P', 1);
+    this.emit('ISETP', ['LT', 'U32', 'AND'], [this.r(lo), PT(), this.part(a, 0), this.part(b, 0), PT()], 2);
+    this.emit('ISETP', ['LT', ...(unsigned ? ['U32'] : []), 'AND', 'EX'], [this.r(lt), PT(), this.part(a, 1), this.part(b, 1), PT(), this.r(lo)], 2);
+    // minimum: a where a < b; maximum: b where a < b
+    const [x, y] = p.not ? [b, a] : [a, b];
+    const d = ins.defs[0]!;
+    for (let w = 0; w < 2; w++) this.emit('SEL', [], [this.def(d, w), this.part(x, w), this.part(y, w), this.r(lt)], 1);
+  }
+
+  /**
+   * Warp shuffle: Ori `d[, p] = SHFL.mode a, b, c[, membermask]` → SASS `SHFL.mode Pd, Rd, Ra, b, c` (the
+   * in-range predicate first, as ptxas). The member mask is not an operand of SHFL: a full-warp mask needs
+   * nothing more; a partial one would need a WARPSYNC, not selected yet.
+   */
+  shfl(ins: Instr): void {
+    const mode = ins.mods.find((m) => m === 'IDX' || m === 'UP' || m === 'DOWN' || m === 'BFLY');
+    if (!mode) this.fail('shuffle mode');
+    const [a, b, c, mask] = ins.uses;
+    if (!a || !b || !c) this.fail('shuffle operands');
+    if (mask && !(mask.kind === 'imm' && u32(mask.value) === 0xffffffff)) this.fail('shuffle with a partial member mask');
+    const [rd, pd] = ins.defs;
+    this.emit('SHFL', [mode], [pd ? this.def(pd) : PT(), this.def(rd), this.inReg(this.part(a, 0)), this.part(b, 0), this.part(c, 0)], 2);
   }
 
   isetp(ins: Instr): void {
