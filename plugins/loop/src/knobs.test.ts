@@ -84,6 +84,9 @@ describe('loop-family knob defaults', () => {
       // ptxas's measured full-unroll rule (unroll.ts measuredFullUnroll; plugins/loop/scripts/ptxas-unroll-experiments.mjs)
       ['UnrollFullSizeTimesIterLimit', 24000],
       ['UnrollFullMaxSize', 8192],
+      // phase 24's profitability gate (pipelining.ts findSchedule)
+      ['PipelineRRegPressureLimit', 32],
+      ['PipelineExtraInstLimit', 256],
     ]);
   });
   describe.skipIf(!existsSync(SPEC_FILE))('against ../shared/spec/ptxas-loop-passes.txt (skipped: spec not present)', () => {

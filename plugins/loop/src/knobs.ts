@@ -66,6 +66,11 @@ export const PIPELINING_KNOBS: readonly KnobDef[] = [
   defineKnob({ name: 'PipelineMIOVQToInstRatio', type: 'double', default: 0, description: 'OriPipelining: MIOVQ-to-instruction ratio threshold for pipeline profitability (0 = unset)' }),
   defineKnob({ name: 'PipelineMultiOutputTex', type: 'int', default: 0, description: 'OriPipelining: enable pipelining of loops with multi-output texture instructions (0 = disabled)' }),
   defineKnob({ name: 'PipelineSpecUsesInHeadOnly', type: 'int', default: 0, description: 'OriPipelining: restrict speculative uses to the loop header only (0 = disabled)' }),
+  // Ours, not in the spec (it names no register or size gate for phase 24; ptxas rarely pipelines ordinary
+  // loops): the profitability gate of pipelining.ts findSchedule. 32 R registers keep full occupancy
+  // (64K registers / 2048 threads per SM); 256 extra instructions bounds prologue + MVE kernel + drains.
+  defineKnob({ name: 'PipelineRRegPressureLimit', type: 'int', default: 32, description: 'OriPipelining (ptxforge, not in the spec): pipelining may raise the estimated R-register pressure of a loop only up to max(this, the unpipelined estimate) (0 = no limit)' }),
+  defineKnob({ name: 'PipelineExtraInstLimit', type: 'int', default: 256, description: 'OriPipelining (ptxforge, not in the spec): most instructions the pipelined form (prologue + kernel copies + drains) may add to the loop body (0 = no limit)' }),
   defineKnob({ name: 'GemmPipelinerEnabled', type: 'bool', default: false, description: 'OriPipelining: master enable for GEMM-specific pipelining' }),
   defineKnob({ name: 'GemmPipelinerPipelineDepthEnforceDeltaFull', type: 'int', default: 0, description: 'OriPipelining: pipeline depth adjustment for full enforcement' }),
   defineKnob({ name: 'GemmPipelinerPipelineDepthEnforceDeltaPartial', type: 'int', default: 0, description: 'OriPipelining: pipeline depth adjustment for partial enforcement' }),

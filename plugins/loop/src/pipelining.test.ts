@@ -56,6 +56,34 @@ describe('OriPipelining analysis', () => {
     new PipeliningPhase().execute(ctx2);
     expect(ctx2.remarks).toEqual([expect.objectContaining({ name: 'LoopPipelined', args: expect.objectContaining({ recMII: 6 }) })]);
     expect((ctx2.remarks[0]!.args as { ii: number }).ii).toBeLessThan(32);
+    const a = ctx2.remarks[0]!.args as { regPressureBefore: number; regPressureAfter: number };
+    expect(a.regPressureAfter).toBeGreaterThan(a.regPressureBefore);
+  });
+  it('profitability gate: pipelining that raises register pressure above PipelineRRegPressureLimit, or adds more than PipelineExtraInstLimit instructions, is rejected with the reason', () => {
+    const lm: LatencyModel = {
+      pipeWidths: [4, 4, 1, 1, 2, 1, 1],
+      pipe: (op) => (op === 'FFMA' ? 'FMA' : op.startsWith('LD') ? 'LSU' : 'ALU'),
+      fixedLatency: (op) => (op === 'FFMA' ? 6 : op.startsWith('LD') ? undefined : 4),
+      variableLatency: (op) => (op.startsWith('LD') ? 'memory' : undefined),
+    };
+    const loop = '  %rd2 = IMAD.WIDE.U32 %r1, 4, %rd1\n  %r5 = LDG.E.32 [%rd2]\n  %r9 = FFMA %r9, %r5, %r5\n';
+    const run = (knobValues: Record<string, number>) => {
+      const ctx = makeTestContext(body(loop), { knobs: LOOP_KNOBS, services: [[LatencyModel, lm]], knobValues });
+      new PipeliningPhase().execute(ctx);
+      return ctx.remarks;
+    };
+    // With a limit below the loop's own pressure, only a schedule that adds no register is accepted (a larger
+    // II with fewer overlapping values), else the loop is rejected naming the gate.
+    const regs = run({ PipelineRRegPressureLimit: 2 });
+    expect(regs).toHaveLength(1);
+    const ra = regs[0]!.args as { reason?: string; regPressureBefore?: number; regPressureAfter?: number };
+    if (regs[0]!.name === 'LoopPipelined') expect(ra.regPressureAfter!).toBeLessThanOrEqual(ra.regPressureBefore!);
+    else expect(String(ra.reason)).toMatch(/estimated register pressure \d+ after pipelining \(\d+ before\) exceeds PipelineRRegPressureLimit 2/);
+    const size = run({ PipelineExtraInstLimit: 1 });
+    expect(size).toEqual([expect.objectContaining({ name: 'LoopNotPipelined' })]);
+    expect(String((size[0]!.args as { reason: string }).reason)).toMatch(/would add more than PipelineExtraInstLimit 1/);
+    // 0 turns both gates off.
+    expect(run({ PipelineRRegPressureLimit: 0, PipelineExtraInstLimit: 0 })).toEqual([expect.objectContaining({ name: 'LoopPipelined' })]);
   });
   it('renames values that die inside the iteration; loop-carried and live-out values keep their register', () => {
     const m = body('  %r5 = LDG.E.32 [%rd1]\n  %r9 = IADD3 %r9, %r5, RZ\n  %r5 = LDG.E.32 [%rd1+0x4]\n  @%p0 %r5 = IADD3 %r5, 1, RZ\n  %r9 = IADD3 %r9, %r5, RZ\n');

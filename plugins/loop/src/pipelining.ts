@@ -2,7 +2,7 @@ import { LatencyModel, LoopAnalysis, type Block, type Instr, type Loop, type Ori
 import { computeLiveness } from '@ptxforge/opt-utils';
 import {
   buildDdg, emitPipelined, pipelinedSize, recMIIOf, relaxExitSlice, renameIterationLocalValues, resMIIOf, scheduleAt, sequentialLength, timingFromLatencyModel,
-  type ModuloSchedule, type PipelineTiming,
+  type Ddg, type ModuloSchedule, type PipelineTiming,
 } from './modulo.js';
 import { blockOverride } from './unroll.js';
 import { dropBranchesToNext, ensurePreheader } from './region.js';
@@ -208,8 +208,89 @@ export interface PipelineStats {
 /** The spec's feasibility code (sub_9202D0): 60 = reject. Other reasons carry no spec code. */
 export const PIPELINE_REJECT_CODE = 60;
 
-/** Search II from MII upward for a schedule within the stage and size limits. */
-export function findSchedule(body: readonly Instr[], timing: PipelineTiming, exitCmp: number): { mii: MiiResult; schedule?: ModuloSchedule; why?: string } {
+/**
+ * Register-pressure estimate of a loop body before and after pipelining (R registers, 32-bit units). The spec
+ * names no register gate for phase 24 (only PipelineHoistRRegPressureLimit, for hoisting), so this is ours:
+ * - before: values used but not defined in the body (live through every iteration) plus the most body-defined
+ *   values live at one point of the sequential iteration;
+ * - after: the same live-through values plus MaxLive of the modulo schedule: a value with lifetime L cycles
+ *   has floor(L / II) or ceil(L / II) instances live at each kernel slot (the overlapped stages), which is the
+ *   fewest registers modulo variable expansion can use.
+ */
+export function estimatePipelinePressure(body: readonly Instr[], ddg: Ddg, s: Pick<ModuloSchedule, 'ii' | 't'>): { before: number; after: number } {
+  const n = body.length;
+  const w = (r: Register): number => (r.cls === 'R' ? r.width : 0);
+  const defined = new Set<Register>();
+  for (const i of body) for (const r of i.defRegs()) defined.add(r);
+  const through = new Set<Register>();
+  for (const i of body) for (const r of i.useRegs()) if (!defined.has(r)) through.add(r);
+  let base = 0;
+  for (const r of through) base += w(r);
+  // Pinned (non-expanded) registers keep one name: live across the whole iteration either way.
+  for (const r of ddg.pinned) base += w(r);
+  const seq = new Array<number>(n + 1).fill(0);
+  const ii = s.ii;
+  const slot = new Array<number>(ii + 1).fill(0);
+  let whole = 0;
+  for (const v of ddg.expanded.values()) {
+    const width = w(v.reg);
+    if (!width) continue;
+    // Sequential order: [def, use] within the iteration, or around the back edge for a previous-iteration read.
+    let end = v.def;
+    let wraps = -1;
+    for (const u of v.uses) {
+      if (u.dist === 0) end = Math.max(end, u.at);
+      else wraps = Math.max(wraps, u.at);
+    }
+    if (wraps >= 0) {
+      seq[v.def]! += width;
+      seq[n]! -= width;
+      seq[0]! += width;
+      seq[wraps + 1]! -= width;
+    } else {
+      seq[v.def]! += width;
+      seq[end + 1]! -= width;
+    }
+    // Modulo schedule: lifetime from issue of the def to the last read, reads of later iterations shifted by II.
+    const td = s.t[v.def]!;
+    let last = td + 1;
+    for (const u of v.uses) last = Math.max(last, s.t[u.at]! + u.dist * ii);
+    const L = last - td;
+    whole += Math.floor(L / ii) * width;
+    const rem = L % ii;
+    if (rem) {
+      const from = td % ii;
+      const to = from + rem;
+      slot[from]! += width;
+      if (to <= ii) slot[to]! -= width;
+      else {
+        slot[ii]! -= width;
+        slot[0]! += width;
+        slot[to - ii]! -= width;
+      }
+    }
+  }
+  let cur = 0;
+  let maxSeq = 0;
+  for (let k = 0; k < n; k++) maxSeq = Math.max(maxSeq, (cur += seq[k]!));
+  cur = 0;
+  let maxMod = 0;
+  for (let c = 0; c < ii; c++) maxMod = Math.max(maxMod, (cur += slot[c]!));
+  return { before: base + maxSeq, after: base + whole + maxMod };
+}
+
+/** Limits of the phase-24 profitability gate (knobs PipelineRRegPressureLimit, PipelineExtraInstLimit). */
+export interface PipelineLimits {
+  /** Pipelining may raise the estimated R pressure only up to max(this, the unpipelined estimate); 0: no limit. */
+  readonly regPressure: number;
+  /** Most instructions the pipelined form may add to the body (prologue, kernel copies, drains); 0: no limit. */
+  readonly extraInstructions: number;
+}
+
+export const NO_PIPELINE_LIMITS: PipelineLimits = { regPressure: 0, extraInstructions: 0 };
+
+/** Search II from MII upward for a schedule within the stage, size and register-pressure limits. */
+export function findSchedule(body: readonly Instr[], timing: PipelineTiming, exitCmp: number, limits: PipelineLimits = NO_PIPELINE_LIMITS): { mii: MiiResult; schedule?: ModuloSchedule; why?: string; pressure?: { before: number; after: number } } {
   const ddg = buildDdg(body, timing);
   relaxExitSlice(ddg, exitCmp);
   const res = resMIIOf(body, timing);
@@ -228,11 +309,22 @@ export function findSchedule(body: readonly Instr[], timing: PipelineTiming, exi
       why = `every schedule below ${seq} cycles needs more than ${MAX_PIPELINE_STAGES} stages`;
       continue;
     }
-    if (pipelinedSize(s, body.length) > MAX_PIPELINED_INSTRUCTIONS) {
+    const size = pipelinedSize(s, body.length);
+    if (size > MAX_PIPELINED_INSTRUCTIONS) {
       why = `the pipelined form would exceed ${MAX_PIPELINED_INSTRUCTIONS} instructions`;
       continue;
     }
-    return { mii, schedule: s };
+    if (limits.extraInstructions > 0 && size - body.length > limits.extraInstructions) {
+      // A larger II may need fewer stages, hence less code: keep searching.
+      why = `the pipelined form (~${size} instructions) would add more than PipelineExtraInstLimit ${limits.extraInstructions} to the ${body.length}-instruction body`;
+      continue;
+    }
+    const pressure = estimatePipelinePressure(body, ddg, s);
+    if (limits.regPressure > 0 && pressure.after > Math.max(limits.regPressure, pressure.before)) {
+      why = `estimated register pressure ${pressure.after} after pipelining (${pressure.before} before) exceeds PipelineRRegPressureLimit ${limits.regPressure}`;
+      continue;
+    }
+    return { mii, schedule: s, pressure };
   }
   return { mii, why };
 }
@@ -249,6 +341,7 @@ export function pipelineFunction(ctx: PhaseContext, fn: OriFunction): PipelineSt
   const multiOutputTex = ctx.knob<number>('PipelineMultiOutputTex') !== 0;
   const loopUnroll = ctx.knob<boolean>('LoopUnroll');
   const override = ctx.knob<string>('LoopUnrollBlockOverride');
+  const limits: PipelineLimits = { regPressure: ctx.knob<number>('PipelineRRegPressureLimit'), extraInstructions: ctx.knob<number>('PipelineExtraInstLimit') };
   const stats: PipelineStats = { pipelined: 0, rejected: 0 };
   const reconvergence = new Set<Block>();
   for (const b of fn.blocks) for (const i of b.instrs) if (i.opcode === 'BSSY') for (const t of i.labelTargets()) reconvergence.add(t);
@@ -299,7 +392,7 @@ export function pipelineFunction(ctx: PhaseContext, fn: OriFunction): PipelineSt
     const exitCmp = defs[0]![1];
     // Values that die inside the iteration (unrolled copies reuse registers) get their own names first.
     const body = renameIterationLocalValues(fn, shape.body);
-    const found = findSchedule(body, timing, exitCmp);
+    const found = findSchedule(body, timing, exitCmp, limits);
     const m = found.mii;
     const miiArgs = { ii: m.mii, resMII: m.resMII, recMII: m.recMII, sequential: m.sequential };
     if (!found.schedule) {
@@ -323,7 +416,7 @@ export function pipelineFunction(ctx: PhaseContext, fn: OriFunction): PipelineSt
     ctx.remark({
       kind: 'passed', name: 'LoopPipelined', ...base,
       message: `loop software-pipelined: II ${s.ii} (ResMII ${m.resMII}, RecMII ${m.recMII}; ${m.sequential} cycles unpipelined), ${s.stages} stages, kernel unrolled ${s.mve}x for modulo variable expansion`,
-      args: { ii: s.ii, resMII: m.resMII, recMII: m.recMII, stages: s.stages, mve: s.mve, sequential: m.sequential },
+      args: { ii: s.ii, resMII: m.resMII, recMII: m.recMII, stages: s.stages, mve: s.mve, sequential: m.sequential, regPressureBefore: found.pressure!.before, regPressureAfter: found.pressure!.after },
     });
   }
   return stats;
