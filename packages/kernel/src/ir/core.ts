@@ -1178,6 +1178,8 @@ export class OriFunction {
    */
   private computeSuccs(b: Block, k: number): Block[] {
     const succ: Block[] = [];
+    // A jump table may name thousands of targets: dedupe through a set instead of scanning `succ` per target.
+    const seen = new Set<Block>();
     const instrs = b.instrs;
     let from = instrs.length;
     while (from > 0 && instrs[from - 1]!.isControlFlow) from--;
@@ -1187,12 +1189,12 @@ export class OriFunction {
       const uses = i.uses;
       for (let u = 0; u < uses.length; u++) {
         const o = uses[u]!;
-        if (o.kind === 'label') this._addSucc(succ, o.block);
-        else if (o.kind === 'labels') for (const t of o.blocks) this._addSucc(succ, t);
+        if (o.kind === 'label') this._addSucc(succ, seen, o.block);
+        else if (o.kind === 'labels') for (const t of o.blocks) this._addSucc(succ, seen, t);
       }
     }
     const next = this.blocks[k + 1];
-    if (b.fallsThrough && next && !succ.includes(next)) succ.push(next);
+    if (b.fallsThrough && next && !seen.has(next)) succ.push(next);
     return succ;
   }
   /**
@@ -1236,8 +1238,11 @@ export class OriFunction {
   }
 
   /** Add branch target `t` to `succ` when it is placed in this function (`succ` is small: a few targets). */
-  private _addSucc(succ: Block[], t: Block): void {
-    if (t.fn === this && this.blocks[t._pos] === t && !succ.includes(t)) succ.push(t);
+  private _addSucc(succ: Block[], seen: Set<Block>, t: Block): void {
+    if (t.fn === this && this.blocks[t._pos] === t && !seen.has(t)) {
+      seen.add(t);
+      succ.push(t);
+    }
   }
 }
 
