@@ -7,7 +7,7 @@ import { decodeAttribute, readCubin, verboseStatsOfCubin } from '@ptxforge/cubin
 import { runKernel, type Launch } from '@ptxforge/interp';
 import { runCubin } from '@ptxforge/sass-lift';
 import { checkHazards, hazardInstrFromSass } from '@ptxforge/sass-hazards';
-import { wordFromBytes, type SassInstruction } from '@ptxforge/sass';
+import { formatInstruction, wordFromBytes, type SassInstruction } from '@ptxforge/sass';
 import { compileToCubin } from './index.js';
 
 const tc = createToolchain({ plugins: [corePlugin, ptxFrontendPlugin, targetSm90Plugin] });
@@ -359,6 +359,38 @@ done:
     const { out } = sameAsPtxPath(ptx, launch);
     // thread 0 reads thread 1's 3 + 7 = 10, plus its own offset 0; thread 1 reads 7, plus 4
     expect(out.slice(0, 16)).toBe('0a0000000b000000');
+  });
+
+  it('%clock64 reads the cycle counter into a register pair with one CS2R SR_CLOCKLO, as ptxas', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<8>;
+  .reg .b32 %r<4>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [output];
+  mov.u64 %rd2, %clock64;
+  ld.param.u64 %rd5, [input];
+  ld.global.u32 %r1, [%rd5];
+  mul.lo.u32 %r1, %r1, 3;
+  mov.u64 %rd3, %clock64;
+  setp.ge.u64 %p1, %rd3, %rd2;
+  selp.u32 %r2, 1, 0, %p1;
+  add.u32 %r2, %r2, %r1;
+  st.global.u32 [%rd1], %r2;
+  ret;
+}`;
+    const launch = io('k', '05000000', 4);
+    const { out } = sameAsPtxPath(ptx, launch);
+    // the counter never runs backwards: 1 + 5 * 3
+    expect(out).toBe('10000000');
+    const cubin = readCubin(compileToCubin(tc, ptx, { arch: 'sm_90', file: 'k.ptx', optLevel: 3 }).cubin);
+    const dec = tc.services('sm_90').service(Decoder);
+    const code = cubin.functions[0]!.code;
+    const texts: string[] = [];
+    for (let a = 0; a + 16 <= code.length; a += 16) texts.push(formatInstruction(dec.decode(code, a) as SassInstruction));
+    expect(texts.filter((t) => /CS2R R\d+, SR_CLOCKLO/.test(t))).toHaveLength(2);
   });
 
   it('f64 div.rn and sqrt.rn: IEEE-exact over specials, subnormal operands and quotients half-way between subnormals', () => {
