@@ -306,6 +306,8 @@ class Parser {
     for (;;) {
       if (this.kind() === Tk.Dot && PERF_DIRECTIVES.has(this.dotWord())) {
         const d = this.dotWord();
+        // ptxas's grammar: .noreturn belongs to a .func, the launch directives to an .entry (else a syntax error)
+        if ((d === 'noreturn') === entry) this.fail(`'{' or ';' (.${d} is ${entry ? 'a .func attribute' : 'an .entry directive'})`);
         this.p++;
         const vals: number[] = [];
         if (this.kind() === Tk.Int) {
