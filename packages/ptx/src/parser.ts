@@ -381,7 +381,10 @@ class Parser {
       this.p++;
       if (this.kind() !== Tk.Int) this.fail('an alignment in bytes');
       const at = this.p;
-      d.align = this.smallInt('an alignment in bytes');
+      const big = this.intLit('an alignment in bytes');
+      // ptxas keeps alignments in 32 bits ("Constant overflow" beyond)
+      if (big > 0x7fffffffn || big < -0x80000000n) this.failMsg(`Constant overflow: .align ${this.str(at)} does not fit in 32 bits`, at, 'PTX_CONSTANT_OVERFLOW');
+      d.align = Number(big);
       if (d.align <= 0 || (d.align & (d.align - 1)) !== 0) this.failMsg(`Alignment must be a power of two (.align ${this.str(at)})`, at, 'PTX_SEMANTIC');
     };
     while (this.isDot('align')) align();

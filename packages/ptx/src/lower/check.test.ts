@@ -386,10 +386,14 @@ describe('syntax ptxas refuses (issue 16, fuzz-ptx findings)', () => {
       ['mov.b64 %rd1, {%r1, %h2};', 'PTX_VECTOR_SIZE'],
       ['mov.v4.u32 {%r1, %r2}, {%r3, %r4};', 'PTX_VECTOR_SIZE'],
       ['mov.v2.b32 {%r1, %rd2}, {%r1, %r2};', 'PTX_VECTOR_SIZE'],
+      ['bar.sync %rd1;', 'PTX_ARGUMENT_MISMATCH'],
+      ['bar.sync 0, %rs1;', 'PTX_ARGUMENT_MISMATCH'],
+      ['bar.red.popc.u32 %r1, %rd1, %p1;', 'PTX_ARGUMENT_MISMATCH'],
+      ['.shared .align 9223372036854775807 .b8 sx[4];', 'PTX_CONSTANT_OVERFLOW'],
     ];
     for (const [body, want] of bad) expect(code(kernel(body)), body).toBe(want);
     const good = ['redux.sync.add.s32 %r1, %r2, %r3;', 'redux.sync.xor.b32 %r1, %r2, 0xffffffff;', 'bar.red.popc.u32 %r1, 0, %p1;', 'bar.red.and.pred %p1, 1, %p2;',
-      'bar.warp.sync -1;', 'bar.cta.sync 0;', 'fma.rn.f16x2 %hh1, %hh2, %hh3, %hh1;', 'ld.local.b64 %rd1, [24];',
+      'bar.warp.sync -1;', 'bar.cta.sync 0;', 'bar.arrive %r1, %r2;', 'bar.red.and.pred %p1, 0, 32, !%p2;', 'fma.rn.f16x2 %hh1, %hh2, %hh3, %hh1;', 'ld.local.b64 %rd1, [24];',
       'mov.b32 %r1, {1, %rs2};', 'mov.b64 {%r1, _}, %rd1;', 'mov.b64 %rd1, {%f1, %f2};', 'mov.v2.u32 {%r1, %r2}, {1, 2};', 'mov.b32 {%rs1, %rs2}, %f1;'];
     for (const body of good) expect(code(kernel(body)), body).toBe('ok');
   });

@@ -502,6 +502,18 @@ function checkBarrier(c: FnLowerer, t: PtxType | undefined): void {
   } else if (t) fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for '${opcode}' (.${t.name} without .red)`);
 }
 
+/** bar/barrier operands: barrier ids, thread counts and masks are 32-bit integers; `.red` has a result and a predicate. */
+function checkBarrierOperands(c: FnLowerer, t: PtxType | undefined): void {
+  const ops = c.ins.operands;
+  const red = c.ins.mods.includes('red');
+  ops.forEach((o, k) => {
+    let w: Want = { t: U32, mode: 'exact' };
+    if (red && k === 0) w = { t: t ?? U32, mode: 'exact', dst: true };
+    else if (red && k === ops.length - 1) w = { t: PRED, mode: 'exact' };
+    checkOperand(c, o, k, w);
+  });
+}
+
 /** Every modifier is one the opcode takes (at most one vector width, one rounding mode). */
 function checkModifiers(c: FnLowerer, t: PtxType | undefined): void {
   const { opcode, mods } = c.ins;
@@ -773,6 +785,7 @@ export function checkInstruction(c: FnLowerer): void {
     ({ t, types } = checkForm(c));
     form.checked = { t, types };
   }
+  if (opcode === 'bar' || opcode === 'barrier') return checkBarrierOperands(c, t);
   if (!t) return;
   if (opcode === 'ld' || opcode === 'ldu') {
     checkVector(c, c.ins.operands[0]);
