@@ -18,16 +18,28 @@ export type Sym =
    * `.param` storage that is not in memory: a `.func` parameter or return value, or a call-site argument.
    * Scalars are one register; `.b8 x[N]` aggregates are 32-bit words (offset 4k -> regs[k]).
    */
-  | { kind: 'pvar'; type: PtxType; regs: Register[]; aggregate: boolean }
+  | { kind: 'pvar'; type: PtxType; regs: Register[]; aggregate: boolean; bytes?: number; align?: number }
   | { kind: 'targets'; labels: string[] }
   | { kind: 'func'; name: string };
+
+/** A `.func` parameter or result as a call site sees it (`bytes`/`align`: its size and declared alignment). */
+export interface FormalParam {
+  readonly name: string;
+  readonly space: string;
+  readonly type: PtxType;
+  readonly vec: number;
+  readonly aggregate: boolean;
+  readonly words: number;
+  readonly bytes: number;
+  readonly align: number;
+}
 
 export interface ModuleInfo {
   readonly file: string;
   readonly paramBase: number;
   readonly globals: Map<string, Sym>;
   /** Parameter and return shapes of every function of the module (for CALL). */
-  readonly funcs: Map<string, { params: Array<{ type: PtxType; vec: number; aggregate: boolean; words: number }>; returns: Array<{ type: PtxType; vec: number }> }>;
+  readonly funcs: Map<string, { params: FormalParam[]; returns: FormalParam[] }>;
   readonly fileIndex: Map<number, number>;
   /** Module variables (function-scope .global/.const/.shared variables are hoisted here). */
   readonly moduleVars: import('@ptxforge/kernel').VarDecl[];
