@@ -542,6 +542,8 @@ class Selector {
       }
       case 'SHFL':
         return this.shfl(ins);
+      case 'WARPSYNC':
+        return this.warpsync(u[0] ?? { kind: 'imm', value: 0xffffffffn, fmt: 'hex' });
       case 'BAR': {
         if (!mods.includes('SYNC') || d.length || u.length > 1) this.fail('barrier form');
         const id = u[0] ? this.part(u[0], 0) : { k: 'int' as const, v: 0 };
@@ -1752,16 +1754,26 @@ class Selector {
   /**
    * Warp shuffle: Ori `d[, p] = SHFL.mode a, b, c[, membermask]` → SASS `SHFL.mode Pd, Rd, Ra, b, c` (the
    * in-range predicate first, as ptxas). The member mask is not an operand of SHFL: a full-warp mask needs
-   * nothing more; a partial one would need a WARPSYNC, not selected yet.
+   * nothing more; a partial one gets a WARPSYNC first.
    */
   shfl(ins: Instr): void {
     const mode = ins.mods.find((m) => m === 'IDX' || m === 'UP' || m === 'DOWN' || m === 'BFLY');
     if (!mode) this.fail('shuffle mode');
     const [a, b, c, mask] = ins.uses;
     if (!a || !b || !c) this.fail('shuffle operands');
-    if (mask && !(mask.kind === 'imm' && u32(mask.value) === 0xffffffff)) this.fail('shuffle with a partial member mask');
+    // a partial (or register) member mask: the named lanes first synchronize, `WARPSYNC Rmask` as ptxas writes it
+    // (ptxas also checks the mask against the active lanes and traps; a bad mask is undefined behaviour in PTX)
+    if (mask && !(mask.kind === 'imm' && u32(mask.value) === 0xffffffff)) this.warpsync(mask);
     const [rd, pd] = ins.defs;
     this.emit('SHFL', [mode], [pd ? this.def(pd) : PT(), this.def(rd), this.inReg(this.part(a, 0)), this.part(b, 0), this.part(c, 0)], 2);
+  }
+
+  /** bar.warp.sync: nothing for the full warp (as ptxas: the lanes run in step), else `WARPSYNC Rmask`. */
+  warpsync(mask: Operand): void {
+    if (mask.kind === 'imm' && u32(mask.value) === 0xffffffff) return;
+    const t = this.newV('R', 1);
+    this.emit('MOV', [], [this.r(t), this.part(mask, 0)], 1);
+    this.emit('WARPSYNC', [], [this.r(t)], 0);
   }
 
   isetp(ins: Instr): void {
