@@ -507,6 +507,37 @@ done:
     expect(texts.filter((t) => /^WARPSYNC R\d+ ;/.test(t)).length).toBeGreaterThanOrEqual(2);
   });
 
+  it('%envregN, %reserved_smem_offset_* and %globaltimer: constant-bank words and CS2R SR_GLOBALTIMERLO, as ptxas', () => {
+    const ptx = `.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<8>;
+  .reg .b32 %r<12>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [output];
+  mov.u64 %rd2, %globaltimer;
+  mov.u32 %r1, %envreg2;
+  mov.u32 %r2, %envreg31;
+  mov.u32 %r3, %reserved_smem_offset_cap;
+  mov.u32 %r4, %reserved_smem_offset_1;
+  mov.u32 %r5, %reserved_smem_offset_begin;
+  mov.u64 %rd3, %globaltimer;
+  setp.ge.u64 %p1, %rd3, %rd2;
+  selp.u32 %r6, 7, 9, %p1;
+  st.global.u32 [%rd1], %r1;
+  st.global.u32 [%rd1+4], %r2;
+  st.global.u32 [%rd1+8], %r3;
+  st.global.u32 [%rd1+12], %r4;
+  st.global.u32 [%rd1+16], %r5;
+  st.global.u32 [%rd1+20], %r6;
+  ret;
+}`;
+    const { out } = sameAsPtxPath(ptx, io('k', '00', 24));
+    // the launch leaves the driver's words of bank 0 at zero; _cap is ptxas's constant 0x400
+    expect(out).toBe('00000000' + '00000000' + '00040000' + '00000000' + '00000000' + '07000000');
+  });
+
   it('f64 div.rn and sqrt.rn: IEEE-exact over specials, subnormal operands and quotients half-way between subnormals', () => {
     const ptx = `.version 7.8
 .target sm_90

@@ -1597,9 +1597,10 @@ class Selector {
       this.emit('SHF', ['L', 'U32'], [this.r(d, 0), this.r(rank), { k: 'int', v: 24 }, { k: 'reg', file: 'R', n: 255 }], 1);
       return this.emit('S2R', [], [this.r(d, 1), { k: 'name', name: 'SR_SWINHI' }], 1);
     }
-    if (src.name === 'SR_CLOCK64' && this.widthOf(dst) === 2) {
-      // %clock64: ptxas reads the 64-bit cycle counter with one `CS2R Rd, SR_CLOCKLO` into a register pair
-      return this.emit('CS2R', [], [this.defWhole(dst), { k: 'name', name: 'SR_CLOCKLO' }], 1);
+    if ((src.name === 'SR_CLOCK64' || src.name === 'SR_GLOBALTIMER') && this.widthOf(dst) === 2) {
+      // %clock64 / %globaltimer: ptxas reads the 64-bit counter with one `CS2R Rd, SR_CLOCKLO` (SR_GLOBALTIMERLO)
+      // into a register pair
+      return this.emit('CS2R', [], [this.defWhole(dst), { k: 'name', name: src.name === 'SR_CLOCK64' ? 'SR_CLOCKLO' : 'SR_GLOBALTIMERLO' }], 1);
     }
     if (this.widthOf(dst) !== 1) this.fail(`64-bit special register ${src.name}`);
     this.emit('S2R', [], [this.def(dst), { k: 'name', name: names[src.name] ?? src.name }], 1);
