@@ -538,6 +538,39 @@ done:
     expect(out).toBe('00000000' + '00000000' + '00040000' + '00000000' + '00000000' + '07000000');
   });
 
+  it('bfi.b64 at word-aligned constant positions (nvcc packs words with bfi.b64 d, a, b, 32, 32)', () => {
+    const ptx = `.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<16>;
+  ld.param.u64 %rd1, [output];
+  ld.param.u64 %rd2, [input];
+  ld.global.u64 %rd3, [%rd2];
+  ld.global.u64 %rd4, [%rd2+8];
+  bfi.b64 %rd5, %rd3, %rd4, 32, 32;
+  bfi.b64 %rd6, %rd3, %rd4, 0, 16;
+  bfi.b64 %rd7, %rd3, %rd4, 32, 40;
+  bfi.b64 %rd8, %rd3, %rd4, 0, 0;
+  bfi.b64 %rd9, %rd3, %rd4, 0, 48;
+  st.global.u64 [%rd1], %rd5;
+  st.global.u64 [%rd1+8], %rd6;
+  st.global.u64 [%rd1+16], %rd7;
+  st.global.u64 [%rd1+24], %rd8;
+  st.global.u64 [%rd1+32], %rd9;
+  ret;
+}`;
+    const { out } = sameAsPtxPath(ptx, io('k', '8877665544332211' + 'ffeeddccbbaa9900', 40));
+    // a = 0x1122334455667788, b = 0x0099aabbccddeeff
+    const o = Buffer.from(out, 'hex');
+    expect(o.readBigUInt64LE(0)).toBe(0x55667788ccddeeffn);
+    expect(o.readBigUInt64LE(8)).toBe(0x0099aabbccdd7788n);
+    // len 40 at 32 stops at bit 63; len 0 inserts nothing
+    expect(o.readBigUInt64LE(16)).toBe(0x55667788ccddeeffn);
+    expect(o.readBigUInt64LE(24)).toBe(0x0099aabbccddeeffn);
+    expect(o.readBigUInt64LE(32)).toBe(0x0099334455667788n);
+  });
+
   it('f64 div.rn and sqrt.rn: IEEE-exact over specials, subnormal operands and quotients half-way between subnormals', () => {
     const ptx = `.version 7.8
 .target sm_90

@@ -1403,7 +1403,7 @@ class Selector {
   bfi(ins: Instr): void {
     const d = ins.defs[0]!;
     const [a, b, pos, len] = ins.uses as [Operand, Operand, Operand, Operand];
-    if (this.widthOf(d) !== 1) this.fail('64-bit bit-field insert');
+    if (this.widthOf(d) !== 1) return this.bfi64(d, a, b, pos, len);
     const p = this.byte(pos);
     const l = this.byte(len);
     const ones = this.newV('R', 1);
@@ -1417,6 +1417,36 @@ class Selector {
     const x = this.newV('R', 1);
     this.emit('SHF', ['L', 'U32'], [this.r(x), this.inReg(this.part(a, 0)), p, c2rz()], 1);
     this.emit('LOP3', ['LUT'], [this.def(d), this.r(x), this.r(m), this.part(b, 0), { k: 'int', v: 0xe2 }, PT(true)], 1);
+  }
+
+  /**
+   * 64-bit BFI with a constant, word-aligned position (nvcc's `bfi.b64 d, a, b, 32, 32` packs two words): each
+   * result word is the base's word, the shifted insert's word, or the two merged under a constant mask. PTX clamps:
+   * pos and len are taken mod 256, nothing is inserted at pos >= 64 or len 0, and len stops at bit 63.
+   */
+  bfi64(d: Operand, a: Operand, b: Operand, pos: Operand, len: Operand): void {
+    if (pos.kind !== 'imm' || len.kind !== 'imm') this.fail('64-bit bit-field insert at a register position or length');
+    const p = Number(pos.value & 0xffn);
+    const l = Math.min(Number(len.value & 0xffn), Math.max(0, 64 - p));
+    if (p < 64 && l > 0 && p % 32 !== 0) this.fail('64-bit bit-field insert at a position that is not a multiple of 32');
+    const mask = p >= 64 || l === 0 ? 0n : ((1n << BigInt(l)) - 1n) << BigInt(p);
+    for (let w = 0; w < 2; w++) {
+      const m = Number((mask >> BigInt(32 * w)) & 0xffffffffn);
+      // the insert shifted to pos: word w of (a << p) is a's word w - p/32 (zero below)
+      const from = w - p / 32;
+      if (m === 0) {
+        this.emit('MOV', [], [this.def(d, w), this.part(b, w)], 1);
+        continue;
+      }
+      const ins = from >= 0 ? this.part(a, from) : c2rz();
+      if (m === 0xffffffff) {
+        this.emit('MOV', [], [this.def(d, w), ins], 1);
+        continue;
+      }
+      const mr = this.newV('R', 1);
+      this.emit('MOV', [], [this.r(mr), { k: 'int', v: m }], 1);
+      this.emit('LOP3', ['LUT'], [this.def(d, w), this.inReg(ins), this.r(mr), this.part(b, w), { k: 'int', v: 0xe2 }, PT(true)], 1);
+    }
   }
 
   /**
