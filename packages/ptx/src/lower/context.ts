@@ -526,6 +526,24 @@ export class FnLowerer {
       return t.bits === 64 && r !== into ? this.fit(r, U32_64) : r;
     }
     if (name === '%clock64') return put(2, 'S2R', { kind: 'sreg', name: 'SR_CLOCK64' });
+    // %globaltimer: the 64-bit nanosecond timer (ptxas: CS2R Rd, SR_GLOBALTIMERLO)
+    if (name === '%globaltimer') return put(2, 'S2R', { kind: 'sreg', name: 'SR_GLOBALTIMER' });
+    const env = /^%envreg(\d+)$/.exec(name);
+    // %envreg0..31: driver-written words of constant bank 0 from 0x40 on (ptxas 13: %envregN is c[0x0][0x40 + 4N])
+    if (env && Number(env[1]) < 32) {
+      const r = put(1, 'MOV', cbank(0, 0x40 + 4 * Number(env[1])));
+      return t.bits === 64 && r !== into ? this.fit(r, U32_64) : r;
+    }
+    // the shared memory the driver reserves below the user's (ptxas 13, sm_90): _begin and _0 are 0, _cap 0x400,
+    // _end and _1 driver words of constant bank 0
+    const reserved: Record<string, OriOperand> = {
+      '%reserved_smem_offset_begin': imm(0), '%reserved_smem_offset_0': imm(0), '%reserved_smem_offset_cap': imm(0x400),
+      '%reserved_smem_offset_end': cbank(0, 0x68), '%reserved_smem_offset_1': cbank(0, 0x6c),
+    };
+    if (name in reserved) {
+      const r = put(1, 'MOV', reserved[name]!);
+      return t.bits === 64 && r !== into ? this.fit(r, U32_64) : r;
+    }
     if (name === 'WARP_SZ') return put(t.bits === 64 ? 2 : 1, 'MOV', imm(32));
     this.unsupported(`special register ${name}`);
   }
