@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -82,7 +82,7 @@ export async function runBatch(argv: readonly string[], tc: Toolchain, s: CliSet
   if (jobs === 1) {
     s.inputs.forEach((inp, k) => report(compileCaptured(tc, s, inp, io, k, outs[k])));
   } else {
-    await runWorkers(argv, jobs, outs, io, report);
+    await runWorkers(argv, jobs, outs, largestFirst(s.inputs), io, report);
   }
   bar.clear();
   if (s.o.verbose || failed) io.stderr(`ptxforge: ${s.inputs.length} inputs, ${s.inputs.length - failed} compiled, ${failed} failed\n`);
@@ -158,15 +158,35 @@ export async function serveBatch(
   port.post({ ready: true });
 }
 
-function runWorkers(argv: readonly string[], jobs: number, outs: ReadonlyArray<string | undefined>, io: CliIO, report: (r: BatchResult) => void): Promise<void> {
+/**
+ * The order inputs are handed to workers: largest first (by bytes; ties in input order). Compile time grows
+ * with size, so a big file started last would run alone while the other workers sit idle (longest
+ * processing time first: the makespan stays within 4/3 of the best possible).
+ */
+export function largestFirst(inputs: readonly InputSpec[]): number[] {
+  const size = inputs.map((inp) => {
+    if (inp.text !== undefined) return inp.text.length;
+    try {
+      return statSync(inp.file!).size;
+    } catch {
+      return 0; // reported when the worker reads it
+    }
+  });
+  return inputs.map((_, k) => k).sort((a, b) => size[b]! - size[a]! || a - b);
+}
+
+function runWorkers(
+  argv: readonly string[], jobs: number, outs: ReadonlyArray<string | undefined>, order: readonly number[], io: CliIO, report: (r: BatchResult) => void,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     let next = 0;
     let running = jobs;
     for (let w = 0; w < jobs; w++) {
       const worker = launcher(argv, io);
       const feed = (): void => {
-        if (next < outs.length) {
-          const task: BatchTask = { index: next, out: outs[next] };
+        if (next < order.length) {
+          const index = order[next]!;
+          const task: BatchTask = { index, out: outs[index] };
           next++;
           worker.send(task);
         } else {

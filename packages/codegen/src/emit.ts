@@ -91,8 +91,10 @@ export function emitFunction(fn: MFunction, asg: Assignment, opts: EmitOptions):
   // Equal words decode to equal instructions (decoded at offset 0, so branch offsets are word bits too): each
   // distinct word is decoded and put in the checker's form once (most words of a big function repeat).
   const byWord = new Map<string, HazardInstr>();
+  const plain: Uint8Array[] = new Array(instrs.length);
   const decoded: HazardInstr[] = instrs.map((ins, i) => {
     const bytes = encodeOne(opts.encoder, ins, i * 16, fn.name);
+    plain[i] = bytes;
     const key = wordKey(bytes);
     let h = byWord.get(key);
     if (!h) {
@@ -111,10 +113,11 @@ export function emitFunction(fn: MFunction, asg: Assignment, opts: EmitOptions):
   const hf: HazardFunction = { name: fn.name, instrs: decoded, ...(indirectBranches.length ? { indirectTargets: [...new Set(indirectBranches.flatMap((b) => b.targets))] } : {}) };
   const sb = generateScoreboards(hf, { arch: opts.arch });
   const code = new Uint8Array(instrs.length * 16);
+  const withControl = controlPatcher(opts.encoder, fn.name);
   instrs.forEach((ins, i) => {
     const c = sb.control[i]!;
     ins.control = { stall: c.stall, yieldBit: c.yield ? 0 : 1, writeBarrier: c.wbar ?? 7, readBarrier: c.rbar ?? 7, waitMask: c.waitMask, reuse: 0 };
-    code.set(encodeOne(opts.encoder, ins, i * 16, fn.name), i * 16);
+    withControl(ins, plain[i]!, code, i * 16);
   });
   // The generator's last round checked exactly these control words on the decoded code; only when it gave up
   // (unresolved hazards) is the final code checked again for the report.
@@ -126,6 +129,34 @@ export function emitFunction(fn: MFunction, asg: Assignment, opts: EmitOptions):
   });
   return {
     code, instrs, exitOffsets, stallCycles: stallCycles(sb.control.slice(0, body)), hazards, instructions: body, ...(constant2 ? { constant2 } : {}), indirectBranches,
+  };
+}
+
+/**
+ * Puts control words into encoded instructions without encoding them again. A Volta+ encoder (16-byte words)
+ * writes the control field last, into the same bits for every opcode, over whatever the instruction fields
+ * left there (@ptxforge/sass's `writeControl`; our instructions carry no operand reuse flags, so the control
+ * word is all that differs). So the word with control C is the word without control, XOR the bits C changes
+ * in any other word: those are taken from a NOP, once per distinct control word of the function.
+ */
+function controlPatcher(enc: Encoder, fn: string): (ins: SassInstruction, plain: Uint8Array, out: Uint8Array, at: number) => void {
+  // other encoders (8-byte words with separate control words) encode again
+  if (enc.instructionBytes !== 16) return (ins, _plain, out, at) => out.set(encodeOne(enc, ins, at, fn), at);
+  const nop: SassInstruction = { opcode: 'NOP', mods: [], operands: [] };
+  const bare = encodeOne(enc, nop, 0, fn);
+  const flips = new Map<number, Uint8Array>();
+  return (ins, plain, out, at) => {
+    const c = ins.control!;
+    // stall 4 bits, yield 1, barriers 3 + 3, wait mask 6, reuse 4
+    const key = c.stall | (c.yieldBit << 4) | (c.writeBarrier << 5) | (c.readBarrier << 8) | (c.waitMask << 11) | (c.reuse << 17);
+    let f = flips.get(key);
+    if (!f) {
+      const w = encodeOne(enc, { ...nop, control: c }, 0, fn);
+      f = new Uint8Array(16);
+      for (let k = 0; k < 16; k++) f[k] = w[k]! ^ bare[k]!;
+      flips.set(key, f);
+    }
+    for (let k = 0; k < 16; k++) out[at + k] = plain[k]! ^ f[k]!;
   };
 }
 

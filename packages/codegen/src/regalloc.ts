@@ -1,6 +1,6 @@
 import type { RegisterFile } from '@ptxforge/kernel';
 import {
-  allocateRegisters, classesFromRegisterFile, gprBudgetFromMaxRRegCount, type MachineScheduler, type RaFunction, type RaInstr, type RaResult, type RaStats,
+  AllocationSession, allocateRegisters, classesFromRegisterFile, gprBudgetFromMaxRRegCount, type MachineScheduler, type RaFunction, type RaInstr, type RaResult, type RaStats,
   type ScheduleStats,
 } from '@ptxforge/regalloc';
 import { machineSuccessors } from './liveness.js';
@@ -136,17 +136,19 @@ const cleanAllocation = (r: RaResult<MInstr>): boolean => r.stats.spilledVregs =
  * with the budget one below the highest R register used, and keep the result when it still needs no spill,
  * rematerialisation or predicate home and removes no fewer copies.
  */
-function tightenRegisterCount(ra: RaFunction<MInstr>, options: Parameters<typeof allocateRegisters>[1], first: RaResult<MInstr>): RaResult<MInstr> {
+function tightenRegisterCount(ra: RaFunction<MInstr>, options: Parameters<typeof allocateRegisters>[1], first: RaResult<MInstr>, session: AllocationSession): RaResult<MInstr> {
   let res = first;
   for (let round = 0; round < MAX_TIGHTEN_ROUNDS && cleanAllocation(res); round++) {
     const used = res.usage.R?.used ?? 0;
     if (used <= 2) break;
     let trial: RaResult<MInstr>;
     try {
-      trial = allocateRegisters(ra, { ...options, budget: { ...(options.budget ?? {}), R: used - 1 } });
+      // a trial that would spill is dropped, so it stops at its first spill decision (spillFree)
+      trial = allocateRegisters(ra, { ...options, budget: { ...(options.budget ?? {}), R: used - 1 } }, { session, spillFree: true });
     } catch (e) {
-      // RA_UNCOLORABLE: the tighter budget leaves an unspillable value (a spill temporary) no register
-      if ((e as { code?: string }).code === 'RA_UNCOLORABLE') break;
+      // RA_SPILL_NEEDED: the tighter budget needs spills; RA_UNCOLORABLE: it leaves an unspillable value no register
+      const code = (e as { code?: string }).code;
+      if (code === 'RA_SPILL_NEEDED' || code === 'RA_UNCOLORABLE') break;
       throw e;
     }
     if (!cleanAllocation(trial) || (trial.usage.R?.used ?? 0) >= used || trial.stats.identityCopies < res.stats.identityCopies) break;
@@ -165,8 +167,9 @@ export function allocateMachineFunction(fn: MFunction, opts: AllocateOptions): A
     // predicates beyond the P registers live in R registers (uniform ones are not selected yet)
     spillHome: { P: 'R' as const },
   };
-  let res: RaResult<MInstr> = allocateRegisters(ra, raOptions);
-  if (opts.tighten ?? true) res = tightenRegisterCount(ra, raOptions, res);
+  const session = new AllocationSession();
+  let res: RaResult<MInstr> = allocateRegisters(ra, raOptions, { session });
+  if (opts.tighten ?? true) res = tightenRegisterCount(ra, raOptions, res, session);
   let postSchedule: ScheduleStats | undefined;
   if (opts.postSchedule) {
     const s = opts.postSchedule.scheduler.postRA(res);

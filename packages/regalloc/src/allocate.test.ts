@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { registerFileFor } from '@ptxforge/target-common';
-import { allocateRegisters } from './allocate.js';
+import { AllocationSession, allocateRegisters } from './allocate.js';
 import { classesFromRegisterFile, effectiveMaxRRegCount, gprBudgetFromMaxRRegCount, ptxasReportedRegisters } from './classes.js';
 import { runAllocated, runVirtual, traceMismatches } from './testing/evaluator.js';
 import { SPILL_HOMES, type RaFunction, type RaInstr, type RaOptions, type RegWidth, type VReg } from './types.js';
@@ -115,6 +115,26 @@ describe('allocateRegisters', () => {
     expect(res.stats.spillLoads).toBeGreaterThan(0);
     expect(res.stats.spillStoreBytes).toBe(4 * res.stats.spillStores);
     expect(res.stats.frameBytes).toBeGreaterThanOrEqual(4 * res.stats.spilledVregs);
+  });
+
+  it('shares validation and liveness in a session, and stops a spill-free trial at its first spill', () => {
+    // 12 values live at once: colourable in 12 registers, not in 8
+    const n = 12;
+    const vregs = Array.from({ length: n + 1 }, () => R());
+    const instrs = [...Array.from({ length: n }, (_, i) => I([i], [])), I([n], [0, 1])];
+    for (let i = 0; i < n; i++) instrs.push(I([], [i, n]));
+    const fn: RaFunction = { vregs, blocks: [{ succs: [], instrs }] };
+    const session = new AllocationSession();
+    const wide = allocateRegisters(fn, opts(), { session });
+    expect(session.liveness).toBeDefined();
+    // the same answers as allocations without a session
+    expect(allocateRegisters(fn, opts({ budget: { R: 16 } }), { session })).toEqual(allocateRegisters(fn, opts({ budget: { R: 16 } })));
+    expect(wide).toEqual(allocateRegisters(fn, opts()));
+    expect(allocateRegisters(fn, opts({ budget: { R: 8 } }), { session }).stats.spillStores).toBeGreaterThan(0);
+    expect(() => allocateRegisters(fn, opts({ budget: { R: 8 } }), { session, spillFree: true })).toThrow(expect.objectContaining({ code: 'RA_SPILL_NEEDED' }));
+    expect(allocateRegisters(fn, opts({ budget: { R: 13 } }), { spillFree: true }).stats.spilledVregs).toBe(0);
+    // a session belongs to one function
+    expect(() => allocateRegisters({ ...fn }, opts(), { session })).toThrow(expect.objectContaining({ code: 'RA_BAD_INPUT' }));
   });
 
   it('reuses a value reloaded a few instructions earlier instead of reloading it again', () => {

@@ -1,5 +1,5 @@
 import { RegallocError } from './errors.js';
-import { computeBlockLiveness, restrictToDefined, SparseSet } from './liveness.js';
+import { computeBlockLiveness, restrictToDefined, SparseSet, type BlockLiveness } from './liveness.js';
 import type {
   PhysReg, RaClassInfo, RaFunction, RaInstr, RaOptions, RaOutInstr, RaResult, RaStats, RegClass, RegWidth, VReg,
 } from './types.js';
@@ -204,24 +204,62 @@ function validate(fn: RaFunction, classes: Map<RegClass, ClassModel>): void {
   });
 }
 
-/** Allocate registers for `fn`. Throws RegallocError (RA_*) on bad input or when no allocation exists. */
-export function allocateRegisters<Ref>(fn: RaFunction<Ref>, opts: RaOptions): RaResult<Ref> {
+/**
+ * What repeated allocations of one unchanged function share (`allocateRegisters`'s `session`): the input is
+ * validated once, and the first round's liveness, which depends only on the input, is computed once. A caller
+ * that colours the same function under several budgets (codegen's register-count tightening) creates one
+ * session per function and must not change the function while it uses the session.
+ */
+export class AllocationSession {
+  /** The function the session belongs to (a session used with another one is an error). */
+  fn: RaFunction<unknown> | undefined;
+  /** The classes array `fn` was validated against. */
+  validatedFor: readonly RaClassInfo[] | undefined;
+  /** First-round liveness of `fn` (restricted to defined values). */
+  liveness: BlockLiveness | undefined;
+}
+
+/** Options of one allocation beyond `RaOptions`. */
+export interface AllocateCallOptions {
+  /** Shares validation and first-round liveness between allocations of one unchanged function. */
+  readonly session?: AllocationSession;
+  /**
+   * Fail with RA_SPILL_NEEDED as soon as the colouring would spill, rematerialise or move a value to its
+   * home class, instead of spilling: for trial colourings a caller keeps only when nothing spills.
+   */
+  readonly spillFree?: boolean;
+}
+
+/**
+ * Allocate registers for `fn`. Throws RegallocError (RA_*) on bad input or when no allocation exists (and,
+ * with `spillFree`, RA_SPILL_NEEDED when it would spill).
+ */
+export function allocateRegisters<Ref>(fn: RaFunction<Ref>, opts: RaOptions, call: AllocateCallOptions = {}): RaResult<Ref> {
   const window = opts.reloadReuseWindow ?? 4;
+  if (call.session) {
+    if (call.session.fn === undefined) call.session.fn = fn as RaFunction<unknown>;
+    else if (call.session.fn !== fn) throw new RegallocError('RA_BAD_INPUT', 'an allocation session belongs to one function');
+  }
   try {
-    return allocateWith(fn, opts, window);
+    return allocateWith(fn, opts, window, call);
   } catch (e) {
     // Reusing reloaded values lengthens unspillable temporaries; where that leaves an instruction without
     // registers, allocate again reloading before every use (always colourable when each instruction fits).
     const code = (e as { code?: string }).code;
-    if (window > 0 && (code === 'RA_UNCOLORABLE' || code === 'RA_NO_PROGRESS')) return allocateWith(fn, opts, 0);
+    if (window > 0 && (code === 'RA_UNCOLORABLE' || code === 'RA_NO_PROGRESS')) return allocateWith(fn, opts, 0, call);
     throw e;
   }
 }
 
-function allocateWith<Ref>(fn: RaFunction<Ref>, opts: RaOptions, reuseWindow: number): RaResult<Ref> {
+function allocateWith<Ref>(fn: RaFunction<Ref>, opts: RaOptions, reuseWindow: number, call: AllocateCallOptions): RaResult<Ref> {
   const classes = new Map<RegClass, ClassModel>();
   for (const c of opts.classes) classes.set(c.cls, new ClassModel(c, opts.budget?.[c.cls], opts.reserved?.[c.cls]));
-  validate(fn, classes);
+  const session = call.session;
+  // validation reads the classes' register files only (never the budget)
+  if (!session || session.validatedFor !== opts.classes) {
+    validate(fn, classes);
+    if (session) session.validatedFor = opts.classes;
+  }
   const spillable = new Set<RegClass>(opts.spillableClasses ?? ['R', 'UR']);
   const slotBytes = opts.slotBytes ?? ((cls: RegClass, width: RegWidth) => (cls === 'P' || cls === 'UP' ? 4 : 4 * width));
   const coalesceOn = opts.coalesce ?? true;
@@ -251,7 +289,12 @@ function allocateWith<Ref>(fn: RaFunction<Ref>, opts: RaOptions, reuseWindow: nu
 
   for (let round = 1; ; round++) {
     if (round > maxRounds) throw new RegallocError('RA_NO_PROGRESS', `register allocation did not converge after ${maxRounds} spill rounds`);
-    const r = colourRound(vregs, blocks, succs, fn.entryDefs ?? [], freq, classes, coalesceOn);
+    // round 1 colours the input as it is: its liveness is the same in every allocation of a session
+    let lv: BlockLiveness | undefined;
+    if (round === 1 && session) lv = session.liveness;
+    const r = colourRound(vregs, blocks, succs, fn.entryDefs ?? [], freq, classes, coalesceOn, lv);
+    if (round === 1 && session && !session.liveness) session.liveness = r.liveness;
+    if (call.spillFree && r.spill.length) throw new RegallocError('RA_SPILL_NEEDED', `${r.spill.length} value(s) do not fit the budget without spilling`);
     edges = r.edges;
     coalesced = r.coalesced;
     colour = r.colour;
@@ -314,12 +357,20 @@ interface RoundResult {
   members: number[][];
   edges: number;
   coalesced: number;
+  /** The liveness the round coloured with. */
+  liveness: BlockLiveness;
 }
 
-function colourRound<Ref>(vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: readonly (readonly number[])[], entryDefs: readonly number[], freq: Float64Array, classes: Map<RegClass, ClassModel>, coalesceOn: boolean): RoundResult {
+function colourRound<Ref>(
+  vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: readonly (readonly number[])[], entryDefs: readonly number[], freq: Float64Array, classes: Map<RegClass, ClassModel>,
+  coalesceOn: boolean, known?: BlockLiveness,
+): RoundResult {
   const nV = vregs.length;
-  const input = { numVregs: nV, blocks: blocks.map((instrs, b) => ({ succs: succs[b]!, instrs })) };
-  const lv = restrictToDefined(input, computeBlockLiveness(input), entryDefs);
+  let lv = known;
+  if (!lv) {
+    const input = { numVregs: nV, blocks: blocks.map((instrs, b) => ({ succs: succs[b]!, instrs })) };
+    lv = restrictToDefined(input, computeBlockLiveness(input), entryDefs);
+  }
   // ---- interference graph -------------------------------------------------------------------------------
   const adj: number[][] = Array.from({ length: nV }, () => []);
   const edgeSet = new EdgeSet();
@@ -627,7 +678,7 @@ function colourRound<Ref>(vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: 
   for (let v = 0; v < nV; v++) if (occurs[v]) colour[v] = col[find(v)]!;
   spill.sort((x, y) => x - y);
   const uniq = spill.filter((v, i) => i === 0 || spill[i - 1] !== v);
-  return { colour, spill: uniq, members, edges, coalesced };
+  return { colour, spill: uniq, members, edges, coalesced, liveness: lv };
 }
 
 /** Spilled vregs whose single full definition is a rematerializable instruction defining only them from nothing. */

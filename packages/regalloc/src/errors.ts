@@ -6,6 +6,7 @@ import { PtxforgeError } from '@ptxforge/kernel';
  * - RA_UNKNOWN_CLASS: a vreg's class is not in the target's register file
  * - RA_UNCOLORABLE: an instruction needs more registers of a class at once than the budget allows
  * - RA_NO_PROGRESS: spilling did not converge within `maxRounds`
+ * - RA_SPILL_NEEDED: an allocation asked to be spill-free (`spillFree`) would spill
  * - SCHED_BAD_INPUT: malformed scheduling region
  */
 export class RegallocError extends PtxforgeError {

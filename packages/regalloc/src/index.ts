@@ -4,7 +4,7 @@ export {
   classesFromRegisterFile, ptxasReportedRegisters, gprBudgetFromMaxRRegCount, PTXAS_REPORTED_EXTRA_GPRS, MAXRREGCOUNT_LOWER_BOUND, effectiveMaxRRegCount,
 } from './classes.js';
 export { computeBlockLiveness, restrictToDefined, predecessors, SparseSet, type BlockLiveness, type LivenessInput } from './liveness.js';
-export { allocateRegisters, layoutBlockWeights } from './allocate.js';
+export { allocateRegisters, layoutBlockWeights, AllocationSession, type AllocateCallOptions } from './allocate.js';
 export { verifyAllocation, type AllocationViolation } from './verify.js';
 export { applyAllocation, type AllocationCallbacks } from './apply.js';
 export { buildDag, criticalHeights, listSchedule, orderCycles, type SchedNode, type SchedDag, type Candidate } from './sched/list.js';
