@@ -69,6 +69,21 @@ describe('ptxas-compatible behaviour', () => {
       expect(existsSync(out)).toBe(false);
     }
   });
+  it("the Triton call on a kernel the backend compiles: exit 0, a cubin, nothing on stdout, -v on stderr in ptxas's format", async () => {
+    const d = tmp();
+    const out = path.join(d, 'x.cubin');
+    const r = await cli(['-lineinfo', '-v', '--gpu-name=sm_90', path.join(repo, 'packages/ptx/test/fixtures/kernels/hand_vector_add.ptx'), '-o', out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(readFileSync(out).subarray(0, 4)).toEqual(Buffer.from([0x7f, 0x45, 0x4c, 0x46]));
+    const lines = r.stderr.trimEnd().split('\n');
+    // every line is a ptxas info line, ptxas's indented stack/spill line, or the -lineinfo not-honoured warning
+    for (const l of lines) expect(l).toMatch(/^(ptxas info {4}: |    \d+ bytes stack frame, \d+ bytes spill stores, \d+ bytes spill loads$|ptxforge warning : option '--generate-line-info')/);
+    expect(lines).toContain("ptxas info    : Compiling entry function 'vector_add' for 'sm_90'");
+    expect(lines).toContain('ptxas info    : Function properties for vector_add');
+    expect(lines.some((l) => /^ptxas info {4}: Used \d+ registers, used \d+ barriers/.test(l))).toBe(true);
+    expect(lines[lines.length - 1]).toMatch(/^ptxas info {4}: Compile time = \d+\.\d+ ms$/);
+  });
   it('compiles PTX to a cubin: -o, ptxas -v lines with the allocated registers, --maxrregcount', async () => {
     const d = tmp();
     const src = path.join(d, 'k.ptx');

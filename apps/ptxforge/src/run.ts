@@ -417,7 +417,8 @@ export function compileOne(tc: Toolchain, s: CliSettings, input: InputSpec, io: 
       } else if (o.verbose) io.stderr(`${line}\n`);
     }
     warnCount += compileWarnings.length;
-    verboseLines = verboseInfo(result, s.arch);
+    // The -v lines are built only when printed or cached (a cubin's are read back from the cubin itself).
+    verboseLines = o.verbose || cache ? verboseInfo(result, s.arch) : [];
     if (verify) verboseLines.push(`verify-each: ${verify.report.phasesChecked} phases checked, ${verify.report.runs} runs`);
     for (const sk of verify?.report.skipped ?? []) io.stderr(`${input.shown}: warning VERIFY_EACH_SKIPPED: kernel ${sk.kernel} not verified: ${sk.reason}\n`);
     if (o.run) {
@@ -429,7 +430,7 @@ export function compileOne(tc: Toolchain, s: CliSettings, input: InputSpec, io: 
       const maxrregcount = (o as { maxrregcount?: string }).maxrregcount;
       const gen = cubinOfModule(tc, result.module, s.arch, { optLevel: Number(o.optLevel), ...(maxrregcount === undefined ? {} : { maxrregcount: Number(maxrregcount) }) });
       output = gen.cubin;
-      verboseLines = cubinVerboseLines(result, s.arch, gen.cubin, gen.kernels);
+      if (o.verbose) verboseLines = cubinVerboseLines(result, s.arch, gen.cubin, gen.kernels);
     }
     if (cache && typeof output === 'string') cache.put(key, { output, verbose: verboseLines, warnings: compileWarnings });
   }

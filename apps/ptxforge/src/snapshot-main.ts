@@ -6,14 +6,14 @@
  * bin/ptxforge chooses it when the blob was built by the same node binary, else the ESM bundle.
  */
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import v8 from 'node:v8';
-import { prepareCompilation, runCli, type CliIO } from './run.js';
+import { runCli, type CliIO } from './run.js';
 import { serveBatch, setBatchWorkerLauncher, type BatchTask, type BatchWorkerHandle } from './batch.js';
-import { cubinOfModule } from '@ptxforge/codegen';
 import { defaultImporter, loadDefaultPlugins, moduleNotFound, setDefaultImporter } from './plugins.js';
 
 /** The arch the snapshot is warmed up for (the latest target; Triton and nvcc-style builds ask for it most). */
@@ -34,16 +34,20 @@ void loadDefaultPlugins().then(() => warmUp(process.env.PTXFORGE_SNAPSHOT_WARMUP
  */
 async function warmUp(list: string): Promise<void> {
   const io = { stdout: () => undefined, stderr: () => undefined, env: {}, cwd: process.cwd(), isTTY: false };
-  for (const file of list.split(path.delimiter).filter(Boolean)) {
-    try {
-      const text = readFileSync(file, 'utf8');
-      const { tc, settings } = await prepareCompilation(['-arch', WARMUP_ARCH, '-O3', '--no-cache', '--input-as-string', text], io);
-      const result = tc.compile({ text, file }, settings.compileOptions);
-      cubinOfModule(tc, result.module, WARMUP_ARCH, { optLevel: 3 });
-    } catch (e) {
-      process.stderr.write(`snapshot: warm-up compile of ${file} failed (${(e as Error).message.split('\n')[0]}); the snapshot is built without it\n`);
+  // Through the command line itself, as a run calls it (option parsing, settings, output writing and the -v
+  // lines run warm too): every kernel to a cubin, every other one with -v, and the first also to Ori text.
+  const out = path.join(tmpdir(), `ptxforge-snapshot-warmup-${process.pid}`);
+  const files = list.split(path.delimiter).filter(Boolean);
+  for (const [i, file] of files.entries()) {
+    const runs = [['-arch', WARMUP_ARCH, '-O3', '--no-cache', ...(i % 2 ? ['-v'] : []), '-o', `${out}.cubin`, file]];
+    if (i === 0) runs.push(['-arch', WARMUP_ARCH, '--no-cache', '--emit', 'ori', '-o', `${out}.ori`, file]);
+    for (const argv of runs) {
+      let err = '';
+      const code = await runCli(argv, { ...io, stderr: (s: string) => void (err += s) });
+      if (code !== 0) process.stderr.write(`snapshot: warm-up compile of ${file} failed (${err.split('\n')[0]}); the snapshot is built without it\n`);
     }
   }
+  for (const ext of ['.cubin', '.ori']) rmSync(`${out}${ext}`, { force: true });
 }
 /** argv[2] of a batch worker process (never a ptxforge option: those start with one dash or two letters). */
 const BATCH_WORKER_ARG = '--ptxforge-internal-batch-worker';

@@ -7,7 +7,7 @@ import { decodeAttribute, readCubin, verboseStatsOfCubin } from '@ptxforge/cubin
 import { runKernel, type Launch } from '@ptxforge/interp';
 import { runCubin } from '@ptxforge/sass-lift';
 import { checkHazards, hazardInstrFromSass } from '@ptxforge/sass-hazards';
-import { wordFromBytes, type SassInstruction } from '@ptxforge/sass';
+import { formatInstruction, wordFromBytes, type SassInstruction } from '@ptxforge/sass';
 import { compileToCubin } from './index.js';
 
 const tc = createToolchain({ plugins: [corePlugin, ptxFrontendPlugin, targetSm90Plugin] });
@@ -359,6 +359,108 @@ done:
     const { out } = sameAsPtxPath(ptx, launch);
     // thread 0 reads thread 1's 3 + 7 = 10, plus its own offset 0; thread 1 reads 7, plus 4
     expect(out.slice(0, 16)).toBe('0a0000000b000000');
+  });
+
+  it('%clock64 reads the cycle counter into a register pair with one CS2R SR_CLOCKLO, as ptxas', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<8>;
+  .reg .b32 %r<4>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [output];
+  mov.u64 %rd2, %clock64;
+  ld.param.u64 %rd5, [input];
+  ld.global.u32 %r1, [%rd5];
+  mul.lo.u32 %r1, %r1, 3;
+  mov.u64 %rd3, %clock64;
+  setp.ge.u64 %p1, %rd3, %rd2;
+  selp.u32 %r2, 1, 0, %p1;
+  add.u32 %r2, %r2, %r1;
+  st.global.u32 [%rd1], %r2;
+  ret;
+}`;
+    const launch = io('k', '05000000', 4);
+    const { out } = sameAsPtxPath(ptx, launch);
+    // the counter never runs backwards: 1 + 5 * 3
+    expect(out).toBe('10000000');
+    const cubin = readCubin(compileToCubin(tc, ptx, { arch: 'sm_90', file: 'k.ptx', optLevel: 3 }).cubin);
+    const dec = tc.services('sm_90').service(Decoder);
+    const code = cubin.functions[0]!.code;
+    const texts: string[] = [];
+    for (let a = 0; a + 16 <= code.length; a += 16) texts.push(formatInstruction(dec.decode(code, a) as SassInstruction));
+    expect(texts.filter((t) => /CS2R R\d+, SR_CLOCKLO/.test(t))).toHaveLength(2);
+  });
+
+  it('signed min/max and CTA/system-scope global atomics (ATOMG .S32, STRONG.SM / STRONG.SYS), as ptxas', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<8>;
+  .reg .b32 %r<12>;
+  ld.param.u64 %rd1, [output];
+  ld.param.u64 %rd3, [input];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd4, %rd3, %rd2;
+  ld.global.u32 %r6, [%rd4];
+  atom.global.max.s32 %r2, [%rd1], %r6;
+  atom.global.min.s32 %r3, [%rd1+4], %r6;
+  atom.global.cta.max.s32 %r4, [%rd1+8], %r6;
+  atom.global.sys.min.s32 %r5, [%rd1+12], %r6;
+  atom.global.cta.add.u32 %r7, [%rd1+16], %r6;
+  add.u32 %r8, %r2, %r3;
+  add.u32 %r8, %r8, %r4;
+  add.u32 %r8, %r8, %r5;
+  add.u32 %r8, %r8, %r7;
+  st.global.u32 [%rd1+20], %r8;
+  ret;
+}`;
+    // one thread: the old values are the initial ones (0, 0, 0, 0, 0); the memory takes max(0, -3) etc.
+    const { out } = sameAsPtxPath(ptx, io('k', 'fdffffff', 24));
+    expect(out).toBe('00000000' + 'fdffffff' + '00000000' + 'fdffffff' + 'fdffffff' + '00000000');
+  });
+
+  it('64-bit global atomics: add/exch/min.u64 (ATOMG .64) and max.s64 (ATOMG .S64) on register pairs, as ptxas', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<16>;
+  .reg .b32 %r<4>;
+  ld.param.u64 %rd1, [output];
+  ld.param.u64 %rd10, [input];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 8;
+  add.u64 %rd11, %rd10, %rd2;
+  ld.global.u64 %rd6, [%rd11];
+  atom.global.add.u64 %rd3, [%rd1], %rd6;
+  atom.global.max.s64 %rd4, [%rd1+8], %rd6;
+  atom.global.exch.b64 %rd5, [%rd1+16], %rd6;
+  atom.global.min.u64 %rd7, [%rd1+24], %rd6;
+  add.u64 %rd8, %rd3, %rd4;
+  add.u64 %rd8, %rd8, %rd5;
+  add.u64 %rd8, %rd8, %rd7;
+  add.u64 %rd9, %rd1, 32;
+  add.u64 %rd9, %rd9, %rd2;
+  st.global.u64 [%rd9], %rd8;
+  ret;
+}`;
+    // four threads: 3, -5, 2^40, 7 (the order of the atomics between threads is the interpreter's, on both paths)
+    const vals = [3n, -5n, 1n << 40n, 7n];
+    const input = Buffer.alloc(32);
+    vals.forEach((v, i) => input.writeBigInt64LE(v, 8 * i));
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [4, 1, 1],
+      buffers: { input: { hex: input.toString('hex') }, output: { hex: '00'.repeat(64) } }, params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    const o = Buffer.from(sameAsPtxPath(ptx, launch).out, 'hex');
+    expect(o.readBigInt64LE(0)).toBe(3n - 5n + (1n << 40n) + 7n);
+    expect(o.readBigInt64LE(8)).toBe(1n << 40n);
+    // min.u64 over the initial 0 stays 0
+    expect(o.readBigUInt64LE(24)).toBe(0n);
   });
 
   it('f64 div.rn and sqrt.rn: IEEE-exact over specials, subnormal operands and quotients half-way between subnormals', () => {

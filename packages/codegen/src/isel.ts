@@ -1429,8 +1429,8 @@ class Selector {
     const kind = mods.find((m) => ['ADD', 'MIN', 'MAX', 'INC', 'DEC', 'AND', 'OR', 'XOR', 'EXCH', 'CAS'].includes(m));
     if (!kind) this.fail('atomic operation');
     const type = mods.find((m) => /^[USBF](32|64)$/.test(m)) ?? 'U32';
-    const w = this.widthOf(d);
-    if (w !== 1 || type.endsWith('64')) this.fail('64-bit atomic');
+    const w = d ? this.widthOf(d) : type.endsWith('64') ? 2 : 1;
+    if (w === 2 || type.endsWith('64')) return this.atomic64(ins, kind!, type);
     if (type === 'F32' && op === 'ATOMS') {
       if (kind !== 'ADD') this.fail('f32 shared-memory atomic other than add');
       return this.sharedAtomicAddF32(d, u[0]!, u[1]!);
@@ -1455,7 +1455,28 @@ class Selector {
       addr.desc = false;
       addr.plain = true;
     }
-    return this.emit(op, ['E', kind, ...typeMods, 'STRONG', scope], [PT(), dst, addr, ...srcs], 2);
+    // (ATOMG's CTA scope prints as STRONG.SM: the scope field's pattern LD names so, see the sm_90 evidence row)
+    return this.emit(op, ['E', kind, ...typeMods, 'STRONG', op === 'ATOMG' && scope === 'CTA' ? 'SM' : scope], [PT(), dst, addr, ...srcs], 2);
+  }
+
+  /**
+   * 64-bit global atomics as ptxas writes them (sm_90 evidence rows): `ATOMG.E.ADD.64` (u64 add, exch, unsigned
+   * min/max) and `.S64` (signed min/max) on register pairs. f64 add is another opcode ptxas uses (0x9a3) and
+   * 64-bit compare-and-swap takes a register quad: neither has a row yet.
+   */
+  atomic64(ins: Instr, kind: string, type: string): void {
+    const d = ins.defs[0];
+    const u = ins.uses;
+    if (ins.opcode !== 'ATOMG') this.fail(`64-bit ${ins.opcode === 'ATOMS' ? 'shared-memory' : 'generic'} atomic`);
+    if (type === 'F64' || kind === 'CAS' || !['ADD', 'MIN', 'MAX', 'EXCH'].includes(kind)) this.fail(`64-bit atomic ${kind}.${type}`);
+    if (kind === 'ADD' || kind === 'EXCH' ? false : type !== 'U64' && type !== 'S64' && type !== 'B64') this.fail(`64-bit atomic ${kind}.${type}`);
+    const typeMods = (kind === 'MIN' || kind === 'MAX') && type === 'S64' ? ['S64'] : ['64'];
+    const scope = ins.mods.includes('CTA') ? 'SM' : ins.mods.includes('SYS') ? 'SYS' : 'GPU';
+    const src = this.wide64(u[1]!);
+    const dst = d ? this.defWhole(d) : this.r(this.newV('R', 2), 0, 2);
+    this.usesGlobal = true;
+    const addr = this.address(u[0]!, true) as VMemOperand;
+    return this.emit('ATOMG', ['E', kind, ...typeMods, 'STRONG', scope], [PT(), dst, addr, src], 2);
   }
 
   /**
@@ -1573,6 +1594,10 @@ class Selector {
       this.emit('S2R', [], [this.r(rank), { k: 'name', name: 'SR_CgaCtaId' }], 1);
       this.emit('SHF', ['L', 'U32'], [this.r(d, 0), this.r(rank), { k: 'int', v: 24 }, { k: 'reg', file: 'R', n: 255 }], 1);
       return this.emit('S2R', [], [this.r(d, 1), { k: 'name', name: 'SR_SWINHI' }], 1);
+    }
+    if (src.name === 'SR_CLOCK64' && this.widthOf(dst) === 2) {
+      // %clock64: ptxas reads the 64-bit cycle counter with one `CS2R Rd, SR_CLOCKLO` into a register pair
+      return this.emit('CS2R', [], [this.defWhole(dst), { k: 'name', name: 'SR_CLOCKLO' }], 1);
     }
     if (this.widthOf(dst) !== 1) this.fail(`64-bit special register ${src.name}`);
     this.emit('S2R', [], [this.def(dst), { k: 'name', name: names[src.name] ?? src.name }], 1);

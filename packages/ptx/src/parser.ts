@@ -226,38 +226,53 @@ class Parser {
     return m;
   }
 
-  /** `.section .debug_info { ... }`: DWARF bytes for debuggers; skipped as a whole (balanced braces). */
+  /**
+   * `.section .debug_info { ... }`: DWARF bytes for debuggers, checked as ptxas reads them and then dropped.
+   * ptxas's grammar (probed with ptxas 13.0.88): a sequence of `label:` and `.bN item, item, ...` where an
+   * item is `[-]integer` or `name[+integer]` (a label or a section name); anything else (an empty list, a
+   * trailing comma, nested braces, strings, floats, `name-4`) is a syntax error.
+   */
   private skipSection(): void {
     this.p++;
     if (this.kind() !== Tk.Dot && this.kind() !== Tk.Ident) this.fail('a section name');
     this.p++;
     this.expectP('{', "'{' opening the section");
-    let depth = 1;
-    // Data values are checked against the width of their `.bN` directive, as ptxas does: -2^(N-1) .. 2^N-1.
-    let bits = 0;
-    while (depth > 0) {
+    for (;;) {
       const k = this.kind();
       if (k === Tk.Eof) this.fail("'}' closing the .section");
-      if (this.isP('{')) depth++;
-      else if (this.isP('}')) depth--;
-      else if (k === Tk.Dot) {
-        const word = this.dotWord();
-        const w = /^b(8|16|32|64)$/.exec(word);
-        bits = w ? Number(w[1]) : 0;
-        // Other type names (.u8, .f32, .b128, .b0 ...) are not DWARF data types (ptxas).
-        if (!w && /^(?:[bsuf]\d+|pred|f16x2|bf16x2?)$/.test(word)) this.failMsg(`Illegal type for dwarf data (.${word})`, this.p, 'PTX_SEMANTIC');
-      } else if (k === Tk.Int && bits) {
-        const neg = this.p > 0 && this.isP('-', this.p - 1);
-        const at = neg ? this.p - 1 : this.p;
-        // As ptxas: the literal is a 64-bit two's-complement value; a negative one is checked by its
-        // negation, which wraps for -2^63 (0x8000000000000000 passes every width there).
-        const v = BigInt.asIntN(64, neg ? -this.intToken() : this.intToken());
-        const b = BigInt(bits);
-        const bad = v >= 0n ? v > (1n << b) - 1n : BigInt.asIntN(64, -v) > 1n << (b - 1n);
-        if (bad) this.failMsg(`Value out of range for type .b${bits} ${v}`, at, 'PTX_SEMANTIC');
-        continue; // intToken moved past the literal
+      if (this.acceptP('}')) return;
+      if (k === Tk.Ident && this.isP(':', this.p + 1)) {
+        this.p += 2;
+        continue;
       }
+      if (k !== Tk.Dot) this.fail('a DWARF data directive (.b8, .b16, .b32, .b64) or a label');
+      const word = this.dotWord();
+      const w = /^b(8|16|32|64)$/.exec(word);
+      // Other type names (.u8, .f32, .b128, .b0 ...) are not DWARF data types (ptxas).
+      if (!w && /^(?:[bsuf]\d+|pred|f16x2|bf16x2?)$/.test(word)) this.failMsg(`Illegal type for dwarf data (.${word})`, this.p, 'PTX_SEMANTIC');
+      if (!w) this.fail('a DWARF data directive (.b8, .b16, .b32, .b64) or a label');
+      const bits = BigInt(w[1]!);
       this.p++;
+      do {
+        if (this.kind() === Tk.Ident || (this.kind() === Tk.Dot && !isTypeName(this.dotWord()))) {
+          this.p++;
+          if (this.acceptP('+')) {
+            if (this.kind() !== Tk.Int) this.fail('an integer offset');
+            this.intToken();
+          }
+          continue;
+        }
+        const at = this.p;
+        const neg = this.acceptP('-');
+        if (this.kind() !== Tk.Int) this.fail('a DWARF data value (an integer or a label)');
+        // As ptxas: data values are checked against the width of their `.bN` directive, -2^(N-1) .. 2^N-1;
+        // the literal is a 64-bit two's-complement value; a negative one is checked by its negation, which
+        // wraps for -2^63 (0x8000000000000000 passes every width there).
+        const lit = this.intToken();
+        const v = BigInt.asIntN(64, neg ? -lit : lit);
+        const bad = v >= 0n ? v > (1n << bits) - 1n : BigInt.asIntN(64, -v) > 1n << (bits - 1n);
+        if (bad) this.failMsg(`Value out of range for type .b${bits} ${v}`, at, 'PTX_SEMANTIC');
+      } while (this.acceptP(','));
     }
   }
 
@@ -282,10 +297,10 @@ class Parser {
       this.skipParens();
     }
     let returns: VarDecl[] = [];
-    if (!entry && this.isP('(')) returns = this.paramList();
+    if (!entry && this.isP('(')) returns = this.paramList(false);
     const name = this.ident(`the ${entry ? 'kernel' : 'function'} name`);
     let params: VarDecl[] = [];
-    if (this.isP('(')) params = this.paramList();
+    if (this.isP('(')) params = this.paramList(entry);
     const fn: FunctionDecl = { kind: 'function', entry, name, params, returns, directives: new Map(), pragmas: [], pos };
     if (linkage !== undefined) fn.linkage = linkage;
     for (;;) {
@@ -327,68 +342,79 @@ class Parser {
     }
   }
 
-  private paramList(): VarDecl[] {
+  private paramList(kernel: boolean): VarDecl[] {
     this.expectP('(');
     const out: VarDecl[] = [];
     if (this.acceptP(')')) return out;
     do {
       if (!(this.isDot('param') || this.isDot('reg'))) this.fail('a parameter declaration (.param or .reg)');
-      out.push(this.varDeclOne('param'));
+      out.push(this.varDeclOne(kernel ? 'kernel' : 'func'));
     } while (this.acceptP(','));
     this.expectP(')', "',' or ')' in the parameter list");
     return out;
   }
 
   /** One parameter: `.param [.align N] .type [.ptr [.space] [.align N]] name [[N]]`. */
-  private varDeclOne(_ctx: 'param'): VarDecl {
-    const d = this.declHead(undefined);
+  private varDeclOne(ctx: 'kernel' | 'func'): VarDecl {
+    const d = this.declHead(undefined, ctx);
     const name = this.ident('a parameter name');
     d.name = name;
     this.dims(d);
     return d;
   }
 
-  /** `.space` followed by attributes in any order: `.align N`, `.vN`, `.type`, `.ptr ...`. */
-  private declHead(linkage: string | undefined): VarDecl {
+  /**
+   * `.space [.align N]* [.vN] .type name`, the order ptxas's grammar takes (probed with ptxas 13.0.88: an
+   * attribute after the type, a second vector width or a linkage after the space is a syntax error there).
+   * Kernel parameters may add `.ptr [.space] [.align N]` (and `.align N`) after the type; on a `.func`
+   * parameter ptxas reports "Illegal placement of kernel parameter attribute".
+   */
+  private declHead(linkage: string | undefined, param?: 'kernel' | 'func'): VarDecl {
     const pos = this.pos();
     const space = this.dotWord() as VarDecl['space'];
     this.p++;
     const d: VarDecl = { kind: 'var', space, vec: 0, type: '', name: '', dims: [], pos };
     if (linkage !== undefined) d.linkage = linkage;
-    for (;;) {
-      if (this.kind() !== Tk.Dot) break;
+    const align = (): void => {
+      this.p++;
+      if (this.kind() !== Tk.Int) this.fail('an alignment in bytes');
+      const at = this.p;
+      d.align = this.smallInt('an alignment in bytes');
+      if (d.align <= 0 || (d.align & (d.align - 1)) !== 0) this.failMsg(`Alignment must be a power of two (.align ${this.str(at)})`, at, 'PTX_SEMANTIC');
+    };
+    while (this.isDot('align')) align();
+    if (this.kind() === Tk.Dot && /^v\d+$/.test(this.dotWord())) {
       const w = this.dotWord();
-      if (w === 'align') {
-        this.p++;
-        if (this.kind() !== Tk.Int) this.fail('an alignment in bytes');
-        const at = this.p;
-        d.align = this.smallInt('an alignment in bytes');
-        if (d.align <= 0 || (d.align & (d.align - 1)) !== 0) this.failMsg(`Alignment must be a power of two (.align ${this.str(at)})`, at, 'PTX_SEMANTIC');
-      } else if (w === 'v2' || w === 'v4' || w === 'v8') {
-        d.vec = Number(w.slice(1));
-        this.p++;
-      } else if (w === 'ptr') {
-        this.p++;
-        d.ptr = {};
-        while (this.kind() === Tk.Dot) {
-          const a = this.dotWord();
-          if (a === 'align') {
-            this.p++;
-            d.ptr.align = this.smallInt('an alignment');
-          } else if (['global', 'shared', 'const', 'local'].includes(a)) {
-            d.ptr.space = a;
-            this.p++;
-          } else break;
-        }
-      } else if (d.type === '' && isTypeName(w)) {
-        // ptxas has no .bf16/.bf16x2/.tf32 variables (they live in .b16/.b32 registers).
-        if (w === 'bf16' || w === 'bf16x2' || w === 'tf32') this.failMsg(`syntax error near '.${w}': no variable has type .${w} (declare it .b${w === 'bf16' ? 16 : 32})`, this.p);
-        d.type = w;
-        this.p++;
-      } else if (LINKAGE.has(w)) {
-        d.linkage = w;
-        this.p++;
-      } else break;
+      if (w !== 'v2' && w !== 'v4' && w !== 'v8') this.fail('a vector width .v2, .v4 or .v8');
+      d.vec = Number(w.slice(1));
+      this.p++;
+    }
+    if (this.kind() === Tk.Dot && isTypeName(this.dotWord())) {
+      const w = this.dotWord();
+      // ptxas has no .bf16/.bf16x2/.tf32 variables (they live in .b16/.b32 registers).
+      if (w === 'bf16' || w === 'bf16x2' || w === 'tf32') this.failMsg(`syntax error near '.${w}': no variable has type .${w} (declare it .b${w === 'bf16' ? 16 : 32})`, this.p);
+      d.type = w;
+      this.p++;
+    }
+    // Kernel parameter attributes after the type: `.ptr [.space] [.align N]`, or `.align N`.
+    while (param && d.type !== '' && (this.isDot('ptr') || this.isDot('align'))) {
+      if (param === 'func') this.failMsg('Illegal placement of kernel parameter attribute', this.p, 'PTX_SEMANTIC');
+      if (this.isDot('align')) {
+        align();
+        continue;
+      }
+      this.p++;
+      d.ptr = {};
+      while (this.kind() === Tk.Dot) {
+        const a = this.dotWord();
+        if (a === 'align') {
+          this.p++;
+          d.ptr.align = this.smallInt('an alignment');
+        } else if (a === 'global' || a === 'shared' || a === 'const' || a === 'local') {
+          d.ptr.space = a;
+          this.p++;
+        } else break;
+      }
     }
     if (d.type === '' && !['tex', 'texref', 'samplerref', 'surfref'].includes(space)) this.fail(`a type (.u32, .f32, .b8, .pred ...) in the .${space} declaration`);
     return d;

@@ -165,7 +165,11 @@ export function instrRoles(ins: HazardInstr): InstrRoles {
   if (LOADS.has(op)) {
     defWidth = sizeCount(mods);
     if (op === 'LDSM') defWidth = mods.includes('4') ? 4 : mods.includes('2') ? 2 : 1;
-    if (op === 'ATOM' || op === 'ATOMG' || op === 'ATOMS') for (let i = n; i < ops.length; i++) srcWidth.set(i, defWidth);
+    if (op === 'ATOM' || op === 'ATOMG' || op === 'ATOMS') {
+      // signed 64-bit min/max print .S64 (and f64 add .F64) instead of .64: register pairs too
+      if (mods.some(is64Type)) defWidth = 2;
+      for (let i = n; i < ops.length; i++) srcWidth.set(i, defWidth);
+    }
   } else if (STORES.has(op)) {
     const w = sizeCount(mods);
     for (let i = 0; i < ops.length; i++) if (ops[i]!.kind === 'reg') srcWidth.set(i, w);

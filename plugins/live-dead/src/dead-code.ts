@@ -15,7 +15,8 @@ export function removeUnreachableBlocks(fn: OriFunction): number {
     for (const i of b.instrs) for (const t of i.labelTargets()) named.add(t);
   }
   const doomed = fn.blocks.filter((b) => dead.has(b) && !named.has(b));
-  for (const b of doomed) for (const i of [...b.instrs]) b.remove(i);
+  // One batch per block: removing one instruction at a time costs the block's length each.
+  for (const b of doomed) b.removeWhere(() => true);
   // Forward layout order: an emptied block only falls through into the next one, removed after it.
   let n = 0;
   for (const b of doomed) {
@@ -61,15 +62,10 @@ export function sweepDeadInstructions(fn: OriFunction): number {
       }
     }
   }
+  // One batch per block: removing one instruction at a time costs the block's length each (quadratic on one
+  // big block of dead code).
   let n = 0;
-  for (const b of fn.blocks) {
-    for (const i of [...b.instrs]) {
-      if (!live.has(i)) {
-        b.remove(i);
-        n++;
-      }
-    }
-  }
+  for (const b of fn.blocks) n += b.removeWhere((i) => !live.has(i));
   return n;
 }
 

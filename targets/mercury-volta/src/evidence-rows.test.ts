@@ -41,6 +41,16 @@ const CASES: [string, string, string, string][] = [
   ['sm_90', 'cvt.rn.satfinite.e5m2x2.f32', '004fca00_048060ff_00000007_0007723e', 'F2FP.SATFINITE.E5M2.F32.PACK_AB_MERGE_C R7, R0, R7, RZ ;'],
   ['sm_90', 'cvt.rn.f16x2.e4m3x2', '004fca00_020006ff_00000002_ff07723e', 'F2FP.F16.E4M3.UNPACK_B R7, R2 ;'],
   ['sm_90', 'cvt.rn.f16x2.e5m2x2', '004fca00_020004ff_00000002_ff07723e', 'F2FP.F16.E5M2.UNPACK_B R7, R2 ;'],
+  ['sm_90', 'atom.global.max.s32', '004ea800_091ee3c4_00000005_020579a8', 'ATOMG.E.MAX.S32.STRONG.GPU PT, R5, desc[UR4][R2.64], R5 ;'],
+  ['sm_90', 'atom.global.min.s32', '004ea800_089ee3c4_00000405_020779a8', 'ATOMG.E.MIN.S32.STRONG.GPU PT, R7, desc[UR4][R2.64+0x4], R5 ;'],
+  ['sm_90', 'atom.global.max.u32', '004ea800_091ee1c4_00000807_020779a8', 'ATOMG.E.MAX.STRONG.GPU PT, R7, desc[UR4][R2.64+0x8], R7 ;'],
+  ['sm_90', 'atom.global.cta.max.s32', '004ea800_091ea3c4_00001807_020979a8', 'ATOMG.E.MAX.S32.STRONG.SM PT, R9, desc[UR4][R2.64+0x18], R7 ;'],
+  ['sm_90', 'atom.global.sys.max.s32', '004ea800_091f43c4_00001c09_020979a8', 'ATOMG.E.MAX.S32.STRONG.SYS PT, R9, desc[UR4][R2.64+0x1c], R9 ;'],
+  ['sm_90', 'atom.global.cta.add.u32', '004ea800_081ea1c4_00002009_020b79a8', 'ATOMG.E.ADD.STRONG.SM PT, R11, desc[UR4][R2.64+0x20], R9 ;'],
+  ['sm_90', 'atom.global.add.u64', '004ea800_081ee5c4_00000004_020479a8', 'ATOMG.E.ADD.64.STRONG.GPU PT, R4, desc[UR4][R2.64], R4 ;'],
+  ['sm_90', 'atom.global.max.s64', '004ea800_091ee7c4_00000804_020679a8', 'ATOMG.E.MAX.S64.STRONG.GPU PT, R6, desc[UR4][R2.64+0x8], R4 ;'],
+  ['sm_90', 'atom.global.exch.b64', '004ea800_0c1ee5c4_00001806_020679a8', 'ATOMG.E.EXCH.64.STRONG.GPU PT, R6, desc[UR4][R2.64+0x18], R6 ;'],
+  ['sm_90', 'atom.global.min.u64', '004ee400_089ee5c4_00002006_020a79a8', 'ATOMG.E.MIN.64.STRONG.GPU PT, R10, desc[UR4][R2.64+0x20], R6 ;'],
   // texture results counted on SB5 (parboil rpes: 4 TEX words with W5, then these as they land); SB4 and SB0 as
   // the golden sm_90 pairs print them
   ['sm_90', 'tex.2d (wait for 3 of 4)', '000fc800_00000000_0000d0c0_0000791a', 'DEPBAR.LE SB5, 0x3 ;'],

@@ -104,6 +104,35 @@ const MEMORY = new Set(['LD', 'LDG', 'LDS', 'LDL', 'ST', 'STG', 'STS', 'STL']);
 /** The memory access size code in bits 73..75. */
 const SIZE_CODE: Record<string, string[]> = { 0: ['m:U8^0'], 1: ['m:S8^0'], 2: ['m:U16^0'], 3: ['m:S16^0'], 4: [], 5: ['m:64'], 6: ['m:128'] };
 
+/** The sm_90 ATOMG joint slot over type 73..75, scope 77..80 and operation 87..90 (see EVIDENCE_ROWS). */
+function atomgSlot(base: RowSpec): SlotSpec {
+  const old = base.slots[0]!;
+  const map: Record<number, string[]> = {};
+  // the golden combinations, bit 78 (constant 1 in the derived row) now part of the scope field
+  for (const [k, toks] of Object.entries(old.map)) {
+    const v = Number(k);
+    const scope = ((v >> 3) & 1) | 2 | (((v >> 4) & 3) << 2);
+    map[(v & 7) | (scope << 3) | ((v >> 6) << 7)] = [...toks];
+  }
+  const OPS = ['m:ADD', 'm:MIN', 'm:MAX', 'm:INC', 'm:DEC', 'm:AND', 'm:OR', 'm:XOR', 'm:EXCH'];
+  const SCOPES: Record<number, string> = { 5: 'm:SM', 7: 'm:GPU', 10: 'm:SYS' };
+  const TYPES: Array<[number, string[], number[]]> = [
+    [0, [], [0, 1, 2, 3, 4, 5, 6, 7, 8]],
+    [1, ['m:S32^0'], [1, 2]],
+    [2, ['m:64'], [0, 1, 2, 8]],
+    [3, ['m:S64^0'], [1, 2]],
+  ];
+  for (const [type, typeToks, ops] of TYPES) {
+    for (const op of ops) {
+      for (const [scope, scopeTok] of Object.entries(SCOPES)) {
+        const v = type | (Number(scope) << 3) | (op << 7);
+        map[v] ??= [OPS[op]!, ...typeToks, scopeTok];
+      }
+    }
+  }
+  return { bits: [[73, 3], [77, 4], [87, 4]], map };
+}
+
 export const EVIDENCE_ROWS: RowSpec[] = [
   // IMAD.WIDE (signed): bit 73 clear is .U32 (golden); ptxas sets it for mul.wide.s32 / mad.wide.s32 /
   // mul24.hi.s32, whose results only the signed product gives.
@@ -352,6 +381,13 @@ export const EVIDENCE_ROWS: RowSpec[] = [
     reuse: { 1: 1 },
     set: [[24, 8], [64, 8], [74, 1], [89, 1]],
   }),
+  // ATOMG (sm_90): the derived row holds one joint slot (type 73..75, scope 77 and 79..80, operation 87..90) with the
+  // combinations the golden vectors show, bit 78 constant; atom.global.max.s32 and most .cta/.sys scopes had no
+  // word. ptxas 13 words (atom.global{,.cta,.sys}.max.s32, .cta.add.u32, .add/.exch/.min.u64, .max.s64) show the
+  // scope is 77..80 (7 = GPU, 10 = SYS, 5 = the CTA scope: LD's STRONG.SM pattern) and the type 0 = 32-bit,
+  // 1 = S32, 2 = 64, 3 = S64 for min/max (with .add, 3 is the golden F32.FTZ.RN). The slot stays joint (types
+  // mean different things per operation): the golden combinations are kept, the evidenced ones added.
+  ...rowsOf(0x9a8, 'P,R,Md,R', (r) => r.archs.includes('sm_90')).map((r) => widen(r, { free: [[78, 1]], replaceSlots: [atomgSlot(r)], order: ['m:E', 'm:ADD', 'm:MIN', 'm:MAX', 'm:INC', 'm:DEC', 'm:AND', 'm:OR', 'm:XOR', 'm:EXCH', 'm:64', 'm:S32^0', 'm:S64^0', 'm:F32^0', 'm:FTZ', 'm:F64^0', 'm:RN', 'm:STRONG', 'm:SM', 'm:GPU', 'm:SYS'] })),
   // DEPBAR.LE SBn, N (sm_90): the scoreboard is a 3-bit number in bits 44..46, as sm_80/86 keep it (golden sm_86:
   // 0x...d0c0_0000791a is `DEPBAR.LE SB5, 0x3`). The sm_90 golden pairs show SB0..SB4 only, so the derived row
   // read bits 44..45 and 46 as separate slots and printed SB5 (bits 44 + 46) as SB4; ptxas 13 sm_90 code counts

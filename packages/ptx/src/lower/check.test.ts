@@ -333,6 +333,29 @@ describe('syntax ptxas refuses (issue 16, fuzz-ptx findings)', () => {
     expect(code(kernel('.reg .b64 %q<0x8000000000000000>;'))).toBe('PTX_CONSTANT_OVERFLOW');
     expect(code(kernel('.reg .b64 %q<0x80000000>;'))).toBe('ok');
   });
+  it('DWARF data follows ptxas grammar: .bN items separated by commas, labels, name+offset', () => {
+    const sec = (v: string): string => code(`${HEAD}.section .debug_info { ${v} }\n.visible .entry k() { ret; }\n`);
+    for (const v of ['.b8 1,2,3', '.b32 k+4', '.b64 k', '.b8 -1', '.b8 - 1', 'lab: .b8 1', '.b8 0x10 .b8 1U', '.b32 $L__tmp1', '.b32 .debug_abbrev']) expect(sec(v), v).toBe('ok');
+    // each refused by ptxas 13.0.88 with "Parsing error ... syntax error"
+    for (const v of ['.b8 1 2', '.b8', '.b8 1,', '.b32 k-4', '.b32 4+k', '.b8 1;', '.b32 k+', '.b32 (1)', '{ .b8 1 }', '.b8 "ab"', '.b32 k+4+4', '.b8 1.5', '.b8 -k', '.b8 0f3F800000', 'k', '.b8 .b8 1']) {
+      expect(sec(v), v).toBe('PTX_SYNTAX');
+    }
+  });
+  it('declaration attributes come in ptxas order: .align, .vN, type (kernel parameters may add .ptr/.align)', () => {
+    for (const d of ['.reg .v2 .u32 %x;', '.local .align 4 .v2 .u32 x;', '.local .align 4 .align 8 .u32 x;']) expect(code(kernel(d)), d).toBe('ok');
+    for (const d of ['.reg .u32 .v2 %x;', '.local .u32 .align 4 x;', '.local .v2 .align 8 .u32 x;', '.local .align 4 .u32 .v2 x;', '.local .v4 .v2 .u32 x;']) expect(code(kernel(d)), d).toBe('PTX_SYNTAX');
+    expect(code(`${HEAD}.global .align 4 .u32 g;\n.visible .entry k() { ret; }\n`)).toBe('ok');
+    expect(code(`${HEAD}.global .u32 .align 4 g;\n.visible .entry k() { ret; }\n`)).toBe('PTX_SYNTAX');
+    expect(code(`${HEAD}.global .visible .u32 g;\n.visible .entry k() { ret; }\n`)).toBe('PTX_SYNTAX');
+    expect(code(`${HEAD}.visible .entry k(.param .u32 .align 4 p, .param .u64 .ptr .global .align 8 q) { ret; }\n`)).toBe('ok');
+    expect(code(`${HEAD}.func f(.param .u32 .align 4 p) { ret; }\n`)).toBe('PTX_SEMANTIC'); // Illegal placement of kernel parameter attribute
+    expect(code(`${HEAD}.func f(.param .u32 .v2 p) { ret; }\n`)).toBe('PTX_SYNTAX');
+  });
+  it('a .param vector variable cannot be allocated (parameters and call-site .param alike)', () => {
+    expect(code(`${HEAD}.func f(.param .v2 .u32 p) { ret; }\n`)).toBe('PTX_SEMANTIC');
+    expect(code(`${HEAD}.visible .entry k(.param .align 8 .v2 .u32 p) { ret; }\n`)).toBe('PTX_SEMANTIC');
+    expect(code(kernel('.param .v2 .b32 x;'))).toBe('PTX_SEMANTIC');
+  });
   it('a second linkage directive is a syntax error', () => {
     expect(code(`${HEAD}.visible .visible .entry k() { ret; }\n`)).toBe('PTX_SYNTAX');
   });

@@ -82,9 +82,9 @@ function declType(v: VarDecl, fail: Fail): PtxType {
   return t;
 }
 
-/** A `.param` parameter of a type ptxas cannot place there (`.f16x2`; `.pred` must be a register). */
+/** A `.param` variable of a type ptxas cannot place there (`.f16x2`, a `.vN` vector; `.pred` must be a register). */
 function checkParamType(p: VarDecl, fail: Fail): void {
-  if (p.type === 'f16x2') fail('PTX_SEMANTIC', `Variable '${p.name}' cannot be allocated in .param state space`, p.pos);
+  if (p.type === 'f16x2' || p.vec) fail('PTX_SEMANTIC', `Variable '${p.name}' cannot be allocated in .param state space`, p.pos);
   if (p.type === 'pred') fail('PTX_SEMANTIC', `Predicate variable '${p.name}' must be in register state space`, p.pos);
 }
 
@@ -420,6 +420,7 @@ function declareLocal(c: FnLowerer, v: VarDecl, fail: Fail): void {
       return;
     }
     case 'param':
+      checkParamType(v, fail);
       c.declare(v.name, paramRegs(c, v, fail), v.pos);
       return;
     case 'local':
