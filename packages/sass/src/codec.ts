@@ -338,7 +338,9 @@ export class TableCodec {
   private opShape = new Int32Array(16);
   private opFlags = new Int32Array(16);
   private opVal = new Float64Array(16 * 6);
-  private opHas = new Uint8Array(16 * 6);
+  /** opHas[j] === opGen: part j was read for the instruction being encoded (no clearing per operand). */
+  private opHas = new Uint32Array(16 * 6);
+  private opGen = 0;
   /** Encoding token caches: mnemonic modifier → ids (index 0 plain, 1 + rank for data types). */
   private readonly modIds = new Map<string, { isType: boolean; ids: number[] }>();
   private readonly opTok: Map<string, number>[][] = [];
@@ -873,8 +875,9 @@ export class TableCodec {
   private readOperand(o: SassOperand, i: number): number {
     const vals = this.opVal;
     const has = this.opHas;
+    const g = this.opGen;
     const b = i * 6;
-    for (let k = 0; k < 6; k++) has[b + k] = 0;
+    let kind: unknown;
     let file: unknown;
     let n: unknown;
     let v: unknown;
@@ -894,6 +897,7 @@ export class TableCodec {
       const x = rec[key];
       switch (key) {
         case 'k':
+          kind = x;
           break;
         case 'file':
           file = x;
@@ -958,7 +962,7 @@ export class TableCodec {
     }
     let flags = 0;
     let s: number;
-    switch (o.k) {
+    switch (kind) {
       case 'reg':
         switch (file) {
           case 'R':
@@ -976,40 +980,42 @@ export class TableCodec {
           default:
             s = REG_SHAPES[file as RegFile]!;
         }
-        if (n !== undefined) (vals[b] = n as number), (has[b] = 1);
+        if (n !== undefined) (vals[b] = n as number), (has[b] = g);
         flags = bits;
         break;
       case 'int':
         s = Shape.I;
-        if (v !== undefined) (vals[b] = v as number), (has[b] = 1);
+        if (v !== undefined) (vals[b] = v as number), (has[b] = g);
         break;
       case 'float':
         s = Shape.F;
-        if (v !== undefined) (vals[b] = v as number), (has[b] = 1);
+        if (v !== undefined) (vals[b] = v as number), (has[b] = g);
         if (Number.isNaN(v)) flags |= F_NAN;
         break;
       case 'cbank':
         s = reg ? (reg.file === 'R' ? Shape.Cr : Shape.Cu) : Shape.C;
-        if (bank !== undefined) (vals[b + 1] = bank as number), (has[b + 1] = 1);
-        if (off !== undefined) (vals[b + 2] = off as number), (has[b + 2] = 1);
-        if (reg?.n !== undefined) (vals[b + 5] = reg.n), (has[b + 5] = 1);
+        if (bank !== undefined) (vals[b + 1] = bank as number), (has[b + 1] = g);
+        if (off !== undefined) (vals[b + 2] = off as number), (has[b + 2] = g);
+        if (reg?.n !== undefined) (vals[b + 5] = reg.n), (has[b + 5] = g);
         flags = bits & (F_NEG | F_ABS | F_NOT | F_SFX);
         break;
       case 'mem':
         s = gdesc ? Shape.Mg : descOnly ? Shape.Mx : desc !== undefined ? (ur !== undefined ? Shape.Mdu : Shape.Md) : ur !== undefined ? Shape.Mu : Shape.M;
-        if (gdesc) (vals[b + 3] = (ur as number | undefined) ?? 63), (has[b + 3] = 1);
-        else if (descOnly) (vals[b + 4] = (desc as number | undefined) ?? 63), (has[b + 4] = 1);
+        if (gdesc) (vals[b + 3] = (ur as number | undefined) ?? 63), (has[b + 3] = g);
+        else if (descOnly) (vals[b + 4] = (desc as number | undefined) ?? 63), (has[b + 4] = g);
         else {
-          if (base !== undefined) (vals[b + 1] = base as number), (has[b + 1] = 1);
-          if (off !== undefined) (vals[b + 2] = off as number), (has[b + 2] = 1);
-          if (ur !== undefined) (vals[b + 3] = ur as number), (has[b + 3] = 1);
-          if (desc !== undefined) (vals[b + 4] = desc as number), (has[b + 4] = 1);
+          if (base !== undefined) (vals[b + 1] = base as number), (has[b + 1] = g);
+          if (off !== undefined) (vals[b + 2] = off as number), (has[b + 2] = g);
+          if (ur !== undefined) (vals[b + 3] = ur as number), (has[b + 3] = g);
+          if (desc !== undefined) (vals[b + 4] = desc as number), (has[b + 4] = g);
           if (baseSfx) flags |= F_SFX;
         }
         break;
       case 'name':
         s = Shape.N;
         break;
+      default:
+        s = 0; // no operand kind: no row has this shape
     }
     this.opFlags[i] = flags;
     return spaced ? s | SPACED : s;
@@ -1114,7 +1120,7 @@ export class TableCodec {
     const opHas = this.opHas;
     for (let k = 0, p = 0; k < nA; k++, p += AP) {
       const j = prog[p + 1]!;
-      if (!(prog[p]! < nOps && opHas[j])) return undefined;
+      if (!(prog[p]! < nOps && opHas[j] === this.opGen)) return undefined;
       vals[k] = opVal[j]!;
     }
     const src = e.word;
@@ -1230,8 +1236,14 @@ export class TableCodec {
       this.opShape = new Int32Array(nOps);
       this.opFlags = new Int32Array(nOps);
       this.opVal = new Float64Array(nOps * 6);
-      this.opHas = new Uint8Array(nOps * 6);
+      this.opHas = new Uint32Array(nOps * 6);
     }
+    // a new generation of operand parts (wrapping: the old marks are cleared)
+    if ((this.opGen = (this.opGen + 1) >>> 0) === 0) {
+      this.opHas.fill(0);
+      this.opGen = 1;
+    }
+    const opGen = this.opGen;
     // One read of every operand (the operand objects come in many shapes: each property load is slow).
     const opFlags = this.opFlags;
     let node = this.formsOf(opcode);
@@ -1414,7 +1426,7 @@ export class TableCodec {
       for (let k = 0; k < atoms.length; k++) {
         const a = atoms[k]!;
         const j = a.op * 6 + a.partCode;
-        if (!(a.op < nOps && a.partCode >= 0 && opHas[j])) continue rowLoop;
+        if (!(a.op < nOps && a.partCode >= 0 && opHas[j] === opGen)) continue rowLoop;
         vals[k] = opVal[j]!;
       }
       // The word: base (value + opcode + slot defaults), the slots, then each atom as soon as it is stored (a
