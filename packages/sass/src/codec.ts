@@ -15,7 +15,7 @@ import {
   type RowSpec,
   type TokenAction,
 } from './engine.js';
-import type { DecodedInstruction, MemOperand, RegFile, SassInstruction, SassOperand } from './model.js';
+import type { DecodedInstruction, Guard, MemOperand, RegFile, SassInstruction, SassOperand } from './model.js';
 
 /**
  * The table codec, compiled for speed: every row's bit fields become limb-local shift/mask chunks, atoms
@@ -708,23 +708,22 @@ export class TableCodec {
       if (ok) stamp[d.token] = gen;
     }
     const L = this.layout;
-    const ins = this.build(row, vals, gen, getBits(w, L.guardPred[0], L.guardPred[1]), getBits(w, L.guardNot, 1) === 1);
+    let hidden: Record<string, number> | undefined;
     if (row.hidden) {
-      const hidden: Record<string, number> = {};
+      hidden = {};
       for (const [p, nb, key] of row.hidden) hidden[key] = getBits(w, p, nb);
-      ins.hidden = hidden;
     }
+    const ins = this.build(row, vals, gen, getBits(w, L.guardPred[0], L.guardPred[1]), getBits(w, L.guardNot, 1) === 1, hidden, control);
     if (control.reuse && row.reuse.length) {
       for (const [i, bit] of row.reuse) {
         const o = ins.operands[i];
         if (o && control.reuse & (1 << bit) && (o.k === 'reg' || o.k === 'cbank')) (o as { reuse?: boolean }).reuse = true;
       }
     }
-    ins.control = control;
     return ins;
   }
 
-  private build(row: CRow, vals: Float64Array, gen: number, gN: number, gNot: boolean): SassInstruction {
+  private build(row: CRow, vals: Float64Array, gen: number, gN: number, gNot: boolean, hidden: Record<string, number> | undefined, control: ControlInfo): SassInstruction {
     const tpl = row.tpl;
     const ops: SassOperand[] = new Array(tpl.length);
     for (let i = 0; i < tpl.length; i++) {
@@ -795,9 +794,16 @@ export class TableCodec {
       if (act.mod !== undefined) modScratch[nMods++] = act.mod;
       else applyOperandToken(ops, act);
     }
-    const ins: SassInstruction = { opcode: row.spec.name, mods: nMods === 0 ? [] : modScratch.slice(0, nMods), operands: ops };
-    if (gN !== 7 || gNot) ins.guard = { file: row.guard, n: gN, not: gNot };
-    return ins;
+    const opcode = row.spec.name;
+    const mods = nMods === 0 ? [] : modScratch.slice(0, nMods);
+    // One literal per set of fields, keys in the order they always had (opcode, mods, operands, guard, hidden,
+    // control): each instruction is one allocation with its fields in the object (fields added afterwards
+    // went to a separate property store, and decoded instructions are many).
+    if (gN !== 7 || gNot) {
+      const guard: Guard = { file: row.guard, n: gN, not: gNot };
+      return hidden !== undefined ? { opcode, mods, operands: ops, guard, hidden, control } : { opcode, mods, operands: ops, guard, control };
+    }
+    return hidden !== undefined ? { opcode, mods, operands: ops, hidden, control } : { opcode, mods, operands: ops, control };
   }
 
   /**
