@@ -4,8 +4,28 @@ import { targetSm90Plugin } from '@ptxforge/target-sm90';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runKernel } from '../launch.js';
-import { fuzzSummaryLines, runFuzz } from './fuzz.js';
+import { type FuzzSummary, fuzzSummaryLines, runFuzz } from './fuzz.js';
 import { FUZZ_FEATURES, generateProgram } from './generate.js';
+
+/**
+ * Long synchronous loops starve vitest's worker RPC on a loaded machine ("Timeout calling onTaskUpdate"):
+ * these tests give the event loop a turn between seeds.
+ */
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** runFuzz seed by seed (the same seeds and verdicts), yielding between seeds. */
+async function runFuzzYielding(opts: Parameters<typeof runFuzz>[0]): Promise<FuzzSummary> {
+  const first = opts.seed ?? 1;
+  let passed = 0;
+  const failed: FuzzSummary['failed'][number][] = [];
+  for (let k = 0; k < opts.count; k++) {
+    await yieldToEventLoop();
+    const s = runFuzz({ ...opts, count: 1, seed: first + k });
+    passed += s.passed;
+    failed.push(...s.failed);
+  }
+  return { passed, failed };
+}
 
 describe('random program generator', () => {
   it('is deterministic per seed', () => {
@@ -13,9 +33,10 @@ describe('random program generator', () => {
     expect(generateProgram(17).text).not.toBe(generateProgram(18).text);
   });
 
-  it('generates valid programs that run without interpreter errors', () => {
-    fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), (seed) => {
+  it('generates valid programs that run without interpreter errors', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 31 - 1 }), async (seed) => {
+        await yieldToEventLoop();
         const g = generateProgram(seed);
         const m = parseOri(g.text);
         assertValidModule(m);
@@ -43,10 +64,11 @@ describe('generator features (off by default; each on its own and all together)'
     for (const seed of [1, 17, 99]) expect(generateProgram(seed, { features: [] }).text).toBe(generateProgram(seed).text);
   });
 
-  it.each(FUZZ_FEATURES.map((f) => [f]))('%s: appears within 50 seeds, and its programs are valid and run cleanly', (f) => {
+  it.each(FUZZ_FEATURES.map((f) => [f]))('%s: appears within 50 seeds, and its programs are valid and run cleanly', async (f) => {
     const want = f === 'memory' ? 'memory-in-cf' : f;
     let seen = 0;
     for (let seed = 1; seed <= 50; seed++) {
+      await yieldToEventLoop();
       const g = generateProgram(seed, { features: [f] });
       if (!g.features.has(want)) continue;
       seen++;
@@ -58,15 +80,15 @@ describe('generator features (off by default; each on its own and all together)'
     expect(seen).toBeGreaterThan(1);
   }, 120_000);
 
-  it('all features together pass the pipeline with verify-each', () => {
-    const s = runFuzz({ count: 12, seed: 500, plugins: [corePlugin, targetSm90Plugin], features: FUZZ_FEATURES });
+  it('all features together pass the pipeline with verify-each', async () => {
+    const s = await runFuzzYielding({ count: 12, seed: 500, plugins: [corePlugin, targetSm90Plugin], features: FUZZ_FEATURES });
     expect(s.failed).toEqual([]);
   }, 300_000);
 });
 
 describe('fuzz (small count; `pnpm -s fuzz --count N` runs more)', () => {
-  it('passes the pipeline with verify-each', () => {
-    const s = runFuzz({ count: 25, seed: 1000, plugins: [corePlugin, targetSm90Plugin] });
+  it('passes the pipeline with verify-each', async () => {
+    const s = await runFuzzYielding({ count: 25, seed: 1000, plugins: [corePlugin, targetSm90Plugin] });
     expect(s.failed).toEqual([]);
     expect(fuzzSummaryLines(s)).toEqual(['25 passed, 0 failed']);
   });

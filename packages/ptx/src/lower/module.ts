@@ -441,6 +441,20 @@ function lowerBody(c: FnLowerer, root: Statement[], fail: Fail): void {
   }
 }
 
+/**
+ * Name sets of the variable lists that declarations are appended to, caught up lazily with the list's new
+ * entries: a name check per declaration costs O(1) amortized, not a scan of every variable declared so far
+ * (thousands of scoped `.local`/`.shared` declarations were quadratic).
+ */
+const varNameSets = new WeakMap<readonly { name: string }[], { names: Set<string>; seen: number }>();
+function hasVarNamed(list: readonly { name: string }[], n: string): boolean {
+  let e = varNameSets.get(list);
+  // a list that shrank (entries removed) is indexed again from the start
+  if (!e || e.seen > list.length) varNameSets.set(list, (e = { names: new Set(), seen: 0 }));
+  for (; e.seen < list.length; e.seen++) e.names.add(list[e.seen]!.name);
+  return e.names.has(n);
+}
+
 function declareLocal(c: FnLowerer, v: VarDecl, fail: Fail): void {
   switch (v.space) {
     case 'reg': {
@@ -468,7 +482,7 @@ function declareLocal(c: FnLowerer, v: VarDecl, fail: Fail): void {
       // Function-scope variables are hoisted to the function (local) or module (shared/global/const)
       // under a unique name, since nested scopes may reuse names.
       // .local stays with the function; .global/.const/.shared are per-module storage and are hoisted.
-      const taken = (n: string): boolean => c.fn.vars.some((x) => x.name === n) || c.mod.globals.has(n) || c.mod.moduleVars.some((x) => x.name === n);
+      const taken = (n: string): boolean => hasVarNamed(c.fn.vars, n) || c.mod.globals.has(n) || hasVarNamed(c.mod.moduleVars, n);
       let name = v.space === 'local' ? v.name : `${c.fn.name}.${v.name}`;
       if (!/^[A-Za-z_$][A-Za-z0-9_$.]*$/.test(name)) name = v.name;
       for (let k = 1; taken(name); k++) name = `${v.space === 'local' ? v.name : `${c.fn.name}.${v.name}`}_${k}`;
