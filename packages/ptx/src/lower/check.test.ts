@@ -487,12 +487,19 @@ describe('syntax ptxas refuses (issue 16, fuzz-ptx findings)', () => {
     ];
     for (const [body, want] of bad) expect(code(kernel(body)), body).toBe(want);
     expect(code(kernel('.reg .b128 %q;').replace('.version 8.0', '.version 8.3'))).toBe('ok');
+    // arrays of .b128 are not gated (ptxas 13.0.88; fuzz-ptx seed 13 false reject)
+    expect(code(`${HEAD}.shared .b128 sq[4];\n.global .align 16 .b128 gq[2];\n.visible .entry k() { ret; }\n`)).toBe('ok');
+    expect(code(`${HEAD}.shared .b128 sq;\n.visible .entry k() { ret; }\n`)).toBe('PTX_VERSION_FEATURE');
     // DWARF data below 64 bits: a non-negative value is checked modulo 2^32, as ptxas does
     const sec = (v: string): string => code(`${HEAD}.section .debug_info { ${v} }\n.visible .entry k() { ret; }\n`);
     expect(sec('.b8 4294967296')).toBe('ok');
     expect(sec('.b16 4294967297')).toBe('ok');
     expect(sec('.b8 4294967552')).toBe('PTX_SEMANTIC');
     expect(sec('.b8 -4294967296')).toBe('PTX_SEMANTIC');
+    // cp.async copies 4, 8 or 16 bytes (a huge size made the compile hang: fuzz-ptx seed 14)
+    expect(code(kernel('cp.async.ca.shared.global [%rd1], [%rd2], 4294967295;'))).toBe('PTX_IMMEDIATE_RANGE');
+    expect(code(kernel('cp.async.cg.shared.global [%rd1], [%rd2], 8;'))).toBe('PTX_IMMEDIATE_RANGE');
+    expect(code(kernel('cp.async.ca.shared.global [%rd1], [%rd2], 8;'))).toBe('ok');
     // a huge initialized array is a located resource error, not a RangeError (fuzz-ptx seed 11 crash)
     expect(code(`${HEAD}.global .align 4 .b32 g[4294967295] = {1, 2};\n.visible .entry k() { ret; }\n`)).toBe('PTX_RESOURCE_LIMIT');
   });

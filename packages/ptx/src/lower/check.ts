@@ -503,6 +503,14 @@ function checkBarrier(c: FnLowerer, t: PtxType | undefined): void {
   } else if (t) fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for '${opcode}' (.${t.name} without .red)`);
 }
 
+/** cp.async.{ca,cg}: the copy size (argument 2) is 4, 8 or 16 bytes (.cg: 16), as ptxas 13.0.88 words it. */
+function checkCpAsyncSize(c: FnLowerer): void {
+  const o = c.ins.operands[2];
+  if (o?.kind !== 'int') return;
+  const ok = c.ins.mods.includes('cg') ? [16n] : [4n, 8n, 16n];
+  if (!ok.includes(o.value)) fail(c, 'PTX_IMMEDIATE_RANGE', `Argument 2 of instruction 'cp.async': unexpected value '${o.value}', expected to be ${ok.join(' or ')}`);
+}
+
 /** bar/barrier operands: barrier ids, thread counts and masks are 32-bit integers; `.red` has a result and a predicate. */
 function checkBarrierOperands(c: FnLowerer, t: PtxType | undefined): void {
   const ops = c.ins.operands;
@@ -794,6 +802,7 @@ export function checkInstruction(c: FnLowerer): void {
     form.checked = { t, types };
   }
   if (opcode === 'bar' || opcode === 'barrier') return checkBarrierOperands(c, t);
+  if (opcode === 'cp' && mods[0] === 'async' && !mods.some((m) => m.startsWith('bulk') || m.startsWith('mbarrier') || m === 'commit_group' || m === 'wait_group' || m === 'wait_all')) checkCpAsyncSize(c);
   if (!t) return;
   if (opcode === 'ld' || opcode === 'ldu') {
     checkVector(c, c.ins.operands[0]);

@@ -78,13 +78,14 @@ export function lowerPtx(ast: PtxModule, options: LowerOptions): OriModule {
 
 type Fail = (code: string, msg: string, pos: { line: number; col: number }) => never;
 
-/** `.b128` variables need PTX ISA 8.3 and sm_70 (ptxas 13.0.88: "Feature 'Type .b128' requires ..."); instructions: check.ts. */
+/** Scalar `.b128` variables need PTX ISA 8.3 and sm_70 (ptxas 13.0.88: "Feature 'Type .b128' requires ..."); instructions: check.ts. */
 function checkDeclaredTypes(ast: PtxModule, mod: ModuleInfo, fail: Fail): void {
   const sm = mod.targetSm ?? 0;
   const ptx = mod.ptxVersion ?? 0;
   if (ptx >= 803 && (sm === 0 || sm >= 70)) return;
   const check = (v: VarDecl): void => {
-    if (v.type !== 'b128') return;
+    // ptxas 13.0.88 gates scalar .b128 variables only: `.shared .b128 sh[4]` passes at PTX 8.0, `.shared .b128 sh` not
+    if (v.type !== 'b128' || v.dims.length) return;
     if (ptx < 803) fail('PTX_VERSION_FEATURE', `Feature 'Type .b128' requires PTX ISA .version 8.3 or later ('${v.name}')`, v.pos);
     fail('PTX_TARGET_FEATURE', `Feature 'Type .b128' requires .target sm_70 or higher ('${v.name}')`, v.pos);
   };
