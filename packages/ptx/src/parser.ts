@@ -269,7 +269,9 @@ class Parser {
         // the literal is a 64-bit two's-complement value; a negative one is checked by its negation, which
         // wraps for -2^63 (0x8000000000000000 passes every width there).
         const lit = this.intToken();
-        const v = BigInt.asIntN(64, neg ? -lit : lit);
+        let v = BigInt.asIntN(64, neg ? -lit : lit);
+        // ptxas checks a non-negative value of a .b8/.b16/.b32 datum modulo 2^32 (`.b8 4294967296` passes)
+        if (v >= 0n && bits < 64n) v &= 0xffffffffn;
         const bad = v >= 0n ? v > (1n << bits) - 1n : BigInt.asIntN(64, -v) > 1n << (bits - 1n);
         if (bad) this.failMsg(`Value out of range for type .b${bits} ${v}`, at, 'PTX_SEMANTIC');
       } while (this.acceptP(','));

@@ -471,6 +471,38 @@ describe('syntax ptxas refuses (issue 16, fuzz-ptx findings)', () => {
     expect(code(`${HEAD}.shared .align 4 .b8 s[0x10000000000000000];\n.visible .entry k() { ret; }\n`)).toBe('PTX_SEMANTIC');
     expect(code(`${HEAD}.extern .shared .align 4 .b8 s[0];\n.visible .entry k() { ret; }\n`)).toBe('ok');
   });
+  it('fuzz-ptx seed 11 findings: .param cache operators, decimal literals as .b64, redux .sync, atom comparisons, member masks, .b128', () => {
+    for (const body of ['ld.param.ca.u64 %rd1, [p];', 'ld.param.cg.u64 %rd1, [p];', 'ld.param.cv.u64 %rd1, [p];', 'mov.b64 %rd1, 123.456;', 'and.b64 %rd1, %rd1, 1.5;']) {
+      expect(code(kernel(body)), body).toBe('ok');
+    }
+    const bad: Array<[string, string]> = [
+      ['ld.param.nc.u64 %rd1, [p];', 'PTX_ILLEGAL_MODIFIER'],
+      ['mov.b32 %r1, 1.5;', 'PTX_ARGUMENT_MISMATCH'],
+      ['redux.add.u32 %r1, %r2, -1;', 'PTX_MODIFIER_REQUIRED'],
+      ['atom.global.eq.add.u32 %r1, [%rd1], 1;', 'PTX_ILLEGAL_MODIFIER'],
+      ['red.global.lt.add.u32 [%rd1], 1;', 'PTX_ILLEGAL_MODIFIER'],
+      ['shfl.sync.bfly.b32 %r1, %r2, 1, 31, 0f00000001;', 'PTX_ARGUMENT_MISMATCH'],
+      ['vote.sync.ballot.b32 %r1, %p1, 0f00000001;', 'PTX_ARGUMENT_MISMATCH'],
+      ['.reg .b128 %q;', 'PTX_VERSION_FEATURE'],
+    ];
+    for (const [body, want] of bad) expect(code(kernel(body)), body).toBe(want);
+    expect(code(kernel('.reg .b128 %q;').replace('.version 8.0', '.version 8.3'))).toBe('ok');
+    // arrays of .b128 are not gated (ptxas 13.0.88; fuzz-ptx seed 13 false reject)
+    expect(code(`${HEAD}.shared .b128 sq[4];\n.global .align 16 .b128 gq[2];\n.visible .entry k() { ret; }\n`)).toBe('ok');
+    expect(code(`${HEAD}.shared .b128 sq;\n.visible .entry k() { ret; }\n`)).toBe('PTX_VERSION_FEATURE');
+    // DWARF data below 64 bits: a non-negative value is checked modulo 2^32, as ptxas does
+    const sec = (v: string): string => code(`${HEAD}.section .debug_info { ${v} }\n.visible .entry k() { ret; }\n`);
+    expect(sec('.b8 4294967296')).toBe('ok');
+    expect(sec('.b16 4294967297')).toBe('ok');
+    expect(sec('.b8 4294967552')).toBe('PTX_SEMANTIC');
+    expect(sec('.b8 -4294967296')).toBe('PTX_SEMANTIC');
+    // cp.async copies 4, 8 or 16 bytes (a huge size made the compile hang: fuzz-ptx seed 14)
+    expect(code(kernel('cp.async.ca.shared.global [%rd1], [%rd2], 4294967295;'))).toBe('PTX_IMMEDIATE_RANGE');
+    expect(code(kernel('cp.async.cg.shared.global [%rd1], [%rd2], 8;'))).toBe('PTX_IMMEDIATE_RANGE');
+    expect(code(kernel('cp.async.ca.shared.global [%rd1], [%rd2], 8;'))).toBe('ok');
+    // a huge initialized array is a located resource error, not a RangeError (fuzz-ptx seed 11 crash)
+    expect(code(`${HEAD}.global .align 4 .b32 g[4294967295] = {1, 2};\n.visible .entry k() { ret; }\n`)).toBe('PTX_RESOURCE_LIMIT');
+  });
   it('a second linkage directive is a syntax error', () => {
     expect(code(`${HEAD}.visible .visible .entry k() { ret; }\n`)).toBe('PTX_SYNTAX');
   });

@@ -87,7 +87,8 @@ function immediateProblem(o: Operand, t: PtxType): string | undefined {
   if (o.kind === 'int') return t.kind === 'f' ? `the integer ${o.value} is not a .${t.name} value (write a float literal)` : undefined;
   if (o.kind !== 'float') return undefined;
   if (t.kind === 'f') return undefined;
-  if (t.kind === 'b' && o.bits !== undefined && o.width === t.bits) return undefined;
+  // 0fXXXXXXXX is 32 bits, 0dXXXXXXXXXXXXXXXX and decimal literals (doubles) 64: raw bits of an untyped operand
+  if (t.kind === 'b' && o.width === t.bits) return undefined;
   return `the float literal is not a .${t.name} value`;
 }
 
@@ -187,7 +188,7 @@ function operandWants(c: FnLowerer, t: PtxType, types: PtxType[]): Want[] | unde
       return ['skip', ex(t)];
     case 'shfl':
       if (!mods.includes('sync')) return undefined;
-      return [dst(B32), ex(B32), ex(B32), ex(B32), ex(B32)];
+      return [dst(B32), ex(B32), ex(B32), ex(B32), ex(U32)];
     case 'prmt':
       return [dst(B32), ex(B32), ex(B32), ex(B32)];
     case 'redux':
@@ -196,7 +197,7 @@ function operandWants(c: FnLowerer, t: PtxType, types: PtxType[]): Want[] | unde
     case 'vote':
       // vote.ballot.b32 d, p, mask; vote.{all,any,uni}.pred p, q, mask (the sync form's mask is a .b32).
       if (!mods.includes('sync')) return undefined;
-      return [dst(t), ex(PRED), ex(B32)];
+      return [dst(t), ex(PRED), ex(U32)];
     case 'selp':
       return [dst(t), ex(t), ex(t), ex(PRED)];
     case 'setp':
@@ -502,6 +503,14 @@ function checkBarrier(c: FnLowerer, t: PtxType | undefined): void {
   } else if (t) fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for '${opcode}' (.${t.name} without .red)`);
 }
 
+/** cp.async.{ca,cg}: the copy size (argument 2) is 4, 8 or 16 bytes (.cg: 16), as ptxas 13.0.88 words it. */
+function checkCpAsyncSize(c: FnLowerer): void {
+  const o = c.ins.operands[2];
+  if (o?.kind !== 'int') return;
+  const ok = c.ins.mods.includes('cg') ? [16n] : [4n, 8n, 16n];
+  if (!ok.includes(o.value)) fail(c, 'PTX_IMMEDIATE_RANGE', `Argument 2 of instruction 'cp.async': unexpected value '${o.value}', expected to be ${ok.join(' or ')}`);
+}
+
 /** bar/barrier operands: barrier ids, thread counts and masks are 32-bit integers; `.red` has a result and a predicate. */
 function checkBarrierOperands(c: FnLowerer, t: PtxType | undefined): void {
   const ops = c.ins.operands;
@@ -529,7 +538,8 @@ function checkModifiers(c: FnLowerer, t: PtxType | undefined): void {
     if (ROUNDING.has(m) && ++rnd > 1) fail(c, 'PTX_ILLEGAL_MODIFIER', `Multiple rounding modifiers specified for instruction '${ptxasName(c)}'`);
   }
   if ((opcode === 'ld' || opcode === 'st') && mods.includes('param')) {
-    const cache = mods.find((m) => m.startsWith('L1::') || m.startsWith('L2::') || ['ca', 'cg', 'cs', 'lu', 'cv', 'nc', 'wb', 'wt'].includes(m));
+    // ptxas 13.0.88 takes the cache operators .ca/.cg/.cs/.lu/.cv on .param, not eviction priorities, .nc or .wb/.wt
+    const cache = mods.find((m) => m.startsWith('L1::') || m.startsWith('L2::') || ['nc', 'wb', 'wt'].includes(m));
     if (cache) fail(c, 'PTX_ILLEGAL_MODIFIER', `Modifier '.${cache}' cannot be applied to '.param' space for instruction '${opcode}'`);
   }
   if ((opcode === 'ld' || opcode === 'st') && mods.includes('volatile') && (mods.includes('local') || mods.includes('param'))) {
@@ -595,6 +605,7 @@ const FEATURE_GATES: readonly FeatureGate[] = [
   { opcodes: ['dp4a', 'dp2a'], sm: 61, form: (o) => `Instruction '${o}'` },
   { opcodes: ['ld'], sm: 32, form: (_o, m) => (m.includes('nc') ? "Instruction 'ld.nc'" : undefined) },
   { opcodes: ['cvt'], sm: 80, form: (_o, _m, t) => (t.includes('f32') && (t[0] === 'f16x2' || t[0] === 'bf16x2') ? `Feature 'cvt.${t[0]}.f32'` : undefined) },
+  { sm: 70, ptx: 803, form: (_o, _m, t) => (t.includes('b128') ? "Feature 'Type .b128'" : undefined) },
   // the .bf16/.bf16x2 types themselves, on any instruction
   { sm: 80, form: (_o, _m, t) => { const b = hasAny(t, BHALF); return b ? `Feature '.${b}'` : undefined; } },
   { opcodes: ['add', 'sub', 'mul', 'fma', 'neg', 'abs', 'setp', 'set'], sm: 53, form: (o, _m, t) => (hasAny(o === 'set' ? t.slice(1) : t, HALF) ? "Feature 'f16 arithemetic and compare instructions'" : undefined) },
@@ -714,7 +725,12 @@ function checkForm(c: FnLowerer): { t: PtxType | undefined; types: PtxType[] } {
   }
   checkModifiers(c, t);
   if (t) checkRequiredMods(c, t, types);
+  if (opcode === 'redux' && !mods.includes('sync')) fail(c, 'PTX_MODIFIER_REQUIRED', `.sync modifier required for instruction 'redux'`);
   if (opcode === 'redux' && t) checkReduxOperation(c, t);
+  if (opcode === 'atom' || opcode === 'red') {
+    const cmp = mods.find((m) => ALL_CMP.has(m));
+    if (cmp) fail(c, 'PTX_ILLEGAL_MODIFIER', `Comparison qualifier is not allowed for instruction '${opcode}' (.${cmp})`);
+  }
   if (opcode === 'bar' || opcode === 'barrier') checkBarrier(c, t);
   if (opcode === 'setp' || opcode === 'set') {
     const cmp = mods.find((m) => ALL_CMP.has(m));
@@ -786,6 +802,7 @@ export function checkInstruction(c: FnLowerer): void {
     form.checked = { t, types };
   }
   if (opcode === 'bar' || opcode === 'barrier') return checkBarrierOperands(c, t);
+  if (opcode === 'cp' && mods[0] === 'async' && !mods.some((m) => m.startsWith('bulk') || m.startsWith('mbarrier') || m === 'commit_group' || m === 'wait_group' || m === 'wait_all')) checkCpAsyncSize(c);
   if (!t) return;
   if (opcode === 'ld' || opcode === 'ldu') {
     checkVector(c, c.ins.operands[0]);

@@ -462,6 +462,12 @@ export class FnLowerer {
     if (t.kind !== 'f') {
       // Float literal as raw bits of an untyped operand (mov.b32 %r1, 0f3F800000).
       if (o.bits !== undefined) return imm(o.bits, 'hex');
+      if (t.bits === 64) {
+        // a decimal literal is a double: its bits, as for 0d literals (mov.b64 %rd1, 1.5)
+        const dv = new DataView(new ArrayBuffer(8));
+        dv.setFloat64(0, o.value);
+        return imm(dv.getBigUint64(0), 'hex');
+      }
       this.fail('PTX_SEMANTIC', `${this.opText}: decimal float literal used as a .${t.name} operand`);
     }
     if (t.bits === 64) {

@@ -41,6 +41,7 @@ export function lowerPtx(ast: PtxModule, options: LowerOptions): OriModule {
   checkModuleHeader(ast, options.target.arch);
   mod.ptxVersion = versionNumber(ast.version);
   mod.targetSm = Number(/^(?:sm|compute)_(\d+)/.exec(ast.target.find((t) => /^(?:sm|compute)_\d/.test(t)) ?? '')?.[1] ?? 0);
+  checkDeclaredTypes(ast, mod, fail);
 
   for (const v of ast.vars) {
     if (v.space === 'tex' || v.space === 'texref' || v.space === 'samplerref' || v.space === 'surfref' || v.type === 'texref' || v.type === 'samplerref' || v.type === 'surfref') {
@@ -76,6 +77,25 @@ export function lowerPtx(ast: PtxModule, options: LowerOptions): OriModule {
 }
 
 type Fail = (code: string, msg: string, pos: { line: number; col: number }) => never;
+
+/** Scalar `.b128` variables need PTX ISA 8.3 and sm_70 (ptxas 13.0.88: "Feature 'Type .b128' requires ..."); instructions: check.ts. */
+function checkDeclaredTypes(ast: PtxModule, mod: ModuleInfo, fail: Fail): void {
+  const sm = mod.targetSm ?? 0;
+  const ptx = mod.ptxVersion ?? 0;
+  if (ptx >= 803 && (sm === 0 || sm >= 70)) return;
+  const check = (v: VarDecl): void => {
+    // ptxas 13.0.88 gates scalar .b128 variables only: `.shared .b128 sh[4]` passes at PTX 8.0, `.shared .b128 sh` not
+    if (v.type !== 'b128' || v.dims.length) return;
+    if (ptx < 803) fail('PTX_VERSION_FEATURE', `Feature 'Type .b128' requires PTX ISA .version 8.3 or later ('${v.name}')`, v.pos);
+    fail('PTX_TARGET_FEATURE', `Feature 'Type .b128' requires .target sm_70 or higher ('${v.name}')`, v.pos);
+  };
+  ast.vars.forEach(check);
+  for (const f of ast.functions) {
+    f.params.forEach(check);
+    f.returns.forEach(check);
+    if (f.body) forEachStatement(f.body, (st) => st.kind === 'var' && check(st));
+  }
+}
 
 /**
  * Whole-program compilation (we have no relocatable `-c` output yet, and ptxas without -c behaves the same):
@@ -137,6 +157,9 @@ function legacyGenericInit(version: string | undefined): boolean {
   return !!m && (Number(m[1]) < 3 || (Number(m[1]) === 3 && Number(m[2]) < 1));
 }
 
+/** The largest initialized variable ptxforge builds an image of (256 MiB). */
+const MAX_INITIALIZED_BYTES = 256 * 1024 * 1024;
+
 function oriVar(v: VarDecl, t: PtxType, space: OriVar['space'], fail: Fail, resolve: ResolveVar, legacyGeneric: boolean): OriVar {
   const elem = byteSize(t) * Math.max(1, v.vec);
   let count = 1;
@@ -155,6 +178,11 @@ function oriVar(v: VarDecl, t: PtxType, space: OriVar['space'], fail: Fail, reso
     };
     walk(v.init);
     if (unsized) count = Math.ceil(flat.length / Math.max(1, v.vec)) || 1;
+    // The initial image is built in memory: refuse a huge one with a located error instead of failing to
+    // allocate (ptxas itself runs for minutes on such files; our limit, not a ptxas rule).
+    if (elem * count > MAX_INITIALIZED_BYTES) {
+      fail('PTX_RESOURCE_LIMIT', `initialized variable '${v.name}' of ${elem * count} bytes exceeds the limit for initialized data (${MAX_INITIALIZED_BYTES} bytes)`, v.pos);
+    }
     const bytes = new Uint8Array(elem * count);
     const dv = new DataView(bytes.buffer);
     const size = byteSize(t);
