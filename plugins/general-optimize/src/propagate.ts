@@ -28,11 +28,17 @@ function readersOf(def: Instr, d: Register, dom: () => DomTree, opts: { stop?: R
   const out = new Set<Instr>();
   if (d.uses.size === 0) return [];
   // The block scan can end once every non-PHI reader of d in this block has been passed: nothing after
-  // that could be added (this keeps the scan from walking the rest of a long block for each copy).
-  let left = 0;
-  for (const u of d.uses.keys()) if (u.block === b && u.opcode !== 'PHI') left++;
+  // that could be added (this keeps the scan from walking the rest of a long block for each copy). Counting
+  // those readers walks all of d's readers, though, which is quadratic for a register with many defs and
+  // readers across many blocks (a loop counter): when the rest of the block is shorter, it is scanned
+  // instead (same readers found, at most min(readers, rest of block) steps).
   const instrs = b.instrs;
-  for (let k = left ? def.index + 1 : instrs.length; k < instrs.length && left > 0; k++) {
+  const start = def.index + 1;
+  let left = 0;
+  if (d.uses.size <= instrs.length - start) {
+    for (const u of d.uses.keys()) if (u.block === b && u.opcode !== 'PHI') left++;
+  } else left = Infinity;
+  for (let k = left ? start : instrs.length; k < instrs.length && left > 0; k++) {
     const u = instrs[k]!;
     if (u.opcode !== 'PHI' && d.uses.has(u)) {
       out.add(u);

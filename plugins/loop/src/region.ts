@@ -50,19 +50,25 @@ export function cloneRegion(fn: OriFunction, blocks: readonly Block[], after: Bl
 
 /** The block of `blocks` that comes last in layout. */
 export function layoutLast(fn: OriFunction, blocks: Iterable<Block>): Block {
-  const set = new Set(blocks);
+  // By layout position (Block.index, amortized O(1)), not a walk over every block of the function per call.
   let last: Block | undefined;
-  for (const b of fn.blocks) if (set.has(b)) last = b;
+  let at = -1;
+  for (const b of blocks) {
+    const k = b.fn === fn ? b.index : -1;
+    if (k > at) {
+      at = k;
+      last = b;
+    }
+  }
   if (!last) throw new Error('layoutLast: no block of the set is in the function');
   return last;
 }
 
 /** Drop unguarded `BRA next` at the end of the given blocks when `next` is the layout successor. */
 export function dropBranchesToNext(fn: OriFunction, blocks: Iterable<Block>): void {
-  const index = new Map(fn.blocks.map((b, k) => [b, k] as const));
   for (const b of blocks) {
-    const k = index.get(b);
-    if (k === undefined) continue;
+    const k = b.fn === fn ? b.index : -1;
+    if (k < 0) continue;
     const last = b.instrs[b.instrs.length - 1];
     const next = fn.blocks[k + 1];
     if (last && next && last.opcode === 'BRA' && !last.guard && last.uses.length === 1 && last.uses[0]!.kind === 'label' && last.uses[0].block === next) {
@@ -86,7 +92,7 @@ export function retargetFinalBranch(b: Block, to: Block): void {
 export function ensurePreheader(fn: OriFunction, h: Block, inLoop: ReadonlySet<Block>): Block {
   const outside = h.preds.filter((p) => !inLoop.has(p));
   if (outside.length === 1 && outside[0]!.succs.length === 1 && outside[0]!.layoutNext === h && !inLoop.has(outside[0]!)) return outside[0]!;
-  const idx = fn.blocks.indexOf(h);
+  const idx = h.fn === fn ? h.index : -1;
   const prev = idx > 0 ? fn.blocks[idx - 1] : undefined;
   let pre: Block;
   if (prev) {

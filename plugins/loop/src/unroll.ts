@@ -8,7 +8,9 @@ import {
   label,
   reg,
   type Block,
+  type DomTree,
   type Loop,
+  type LoopInfo,
   type Operand,
   type OriFunction,
   type PhaseContext,
@@ -395,9 +397,12 @@ export function unrollFunction(ctx: PhaseContext, fn: OriFunction, k: UnrollKnob
   const done = new Set<Block>();
   // Blocks made by a full unroll: the trip product they stand for (the measured rule's innermost iteration).
   const unrolledTrips = new Map<Block, number>();
+  // Loop nest and dominators kept across a transformation when they provably still hold for every loop left
+  // to decide (see keepsAnalyses); recomputing them after each of many sibling loops was O(loops x blocks).
+  let kept: { loops: LoopInfo; dom: DomTree } | undefined;
   for (;;) {
-    const loops = ctx.analysis(fn, LoopAnalysis);
-    const dom = ctx.analysis(fn, DominatorAnalysis);
+    const loops = kept?.loops ?? ctx.analysis(fn, LoopAnalysis);
+    const dom = kept?.dom ?? ctx.analysis(fn, DominatorAnalysis);
     // Innermost first: deepest loops, then later headers in layout (spec: reverse RPO).
     let loop: Loop | undefined;
     for (let j = loops.all.length - 1; j >= 0; j--) {
@@ -467,6 +472,7 @@ export function unrollFunction(ctx: PhaseContext, fn: OriFunction, k: UnrollKnob
       reject(d);
       continue;
     }
+    const keep = keepsAnalyses(loops, loop, cl, d.kind === 'full');
     if (d.kind === 'full') {
       const made = fullUnroll(fn, loop, cl, d.trip);
       for (const b of made) {
@@ -491,7 +497,31 @@ export function unrollFunction(ctx: PhaseContext, fn: OriFunction, k: UnrollKnob
       });
     }
     ctx.invalidate(fn, 'none');
+    kept = keep ? { loops, dom } : undefined;
   }
   return stats;
+}
+
+/**
+ * Whether the loop nest and dominator tree computed before unrolling `loop` still give the same answers for
+ * every loop decided after it, so that they need not be recomputed. Holds when:
+ *  - `loop` is outermost and the CFG has no irreducible edge. Loops are decided innermost first and, per
+ *    depth, later headers first, so every loop still to decide is outermost with a header earlier in RPO.
+ *    In a reducible CFG no block earlier in RPO than an outermost loop's header, outside that loop, is
+ *    reachable from it (the first edge of such a path that drops below the header in RPO would be a back
+ *    edge whose natural loop encloses the header). So the blocks, predecessors, exits and preheaders of
+ *    those loops, their relative RPO order (the DFS order of blocks not reachable from the changed region is
+ *    unchanged), and dominance between blocks not reachable from `loop` stay as they were; a block that is
+ *    reachable from `loop` (or new) dominates none of their blocks, before and after.
+ *  - the transformation changes no edge of a block outside the loop's region, except new edges from the
+ *    preheader into new blocks: a full unroll only adds blocks after the loop and branches inside them; a
+ *    partial unroll does too when it reuses the loop's preheader (ensurePreheader makes a new one,
+ *    redirecting outside edges, only when there is none laid out right before the header).
+ */
+function keepsAnalyses(loops: LoopInfo, loop: Loop, cl: CountedLoop, full: boolean): boolean {
+  if (loop.parent || loops.irreducibleEdges.length) return false;
+  if (full) return true;
+  const pre = loop.preheader;
+  return cl.header === loop.header && pre !== undefined && pre.layoutNext === loop.header;
 }
 
