@@ -119,13 +119,15 @@ function nvccReason(stderr) {
 /** nvcc → PTX, cached: { ptx } or { skipped: reason }, with rdc when nvcc needed separate compilation. */
 async function makePtx(file) {
   const rel = path.relative(src, file);
-  const key = createHash('sha1').update(readFileSync(file)).update(`${nvccVersion}|sm_90|v1`).digest('hex').slice(0, 16);
+  // a sample's own headers sit beside it or in an inc/ folder next to its src/ folder
+  const incs = [path.join(path.dirname(file), 'inc'), path.join(path.dirname(file), '..', 'inc')].filter((d) => existsSync(d)).map((d) => `-I${d}`);
+  const key = createHash('sha1').update(readFileSync(file)).update(`${nvccVersion}|sm_90|v1${incs.length ? `|${incs.map((i) => path.relative(src, i.slice(2))).join(' ')}` : ''}`).digest('hex').slice(0, 16);
   const stem = path.join(cacheDir, `${rel.replace(/[\\/]/g, '__').replace(/\.cu$/, '')}-${key}`);
   if (!fresh && existsSync(`${stem}.json`)) {
     const meta = JSON.parse(readFileSync(`${stem}.json`, 'utf8'));
     if (meta.skipped || existsSync(meta.ptx)) return meta;
   }
-  const base = ['-arch=sm_90', '-ptx', `-I${path.join(src, 'Common')}`, `-I${path.dirname(file)}`, file, '-o', `${stem}.ptx`];
+  const base = ['-arch=sm_90', '-ptx', `-I${path.join(src, 'Common')}`, `-I${path.dirname(file)}`, ...incs, file, '-o', `${stem}.ptx`];
   let rdc = false;
   let r = await run('nvcc', base, 600);
   if (r.code !== 0 && /separate compilation mode|relocatable device code|-rdc=true/i.test(r.stderr)) {

@@ -571,6 +571,43 @@ done:
     expect(o.readBigUInt64LE(32)).toBe(0x0099334455667788n);
   });
 
+  it('cvt.sat.f32.f32 as FADD.SAT RZ, a and volatile shared accesses as plain LDS/STS, as ptxas', () => {
+    const ptx = `.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<8>;
+  .reg .f32 %f<4>;
+  .reg .b32 %r<6>;
+  .shared .align 4 .b32 sh[64];
+  ld.param.u64 %rd1, [output];
+  ld.param.u64 %rd2, [input];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.u64 %rd4, %rd2, %rd3;
+  ld.global.f32 %f1, [%rd4];
+  cvt.sat.f32.f32 %f2, %f1;
+  shl.b32 %r2, %r1, 2;
+  st.volatile.shared.f32 [%r2], %f2;
+  bar.sync 0;
+  xor.b32 %r3, %r2, 4;
+  ld.volatile.shared.f32 %f3, [%r3];
+  add.u64 %rd5, %rd1, %rd3;
+  st.global.f32 [%rd5], %f3;
+  ret;
+}`;
+    const vals = [0.5, -0.25, 1.5, Number.NaN, -0, 1, Infinity, -Infinity];
+    const input = Buffer.alloc(4 * vals.length);
+    vals.forEach((v, i) => input.writeFloatLE(v, 4 * i));
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [vals.length, 1, 1],
+      buffers: { input: { hex: input.toString('hex') }, output: { hex: '00'.repeat(4 * vals.length) } }, params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    const o = Buffer.from(sameAsPtxPath(ptx, launch).out, 'hex');
+    // neighbours exchanged: lane 0 reads lane 1's sat(-0.25) = 0, lane 1 lane 0's 0.5, lane 2 lane 3's sat(NaN) = 0
+    expect([0, 1, 2, 3, 6, 7].map((i) => o.readFloatLE(4 * i))).toEqual([0, 0.5, 0, 1, 0, 1]);
+  });
+
   it('f64 div.rn and sqrt.rn: IEEE-exact over specials, subnormal operands and quotients half-way between subnormals', () => {
     const ptx = `.version 7.8
 .target sm_90

@@ -30,6 +30,8 @@ export interface SelectOptions {
 }
 
 const u32 = (x: bigint): number => Number(BigInt.asUintN(32, x));
+/** Ordering modifiers a shared-memory access drops (see memMods). */
+const SHARED_DROPPED_MODS = new Set(['STRONG', 'WEAK', 'SYS', 'GPU', 'CTA', 'SM', 'VOLATILE']);
 
 function f32OfBits(bits: number): number {
   const dv = new DataView(new ArrayBuffer(4));
@@ -1958,6 +1960,10 @@ class Selector {
       return this.emit('I2F', ['F64', 'U64'], [this.defWhole(d), this.r(w, 0, 2)], 1);
     }
     if (op === 'F2F' && (FP8[dt] || FP8[st]) && !rest.some((m) => m !== 'RN' && m !== 'SATFINITE')) return this.fp8Convert(d, a, dt, st, rest.includes('SATFINITE'));
+    if (op === 'F2F' && dt === 'F32' && st === 'F32' && rest.includes('SAT') && !rest.some((m) => !['SAT', 'FTZ', 'RN'].includes(m))) {
+      // cvt.sat.f32.f32 (clamp to [0, 1], NaN to 0): ptxas writes `FADD.SAT d, RZ, a` (no F2F.F32.F32 form)
+      return this.emit('FADD', rest.includes('FTZ') ? ['FTZ', 'SAT'] : ['SAT'], [this.def(d), c2rz(), this.whole(a, { float: true })], 1);
+    }
     if (types.some((t) => t === 'E4M3' || t === 'E5M2' || t === 'BF16')) this.fail('fp8/bf16 conversion');
     let mods: string[];
     if (op === 'I2F') mods = [...(dt === 'F32' ? [] : [dt]), ...(st === 'S32' ? [] : [st]), ...rest.filter((m) => m !== 'RN')];
@@ -2012,7 +2018,9 @@ class Selector {
     return { k: 'vmem', ...(o.base ? { base: this.vOf(o.base) } : {}), wide, off, ...(wide ? { desc: true } : {}) };
   }
 
-  memMods(mods: readonly string[]): string[] {
+  memMods(mods: readonly string[], op = ''): string[] {
+    // shared memory has no scopes or strength: ld/st.volatile.shared are plain LDS/STS in ptxas's code
+    if (op === 'LDS' || op === 'STS') return mods.filter((m) => m !== '32' && !SHARED_DROPPED_MODS.has(m));
     return mods.filter((m) => m !== '32');
   }
 
@@ -2028,7 +2036,7 @@ class Selector {
     }
     const wide = op === 'LD' || op === 'LDG';
     if (wide) this.usesGlobal = true;
-    const mods = this.memMods(ins.mods);
+    const mods = this.memMods(ins.mods, op);
     if (ins.mods.includes('128')) this.fail('128-bit access');
     return this.emit(op, mods, [this.defWhole(ins.defs[0]), this.address(ins.uses[0]!, wide)], 1);
   }
@@ -2041,7 +2049,7 @@ class Selector {
     const v = ins.uses[1]!;
     const val = v.kind === 'reg' ? this.whole(v) : this.inReg(this.part(v, 0));
     if (v.kind !== 'reg' && (ins.mods.includes('64'))) this.fail('64-bit store of a constant');
-    return this.emit(op, this.memMods(ins.mods), [this.address(ins.uses[0]!, wide), val], 0);
+    return this.emit(op, this.memMods(ins.mods, op), [this.address(ins.uses[0]!, wide), val], 0);
   }
 }
 

@@ -19,6 +19,35 @@ const u64 = (v: bigint): bigint => BigInt.asUintN(64, v);
 const i32 = (v: bigint | number): number => Number(BigInt.asIntN(32, BigInt(v)));
 
 describe('executing lowered PTX', () => {
+  it('clock reads count per thread, not per instruction run (optimizations between two reads keep the values)', () => {
+    const src = (extra: string) => `.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<8>;
+  .reg .u64 %rd<8>;
+  mov.u64 %rd4, %clock64;
+  mov.u32 %r1, %tid.x;
+  ${extra}
+  mov.u64 %rd5, %clock64;
+  sub.u64 %rd6, %rd5, %rd4;
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r1, 8;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.u64 [%rd3], %rd6;
+  ret;
+}`;
+    const run = (extra: string) => {
+      const m = lowerPtx(parsePtx(src(extra), 'clk.ptx'), { target: { arch: 'sm_90', capabilities: { paramBase: 0x210 } } });
+      const r = runKernel(m, { kernel: 'k', grid: [1], block: [4], buffers: { o: { type: 'u64', count: 4 } }, params: [{ buffer: 'o' }] });
+      expect(r.errors).toEqual([]);
+      return Buffer.from(r.buffers.o!.bytes).toString('hex');
+    };
+    const plain = run('');
+    expect(plain).toBe(run('add.u32 %r2, %r1, 1; mul.lo.u32 %r3, %r2, %r2; add.u32 %r4, %r3, 7;'));
+    expect(Buffer.from(plain, 'hex').readBigUInt64LE(8)).toBeGreaterThan(0n);
+  });
+
   it('generated launches (verify-each) give dynamic shared memory to kernels with .extern .shared arrays', () => {
     const src = `.version 8.0
 .target sm_90

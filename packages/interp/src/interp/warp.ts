@@ -72,6 +72,9 @@ function template(prog: Program): { R: Uint32Array; W: Int32Array } {
   return t;
 }
 
+/** How far the interpreter's clock advances between two reads by one thread. */
+export const CLOCK_TICKS_PER_READ = 64;
+
 export class Warp {
   readonly R: Uint32Array;
   /** The same register file read as f32 (fast float paths). */
@@ -125,6 +128,13 @@ export class Warp {
     return [this.tid[3 * l]!, this.tid[3 * l + 1]!, this.tid[3 * l + 2]!];
   }
 
+  /** Reads of the clock registers per lane (see special). */
+  private readonly clockReads = new Float64Array(32);
+
+  private clockRead(l: number): number {
+    return ++this.clockReads[l]! * CLOCK_TICKS_PER_READ;
+  }
+
   /** Value of a special register for a lane (docs/ori-semantics.md, S2R). */
   special(name: string, l: number): bigint {
     const { grid, block } = this.prog.layout;
@@ -150,12 +160,14 @@ export class Warp {
       case 'SR_LANEMASK_LE': return BigInt((l === 31 ? -1 : (1 << (l + 1)) - 1) >>> 0);
       case 'SR_LANEMASK_GT': return BigInt((l === 31 ? 0 : ~((1 << (l + 1)) - 1)) >>> 0);
       case 'SR_LANEMASK_GE': return BigInt(~((1 << l) - 1) >>> 0);
-      case 'SR_CLOCKLO': return BigInt(this.cta.clock.steps >>> 0);
-      case 'SR_CLOCKHI': return BigInt(Math.floor(this.cta.clock.steps / 2 ** 32));
+      // Clocks and the global timer count this thread's reads of them (CLOCK_TICKS_PER_READ each): monotonic per
+      // thread and independent of how many instructions ran, so --verify-each and the SASS path see the same
+      // values when an optimization removes instructions between two reads.
+      case 'SR_CLOCKLO': return BigInt(this.clockRead(l) >>> 0);
+      case 'SR_CLOCKHI': return BigInt(Math.floor(this.clockRead(l) / 2 ** 32));
       case 'SR_CLOCK64':
-      // the global nanosecond timer: the same deterministic step count as the clock (1 GHz)
       case 'SR_GLOBALTIMER':
-      case 'SR_CLOCK': return BigInt(this.cta.clock.steps);
+      case 'SR_CLOCK': return BigInt(this.clockRead(l));
       case 'SR_SWINBASE': return BigInt(SWINBASE);
       case 'SR_LWINBASE': return BigInt(LWINBASE);
     }
