@@ -5,7 +5,7 @@
 //   node scripts/same-output.mjs --save /tmp/base        (before a change, on main's build)
 //   node scripts/same-output.mjs --compare /tmp/base     (after it; exit 1 and the differing files when any)
 // Options: --arch sm_90 (default), --corpus-every N (default 2: every second corpus file under 40 KB),
-// --no-corpus. ../shared/corpus is used when present.
+// --no-corpus, --bundle (run the ESM bundle instead of the launcher's V8 snapshot). ../shared/corpus is used when present.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -52,13 +52,15 @@ rmSync(work, { recursive: true, force: true });
 mkdirSync(input, { recursive: true });
 for (const f of files) copyFileSync(f, path.join(input, path.relative(path.dirname(repo), f).replaceAll(path.sep, '__').replace(/^\.\.__/, '')));
 
-const cli = path.join(repo, 'apps/ptxforge/bin/ptxforge');
+// --bundle: run the ESM bundle (no V8 snapshot, nothing warm), e.g. to check the snapshot against it
+const cli = args.includes('--bundle') ? process.execPath : path.join(repo, 'apps/ptxforge/bin/ptxforge');
+const cliArgs = args.includes('--bundle') ? [path.join(repo, 'apps/ptxforge/dist/bundle/cli.js')] : [];
 const out = save ?? path.join(work, 'out');
 mkdirSync(out, { recursive: true });
 for (const emit of ['cubin', 'ori']) {
   const dir = path.join(out, emit);
   rmSync(dir, { recursive: true, force: true });
-  const r = spawnSync(cli, ['-arch', arch, '-O3', '--no-cache', '--jobs', '1', '--emit', emit, '--output-dir', dir, input], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const r = spawnSync(cli, [...cliArgs, '-arch', arch, '-O3', '--no-cache', '--jobs', '1', '--emit', emit, '--output-dir', dir, input], { encoding: 'utf8', maxBuffer: 1 << 28 });
   // Per-file error lines differ only by the temporary input path; keep them relative.
   writeFileSync(path.join(out, `${emit}.status`), `exit ${r.status}\n${(r.stderr ?? '').replaceAll(input + path.sep, '')}`);
 }

@@ -168,10 +168,25 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   }
 }
 
+/**
+ * Toolchains made in this process, by their plugin list. A toolchain is reusable (each compilation gets its
+ * own child container; batch workers compile many inputs with one), so a run started from the V8 snapshot
+ * takes the one its warm-up made instead of registering and checking every plugin again.
+ */
+const toolchains: Array<{ plugins: readonly PluginEntry[]; tc: Toolchain }> = [];
+
 async function toolchainFor(o: CliOptions, io: CliIO, arch: string | undefined): Promise<Toolchain> {
   const plugins: PluginEntry[] = [...(await loadDefaultPlugins(arch === undefined ? {} : { arch }))];
-  for (const p of o.plugin) plugins.push(await loadUserPlugin(p, io.cwd));
-  return createToolchain({ plugins });
+  // user plugins are loaded per run: no reuse with them
+  if (o.plugin.length) {
+    for (const p of o.plugin) plugins.push(await loadUserPlugin(p, io.cwd));
+    return createToolchain({ plugins });
+  }
+  const same = toolchains.find((t) => t.plugins.length === plugins.length && t.plugins.every((p, k) => p === plugins[k]));
+  if (same) return same.tc;
+  const tc = createToolchain({ plugins });
+  if (toolchains.length < 16) toolchains.push({ plugins, tc });
+  return tc;
 }
 
 /**

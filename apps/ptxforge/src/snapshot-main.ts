@@ -10,7 +10,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import v8 from 'node:v8';
 import { runCli, type CliIO } from './run.js';
 import { serveBatch, setBatchWorkerLauncher, type BatchTask, type BatchWorkerHandle } from './batch.js';
@@ -109,15 +109,18 @@ v8.startupSnapshot.setDeserializeMainFunction(() => {
   // Where this snapshot lives decides where the ESM bundle (batch workers, package.json) is.
   const k = process.execArgv.indexOf('--snapshot-blob');
   const blob = k >= 0 ? process.execArgv[k + 1]! : '';
-  const bundleUrl = pathToFileURL(path.join(path.dirname(blob), '..', 'bundle', 'cli.js')).href;
-  (globalThis as { __ptxforgeModuleUrl?: string }).__ptxforgeModuleUrl = bundleUrl;
+  const bundleFile = path.resolve(path.dirname(blob), '..', 'bundle', 'cli.js');
+  // The URL only when something asks for it (node's URL code is not warm at start; most runs never need it).
+  let url: string | undefined;
+  const bundleUrl = (): string => (url ??= pathToFileURL(bundleFile).href);
+  Object.defineProperty(globalThis, '__ptxforgeModuleUrl', { get: bundleUrl, configurable: true });
   // The heap holds every plugin package that was installed when the snapshot was built; use one only
   // while it is still installed where the CLI is, found as the ESM bundle's import() would find it
   // (node_modules folders upwards from the bundle; NODE_PATH does not count), so removing a target
   // package has the same effect with and without the snapshot.
-  const bundleDir = path.dirname(fileURLToPath(bundleUrl));
-  setDefaultImporter((spec) => (isInstalled(bundleDir, spec) ? defaultImporter(spec) : Promise.reject(moduleNotFound(spec, bundleUrl))));
-  setBatchWorkerLauncher((argv, io) => snapshotWorker(blob, bundleUrl, argv, io));
+  const bundleDir = path.dirname(bundleFile);
+  setDefaultImporter((spec) => (isInstalled(bundleDir, spec) ? defaultImporter(spec) : Promise.reject(moduleNotFound(spec, bundleUrl()))));
+  setBatchWorkerLauncher((argv, io) => snapshotWorker(blob, bundleUrl(), argv, io));
   if (process.argv[2] === BATCH_WORKER_ARG) return serveBatchProcess();
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(0);
