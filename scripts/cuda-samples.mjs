@@ -137,7 +137,7 @@ async function makePtx(file) {
   else if (r.code !== 0) meta = { skipped: `nvcc: ${nvccReason(r.stderr)}` };
   else {
     const ptx = readFileSync(`${stem}.ptx`, 'utf8');
-    meta = /^\s*(\.visible\s+|\.weak\s+|\.extern\s+)?\.(entry|func)\b/m.test(ptx) ? { ptx: `${stem}.ptx`, rdc } : { skipped: 'host-only (no device code in the PTX)' };
+    meta = /^\s*(\.visible\s+|\.weak\s+|\.extern\s+)?\.(entry|func)\b/m.test(ptx) ? { ptx: `${stem}.ptx`, rdc } : { skipped: 'no device code in the PTX (host-only, or device functions nothing calls)' };
   }
   writeFileSync(`${stem}.json`, `${JSON.stringify(meta)}\n`);
   return meta;
@@ -151,7 +151,14 @@ function groupOf(stderr, timedOut) {
   const m = / error ([A-Z][A-Z0-9_]*)\b:?\s*(.*)$/.exec(line);
   if (!m) return { code: 'CRASH', construct: line.slice(0, 80), line };
   const msg = m[2];
-  // The construct: a quoted token first, else an instruction-looking word, else the message's first words.
+  // The construct: what a not-implemented or no-form error names, a special register, a quoted token, an
+  // instruction-looking word, else the message's first words.
+  const ni = /not implemented: (\S+)(?: \(([^)]*)\))?/.exec(msg);
+  if (ni) return { code: m[1], construct: ni[2] ? `${ni[1]} (${ni[2]})` : ni[1], line };
+  const nf = /no encodable form for (\S+)/.exec(msg);
+  if (nf) return { code: m[1], construct: nf[1], line };
+  const sr = /special register (%\w+)/.exec(msg);
+  if (sr) return { code: m[1], construct: `special register ${sr[1]}`, line };
   const quoted = /['`"]([^'`"]{1,40})['`"]/.exec(msg);
   const insn = /\b([a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+)\b/.exec(msg);
   const construct = quoted ? quoted[1] : insn ? insn[1] : msg.replace(/%?\b[\w$.]*\d[\w$.]*\b/g, '#').split(/\s+/).slice(0, 6).join(' ');
@@ -187,7 +194,10 @@ async function worker() {
         const vdir = path.join(tmp, `${k}-verify`);
         const pf = await run(cli, ['-arch', 'sm_90', ...(made.rdc ? ['-c'] : []), '--verify-each', '--verify-each-dir', vdir, made.ptx, '-o', out], timeoutS);
         res.seconds = pf.seconds;
-        res.skippedKernels = (pf.stderr.match(/VERIFY_EACH_SKIPPED/g) ?? []).length;
+        const skippedLines = pf.stderr.split('\n').filter((l) => l.includes('VERIFY_EACH_SKIPPED'));
+        res.skippedKernels = skippedLines.length;
+        // why the interpreter could not run a kernel, without names, numbers and locations
+        res.skipReasons = skippedLines.map((l) => l.replace(/^.*? not verified: /, '').replace(/,? at `.*$/, '').replace(/\b0x[0-9a-f]+\b|\b\d+\b/g, '#').replace(/%\w+/g, '%r').slice(0, 120));
         if (pf.code === 0 && !pf.timedOut && existsSync(out)) res.verdict = 'pass';
         else {
           res.verdict = 'fail';
@@ -232,6 +242,13 @@ if (groups.size) {
   console.log('|---|---|---:|---|');
   const sorted = [...groups.values()].sort((a, b) => b.files.length - a.files.length || a.code.localeCompare(b.code) || a.construct.localeCompare(b.construct));
   for (const g of sorted) console.log(`| ${g.code} | ${g.construct.replace(/\|/g, '\\|')} | ${g.files.length} | ${g.files.slice(0, 3).join(', ')}${g.files.length > 3 ? ', …' : ''} |`);
+}
+const notRunWhy = new Map();
+for (const r of notRun) for (const why of new Set(r.skipReasons)) notRunWhy.set(why, (notRunWhy.get(why) ?? 0) + 1);
+if (notRunWhy.size) {
+  console.log('');
+  console.log('kernels verify-each could not run, by reason (files):');
+  for (const [why, n] of [...notRunWhy].sort((a, b) => b[1] - a[1])) console.log(`  ${String(n).padStart(3)}  ${why}`);
 }
 const skipReasons = new Map();
 for (const r of results) if (r.verdict === 'skipped') skipReasons.set(r.reason, (skipReasons.get(r.reason) ?? 0) + 1);

@@ -463,6 +463,114 @@ done:
     expect(o.readBigUInt64LE(24)).toBe(0n);
   });
 
+  it('bar.warp.sync and shfl.sync with a register or partial member mask: WARPSYNC Rmask first, as ptxas', () => {
+    const ptx = `.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<8>;
+  .reg .b32 %r<12>;
+  .reg .pred %p<4>;
+  ld.param.u64 %rd1, [output];
+  ld.param.u64 %rd3, [input];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd4, %rd3, %rd2;
+  ld.global.u32 %r2, [%rd4];
+  ld.global.u32 %r3, [%rd3+128];
+  bar.warp.sync %r3;
+  shfl.sync.up.b32 %r4|%p1, %r2, 1, 0, %r3;
+  selp.u32 %r7, 100, 0, %p1;
+  shfl.sync.idx.b32 %r5, %r4, 3, 31, 65535;
+  bar.warp.sync -1;
+  add.u32 %r6, %r4, %r5;
+  add.u32 %r6, %r6, %r7;
+  add.u64 %rd5, %rd1, %rd2;
+  st.global.u32 [%rd5], %r6;
+  ret;
+}`;
+    const input = Buffer.alloc(132);
+    for (let i = 0; i < 32; i++) input.writeUInt32LE(i * 10 + 1, 4 * i);
+    input.writeUInt32LE(0xffffffff, 128);
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [32, 1, 1],
+      buffers: { input: { hex: input.toString('hex') }, output: { hex: '00'.repeat(128) } }, params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    const o = Buffer.from(sameAsPtxPath(ptx, launch).out, 'hex');
+    // lane 5: up-shuffle gives lane 4's 41 (in range: +100), the idx shuffle lane 3's shifted value 21
+    expect(o.readUInt32LE(20)).toBe(41 + 21 + 100);
+    const cubin = readCubin(compileToCubin(tc, ptx, { arch: 'sm_90', file: 'k.ptx', optLevel: 3 }).cubin);
+    const dec = tc.services('sm_90').service(Decoder);
+    const code = cubin.functions[0]!.code;
+    const texts: string[] = [];
+    for (let a = 0; a + 16 <= code.length; a += 16) texts.push(formatInstruction(dec.decode(code, a) as SassInstruction));
+    expect(texts.filter((t) => /^WARPSYNC R\d+ ;/.test(t)).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('%envregN, %reserved_smem_offset_* and %globaltimer: constant-bank words and CS2R SR_GLOBALTIMERLO, as ptxas', () => {
+    const ptx = `.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<8>;
+  .reg .b32 %r<12>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [output];
+  mov.u64 %rd2, %globaltimer;
+  mov.u32 %r1, %envreg2;
+  mov.u32 %r2, %envreg31;
+  mov.u32 %r3, %reserved_smem_offset_cap;
+  mov.u32 %r4, %reserved_smem_offset_1;
+  mov.u32 %r5, %reserved_smem_offset_begin;
+  mov.u64 %rd3, %globaltimer;
+  setp.ge.u64 %p1, %rd3, %rd2;
+  selp.u32 %r6, 7, 9, %p1;
+  st.global.u32 [%rd1], %r1;
+  st.global.u32 [%rd1+4], %r2;
+  st.global.u32 [%rd1+8], %r3;
+  st.global.u32 [%rd1+12], %r4;
+  st.global.u32 [%rd1+16], %r5;
+  st.global.u32 [%rd1+20], %r6;
+  ret;
+}`;
+    const { out } = sameAsPtxPath(ptx, io('k', '00', 24));
+    // the launch leaves the driver's words of bank 0 at zero; _cap is ptxas's constant 0x400
+    expect(out).toBe('00000000' + '00000000' + '00040000' + '00000000' + '00000000' + '07000000');
+  });
+
+  it('bfi.b64 at word-aligned constant positions (nvcc packs words with bfi.b64 d, a, b, 32, 32)', () => {
+    const ptx = `.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<16>;
+  ld.param.u64 %rd1, [output];
+  ld.param.u64 %rd2, [input];
+  ld.global.u64 %rd3, [%rd2];
+  ld.global.u64 %rd4, [%rd2+8];
+  bfi.b64 %rd5, %rd3, %rd4, 32, 32;
+  bfi.b64 %rd6, %rd3, %rd4, 0, 16;
+  bfi.b64 %rd7, %rd3, %rd4, 32, 40;
+  bfi.b64 %rd8, %rd3, %rd4, 0, 0;
+  bfi.b64 %rd9, %rd3, %rd4, 0, 48;
+  st.global.u64 [%rd1], %rd5;
+  st.global.u64 [%rd1+8], %rd6;
+  st.global.u64 [%rd1+16], %rd7;
+  st.global.u64 [%rd1+24], %rd8;
+  st.global.u64 [%rd1+32], %rd9;
+  ret;
+}`;
+    const { out } = sameAsPtxPath(ptx, io('k', '8877665544332211' + 'ffeeddccbbaa9900', 40));
+    // a = 0x1122334455667788, b = 0x0099aabbccddeeff
+    const o = Buffer.from(out, 'hex');
+    expect(o.readBigUInt64LE(0)).toBe(0x55667788ccddeeffn);
+    expect(o.readBigUInt64LE(8)).toBe(0x0099aabbccdd7788n);
+    // len 40 at 32 stops at bit 63; len 0 inserts nothing
+    expect(o.readBigUInt64LE(16)).toBe(0x55667788ccddeeffn);
+    expect(o.readBigUInt64LE(24)).toBe(0x0099aabbccddeeffn);
+    expect(o.readBigUInt64LE(32)).toBe(0x0099334455667788n);
+  });
+
   it('f64 div.rn and sqrt.rn: IEEE-exact over specials, subnormal operands and quotients half-way between subnormals', () => {
     const ptx = `.version 7.8
 .target sm_90

@@ -542,6 +542,8 @@ class Selector {
       }
       case 'SHFL':
         return this.shfl(ins);
+      case 'WARPSYNC':
+        return this.warpsync(u[0] ?? { kind: 'imm', value: 0xffffffffn, fmt: 'hex' });
       case 'BAR': {
         if (!mods.includes('SYNC') || d.length || u.length > 1) this.fail('barrier form');
         const id = u[0] ? this.part(u[0], 0) : { k: 'int' as const, v: 0 };
@@ -1401,7 +1403,7 @@ class Selector {
   bfi(ins: Instr): void {
     const d = ins.defs[0]!;
     const [a, b, pos, len] = ins.uses as [Operand, Operand, Operand, Operand];
-    if (this.widthOf(d) !== 1) this.fail('64-bit bit-field insert');
+    if (this.widthOf(d) !== 1) return this.bfi64(d, a, b, pos, len);
     const p = this.byte(pos);
     const l = this.byte(len);
     const ones = this.newV('R', 1);
@@ -1415,6 +1417,36 @@ class Selector {
     const x = this.newV('R', 1);
     this.emit('SHF', ['L', 'U32'], [this.r(x), this.inReg(this.part(a, 0)), p, c2rz()], 1);
     this.emit('LOP3', ['LUT'], [this.def(d), this.r(x), this.r(m), this.part(b, 0), { k: 'int', v: 0xe2 }, PT(true)], 1);
+  }
+
+  /**
+   * 64-bit BFI with a constant, word-aligned position (nvcc's `bfi.b64 d, a, b, 32, 32` packs two words): each
+   * result word is the base's word, the shifted insert's word, or the two merged under a constant mask. PTX clamps:
+   * pos and len are taken mod 256, nothing is inserted at pos >= 64 or len 0, and len stops at bit 63.
+   */
+  bfi64(d: Operand, a: Operand, b: Operand, pos: Operand, len: Operand): void {
+    if (pos.kind !== 'imm' || len.kind !== 'imm') this.fail('64-bit bit-field insert at a register position or length');
+    const p = Number(pos.value & 0xffn);
+    const l = Math.min(Number(len.value & 0xffn), Math.max(0, 64 - p));
+    if (p < 64 && l > 0 && p % 32 !== 0) this.fail('64-bit bit-field insert at a position that is not a multiple of 32');
+    const mask = p >= 64 || l === 0 ? 0n : ((1n << BigInt(l)) - 1n) << BigInt(p);
+    for (let w = 0; w < 2; w++) {
+      const m = Number((mask >> BigInt(32 * w)) & 0xffffffffn);
+      // the insert shifted to pos: word w of (a << p) is a's word w - p/32 (zero below)
+      const from = w - p / 32;
+      if (m === 0) {
+        this.emit('MOV', [], [this.def(d, w), this.part(b, w)], 1);
+        continue;
+      }
+      const ins = from >= 0 ? this.part(a, from) : c2rz();
+      if (m === 0xffffffff) {
+        this.emit('MOV', [], [this.def(d, w), ins], 1);
+        continue;
+      }
+      const mr = this.newV('R', 1);
+      this.emit('MOV', [], [this.r(mr), { k: 'int', v: m }], 1);
+      this.emit('LOP3', ['LUT'], [this.def(d, w), this.inReg(ins), this.r(mr), this.part(b, w), { k: 'int', v: 0xe2 }, PT(true)], 1);
+    }
   }
 
   /**
@@ -1595,9 +1627,10 @@ class Selector {
       this.emit('SHF', ['L', 'U32'], [this.r(d, 0), this.r(rank), { k: 'int', v: 24 }, { k: 'reg', file: 'R', n: 255 }], 1);
       return this.emit('S2R', [], [this.r(d, 1), { k: 'name', name: 'SR_SWINHI' }], 1);
     }
-    if (src.name === 'SR_CLOCK64' && this.widthOf(dst) === 2) {
-      // %clock64: ptxas reads the 64-bit cycle counter with one `CS2R Rd, SR_CLOCKLO` into a register pair
-      return this.emit('CS2R', [], [this.defWhole(dst), { k: 'name', name: 'SR_CLOCKLO' }], 1);
+    if ((src.name === 'SR_CLOCK64' || src.name === 'SR_GLOBALTIMER') && this.widthOf(dst) === 2) {
+      // %clock64 / %globaltimer: ptxas reads the 64-bit counter with one `CS2R Rd, SR_CLOCKLO` (SR_GLOBALTIMERLO)
+      // into a register pair
+      return this.emit('CS2R', [], [this.defWhole(dst), { k: 'name', name: src.name === 'SR_CLOCK64' ? 'SR_CLOCKLO' : 'SR_GLOBALTIMERLO' }], 1);
     }
     if (this.widthOf(dst) !== 1) this.fail(`64-bit special register ${src.name}`);
     this.emit('S2R', [], [this.def(dst), { k: 'name', name: names[src.name] ?? src.name }], 1);
@@ -1752,16 +1785,26 @@ class Selector {
   /**
    * Warp shuffle: Ori `d[, p] = SHFL.mode a, b, c[, membermask]` → SASS `SHFL.mode Pd, Rd, Ra, b, c` (the
    * in-range predicate first, as ptxas). The member mask is not an operand of SHFL: a full-warp mask needs
-   * nothing more; a partial one would need a WARPSYNC, not selected yet.
+   * nothing more; a partial one gets a WARPSYNC first.
    */
   shfl(ins: Instr): void {
     const mode = ins.mods.find((m) => m === 'IDX' || m === 'UP' || m === 'DOWN' || m === 'BFLY');
     if (!mode) this.fail('shuffle mode');
     const [a, b, c, mask] = ins.uses;
     if (!a || !b || !c) this.fail('shuffle operands');
-    if (mask && !(mask.kind === 'imm' && u32(mask.value) === 0xffffffff)) this.fail('shuffle with a partial member mask');
+    // a partial (or register) member mask: the named lanes first synchronize, `WARPSYNC Rmask` as ptxas writes it
+    // (ptxas also checks the mask against the active lanes and traps; a bad mask is undefined behaviour in PTX)
+    if (mask && !(mask.kind === 'imm' && u32(mask.value) === 0xffffffff)) this.warpsync(mask);
     const [rd, pd] = ins.defs;
     this.emit('SHFL', [mode], [pd ? this.def(pd) : PT(), this.def(rd), this.inReg(this.part(a, 0)), this.part(b, 0), this.part(c, 0)], 2);
+  }
+
+  /** bar.warp.sync: nothing for the full warp (as ptxas: the lanes run in step), else `WARPSYNC Rmask`. */
+  warpsync(mask: Operand): void {
+    if (mask.kind === 'imm' && u32(mask.value) === 0xffffffff) return;
+    const t = this.newV('R', 1);
+    this.emit('MOV', [], [this.r(t), this.part(mask, 0)], 1);
+    this.emit('WARPSYNC', [], [this.r(t)], 0);
   }
 
   isetp(ins: Instr): void {

@@ -33,7 +33,8 @@ describe.skipIf(!present)('PTX corpus', () => {
       }
     }
     expect(crashed).toEqual([]);
-    // Everything but ZLUDA's internal pass dumps (not PTX) is accepted.
-    expect(accepted).toBeGreaterThanOrEqual(300);
+    // Everything but ZLUDA's internal pass dumps (not PTX), its spirv_fail cases and noreturn.ptx (`.noreturn`
+    // on an .entry) is accepted; ptxas 13.0.88 refuses each of those 14 files with a syntax error too.
+    expect(accepted).toBeGreaterThanOrEqual(299);
   });
 });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { runKernel } from '@ptxforge/interp';
+import { findKernel, generateLaunch, runKernel } from '@ptxforge/interp';
 import { verifyModule } from '@ptxforge/kernel';
 import { describe, expect, it } from 'vitest';
 import { lowerPtx } from './lower/module.js';
@@ -19,6 +19,36 @@ const u64 = (v: bigint): bigint => BigInt.asUintN(64, v);
 const i32 = (v: bigint | number): number => Number(BigInt.asIntN(32, BigInt(v)));
 
 describe('executing lowered PTX', () => {
+  it('generated launches (verify-each) give dynamic shared memory to kernels with .extern .shared arrays', () => {
+    const src = `.version 8.0
+.target sm_90
+.address_size 64
+.extern .shared .align 16 .b8 smem[];
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<6>;
+  .reg .u64 %rd<4>;
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, smem;
+  add.u32 %r4, %r3, %r2;
+  st.shared.u32 [%r4], %r1;
+  bar.sync 0;
+  xor.b32 %r5, %r2, 4;
+  add.u32 %r5, %r3, %r5;
+  ld.shared.u32 %r5, [%r5];
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r5;
+  ret;
+}`;
+    const m = lowerPtx(parsePtx(src, 'dyn.ptx'), { target: { arch: 'sm_90', capabilities: { paramBase: 0x210 } } });
+    const launch = generateLaunch(m, findKernel(m, undefined), 1);
+    expect(launch.sharedBytes).toBeGreaterThan(0);
+    const r = runKernel(m, launch);
+    expect(r.errors.map((e) => e.message)).toEqual([]);
+  });
+
   it('int64.cu: 64-bit multiply, divide, remainder, shifts, popc/clz and a switch', () => {
     const n = 100;
     const a = Array.from({ length: n }, (_, i) => s64(BigInt(i) * 0x123456789abn - 0x7fffffffn * BigInt(i % 3)));

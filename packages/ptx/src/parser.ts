@@ -306,6 +306,8 @@ class Parser {
     for (;;) {
       if (this.kind() === Tk.Dot && PERF_DIRECTIVES.has(this.dotWord())) {
         const d = this.dotWord();
+        // ptxas's grammar: .noreturn belongs to a .func, the launch directives to an .entry (else a syntax error)
+        if ((d === 'noreturn') === entry) this.fail(`'{' or ';' (.${d} is ${entry ? 'a .func attribute' : 'an .entry directive'})`);
         this.p++;
         const vals: number[] = [];
         if (this.kind() === Tk.Int) {
@@ -379,7 +381,10 @@ class Parser {
       this.p++;
       if (this.kind() !== Tk.Int) this.fail('an alignment in bytes');
       const at = this.p;
-      d.align = this.smallInt('an alignment in bytes');
+      const big = this.intLit('an alignment in bytes');
+      // ptxas keeps alignments in 32 bits ("Constant overflow" beyond)
+      if (big > 0x7fffffffn || big < -0x80000000n) this.failMsg(`Constant overflow: .align ${this.str(at)} does not fit in 32 bits`, at, 'PTX_CONSTANT_OVERFLOW');
+      d.align = Number(big);
       if (d.align <= 0 || (d.align & (d.align - 1)) !== 0) this.failMsg(`Alignment must be a power of two (.align ${this.str(at)})`, at, 'PTX_SEMANTIC');
     };
     while (this.isDot('align')) align();

@@ -192,6 +192,11 @@ interface Decoded {
   useKeys: { keys: number[]; reader: ReaderClass; file: RegFile; address: boolean }[];
   /** R registers read late (WAR tracking) */
   lateReadKeys: number[];
+  /** Some operand carries a reuse flag. */
+  anyReuse: boolean;
+  /** DEPBAR.LE SBk, N: k (or -1) and N. */
+  depSb: number;
+  depN: number;
 }
 
 function readerClassFor(ins: HazardInstr, timing: OpTiming, operand: number, address: boolean, k: number, file: RegFile): ReaderClass {
@@ -229,7 +234,17 @@ function decode(t: LatencyTable, ins: HazardInstr): Decoded {
     // read scoreboards protect vector registers only (uniform and predicate sources are read at issue)
     if (timing.kind === 'variable' && timing.lateRead && u.reg.file === 'R') for (const k of ks) lateReadKeys.push(k);
   }
-  return { ins, roles, timing, defKeys, useKeys, lateReadKeys };
+  let depSb = -1;
+  let depN = 0;
+  if (ins.opcode === 'DEPBAR') {
+    const sb = ins.operands.find((o) => o.kind === 'sb');
+    const cnt = ins.operands.find((o) => o.kind === 'imm');
+    if (sb && sb.value !== undefined) {
+      depSb = sb.value;
+      depN = cnt?.value ?? 0;
+    }
+  }
+  return { ins, roles, timing, defKeys, useKeys, lateReadKeys, anyReuse: ins.operands.some((o) => o.reuse), depSb, depN };
 }
 
 function isUnconditional(ins: HazardInstr): boolean {
@@ -429,6 +444,10 @@ function maxLatencyOf(t: LatencyTable, w: WriterClass): number {
 /** Variable-latency sources are read within this many cycles of issue unless a table says otherwise. */
 const DEFAULT_LATE_READ = 6;
 
+function lateReadWindow(t: LatencyTable, queue: VariableQueue): number {
+  return t.lateReadCycles?.[queue] ?? DEFAULT_LATE_READ;
+}
+
 function noteSlack(slack: CheckResult['slack'], key: string, sl: number): void {
   let rec = slack.get(key);
   if (!rec) slack.set(key, (rec = { min: Infinity, samples: 0, hist: new Map() }));
@@ -453,16 +472,8 @@ function step(
   const ctl = control[i]!;
   // 1. waits: the wait mask, and DEPBAR.LE SBk, N (at most N younger operations of SBk still outstanding)
   const waitMask = ctl.waitMask;
-  let depSb = -1;
-  let depN = 0;
-  if (ins.opcode === 'DEPBAR') {
-    const sb = ins.operands.find((o) => o.kind === 'sb');
-    const cnt = ins.operands.find((o) => o.kind === 'imm');
-    if (sb && sb.value !== undefined) {
-      depSb = sb.value;
-      depN = cnt?.value ?? 0;
-    }
-  }
+  const depSb = d.depSb;
+  const depN = d.depN;
   if (waitMask !== 0 || depSb >= 0) {
     const released = (sb: number, after: number): boolean => sb >= 0 && ((waitMask & (1 << sb)) !== 0 || (sb === depSb && after >= depN));
     for (const [k, list] of st.vars) {
@@ -529,7 +540,7 @@ function step(
           if (isVar && e.queue === myQueue) continue;
           if (e.reader === i) continue;
           const r = dec[e.reader]!;
-          const window = t.lateReadCycles?.[e.queue] ?? DEFAULT_LATE_READ;
+          const window = lateReadWindow(t, e.queue);
           const elapsed = readElapsed(st, e);
           if (elapsed >= window) {
             if (slack) noteSlack(slack, `${t.name}:war-${e.queue}${e.rbar < 0 ? '' : '-sb'}`, elapsed - window);
@@ -553,7 +564,7 @@ function step(
   }
 
   // register reuse cache: a value cached for the next instruction must not be overwritten by this one
-  if (ins.operands.some((o) => o.reuse)) {
+  if (d.anyReuse) {
     const defSet = new Set<number>();
     for (const ks of d.defKeys) for (const k of ks) defSet.add(k);
     for (let oi = 0; oi < ins.operands.length; oi++) {
@@ -617,6 +628,18 @@ function step(
   // 5. cycles pass: this instruction's stall count (at least one issue slot)
   const cyc = Math.max(1, ctl.stall);
   st.clock += cyc;
+  if (!slack) {
+    // A late read older than its queue's read window can no longer be overwritten too early on any path:
+    // its elapsed cycles only grow, and a join keeps the smaller count of the paths that still hold it. It
+    // only feeds the slack histogram; without one it is dropped, so the pending reads stay as few as the
+    // window holds instead of growing with every store of the function (joins and WAR checks scan them).
+    for (const [k, list] of st.reads) {
+      let drop = 0;
+      for (const e of list) if (readElapsed(st, e) >= lateReadWindow(t, e.queue)) drop++;
+      if (drop === list.length) st.reads.delete(k);
+      else if (drop > 0) st.reads.set(k, list.filter((e) => readElapsed(st, e) < lateReadWindow(t, e.queue)));
+    }
+  }
   for (const [k, list] of st.fixed) {
     let drop = 0;
     for (const e of list) {

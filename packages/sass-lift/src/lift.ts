@@ -471,7 +471,8 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
     case 'CS2R': {
       const d = operand(ctx, ops[0]!, def.get(0) ?? 2, undefined);
       if (ops[1]?.text === 'SRZ') return line(`${d} = MOV RZ`);
-      return line(`${d} = S2R ${ops[1]!.text === 'SR_CLOCKLO' ? 'SR_CLOCK64' : operand(ctx, ops[1]!, 1, undefined)}`);
+      const wide: Record<string, string> = { SR_CLOCKLO: 'SR_CLOCK64', SR_GLOBALTIMERLO: 'SR_GLOBALTIMER' };
+      return line(`${d} = S2R ${wide[ops[1]!.text] ?? operand(ctx, ops[1]!, 1, undefined)}`);
     }
     case 'HFMA2': {
       // ptxas's move idiom: HFMA2.MMA Rd, -RZ, RZ, hi, lo  (Rd = the f16x2 constant)

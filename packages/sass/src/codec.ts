@@ -15,7 +15,7 @@ import {
   type RowSpec,
   type TokenAction,
 } from './engine.js';
-import type { DecodedInstruction, MemOperand, RegFile, SassInstruction, SassOperand } from './model.js';
+import type { DecodedInstruction, Guard, MemOperand, RegFile, SassInstruction, SassOperand } from './model.js';
 
 /**
  * The table codec, compiled for speed: every row's bit fields become limb-local shift/mask chunks, atoms
@@ -221,6 +221,8 @@ interface CRow {
   acts: { id: number; act: TokenAction }[];
   reuse: [number, number][];
   hidden: [number, number, string][] | undefined;
+  /** The atoms as one flat program for the form-cache encoder (AP numbers each), built on first use. */
+  prog: Float64Array | undefined;
 }
 
 /**
@@ -232,7 +234,49 @@ interface FormNode {
   next: (FormNode | undefined)[] | undefined;
   ks: number[] | undefined;
   rows: CRow[] | undefined;
+  /** Row choices already made at this leaf (see FormCacheEntry), most recently used first. */
+  cache: FormCacheEntry[] | undefined;
 }
+
+/**
+ * What the encoder decided for one instruction form: everything but the operand values. A form is the trie
+ * leaf (mnemonic + operand shapes) plus the form key: guard register file, the modifiers, and per operand its
+ * flags (neg, abs, not, reuse, ...) and token strings (suffixes, special names, NaN spelling). The token and
+ * slot phase of the row search depends on nothing else, so instructions of a known form skip it: they start
+ * from the word with the row's slots written and store only their values (register numbers, immediates).
+ * A value that does not fit the cached row sends the instruction down the full row search (a later row may
+ * hold it), so the result is always the full search's.
+ */
+interface FormCacheEntry {
+  /** The form: guard code (0 none or PT, 1 P, 2 UP), modifiers, operand flags, operand token strings. */
+  gcode: number;
+  mods: string[];
+  flags: Int32Array;
+  /** The operands' token strings in order (names, suffix lists with their lengths, NaN spellings); undefined: none. */
+  strs: (string | number)[] | undefined;
+  row: CRow;
+  /** value + opcode + every slot's value: the word before atoms, guard and control. */
+  word: Uint32Array;
+  /** Reuse bits of the operands flagged reuse (control.reuse is ORed in per instruction). */
+  reuseAdd: number;
+  /** Per atom that must equal another atom: the constant added (its token-dependent part resolved). */
+  fromAdd: Float64Array;
+}
+
+/**
+ * Most forms one trie leaf caches: a leaf's forms are searched linearly (most recently used first), so this
+ * bounds the search and the memory an adversarial stream of modifier combinations takes; further forms take
+ * the full row search every time.
+ */
+const FORM_CACHE_MAX = 16;
+
+/** Atom program (CRow.prog): per atom, these many numbers. */
+const AP = 8;
+/** Atom program kinds: stored by storeAtom, plain unsigned / signed (inline range check), equal-plus constraint. */
+const AK_GENERIC = 0;
+const AK_PLAIN_U = 1;
+const AK_PLAIN_S = 2;
+const AK_FROM = 3;
 
 const HIDDEN = Symbol('hidden by a shorter row');
 const OP_TOKEN_KIND = [':', '.', '='] as const;
@@ -284,18 +328,25 @@ export class TableCodec {
   /** Wanted token ids of the instruction being encoded: the first nWanted entries (grown when full). */
   private wanted = new Int32Array(256);
   private nWanted = 0;
+  /** The operand token strings of the instruction being encoded (FormCacheEntry.strs). */
+  private strScratch: (string | number)[] = [];
+  /** Detail of the last storeAtoms failure, for the error message. */
+  private whyData: number | string = 0;
   /** The modifiers of the word being decoded (copied out at their count). */
   private readonly modScratch: string[] = [];
   /** Per operand of the instruction being encoded, read once: shape code, token flags, part values. */
   private opShape = new Int32Array(16);
   private opFlags = new Int32Array(16);
   private opVal = new Float64Array(16 * 6);
-  private opHas = new Uint8Array(16 * 6);
+  /** opHas[j] === opGen: part j was read for the instruction being encoded (no clearing per operand). */
+  private opHas = new Uint32Array(16 * 6);
+  private opGen = 0;
   /** Encoding token caches: mnemonic modifier → ids (index 0 plain, 1 + rank for data types). */
   private readonly modIds = new Map<string, { isType: boolean; ids: number[] }>();
   private readonly opTok: Map<string, number>[][] = [];
   readonly layout: FamilyLayout;
   readonly archs: string[];
+  private readonly formCache: boolean;
   private readonly guardFast: boolean;
   private readonly guardLimb: number;
   private readonly guardShift: number;
@@ -313,6 +364,7 @@ export class TableCodec {
   constructor(opts: CodecOptions) {
     this.layout = opts.layout;
     this.archs = opts.archs;
+    this.formCache = opts.formCache ?? true;
     // Guard predicate and its negation bit in one limb (Volta+ bits 12..15): one masked write per encode.
     const [gp, gw] = opts.layout.guardPred;
     const gnot = opts.layout.guardNot;
@@ -413,7 +465,7 @@ export class TableCodec {
       this.byForm.set(name, null);
       return undefined;
     }
-    const root: FormNode = { next: undefined, ks: undefined, rows: undefined };
+    const root: FormNode = { next: undefined, ks: undefined, rows: undefined, cache: undefined };
     for (const k of ks) {
       const sig = this.specs[k]!.spec.sig;
       let node = root;
@@ -423,7 +475,7 @@ export class TableCodec {
         if (shape === undefined) this.row(k); // throws the table error naming the row
         const c = spaced ? shape! | SPACED : shape!;
         node.next ??= [];
-        node = node.next[c] ??= { next: undefined, ks: undefined, rows: undefined };
+        node = node.next[c] ??= { next: undefined, ks: undefined, rows: undefined, cache: undefined };
       }
       (node.ks ??= []).push(k);
     }
@@ -567,6 +619,7 @@ export class TableCodec {
       acts,
       reuse: Object.entries(spec.reuse ?? {}).map(([i, bit]) => [Number(i), bit]),
       hidden: spec.hidden?.map(([p, n]) => [p, n, `${p}:${n}`]),
+      prog: undefined,
     };
   }
 
@@ -655,23 +708,22 @@ export class TableCodec {
       if (ok) stamp[d.token] = gen;
     }
     const L = this.layout;
-    const ins = this.build(row, vals, gen, getBits(w, L.guardPred[0], L.guardPred[1]), getBits(w, L.guardNot, 1) === 1);
+    let hidden: Record<string, number> | undefined;
     if (row.hidden) {
-      const hidden: Record<string, number> = {};
+      hidden = {};
       for (const [p, nb, key] of row.hidden) hidden[key] = getBits(w, p, nb);
-      ins.hidden = hidden;
     }
+    const ins = this.build(row, vals, gen, getBits(w, L.guardPred[0], L.guardPred[1]), getBits(w, L.guardNot, 1) === 1, hidden, control);
     if (control.reuse && row.reuse.length) {
       for (const [i, bit] of row.reuse) {
         const o = ins.operands[i];
         if (o && control.reuse & (1 << bit) && (o.k === 'reg' || o.k === 'cbank')) (o as { reuse?: boolean }).reuse = true;
       }
     }
-    ins.control = control;
     return ins;
   }
 
-  private build(row: CRow, vals: Float64Array, gen: number, gN: number, gNot: boolean): SassInstruction {
+  private build(row: CRow, vals: Float64Array, gen: number, gN: number, gNot: boolean, hidden: Record<string, number> | undefined, control: ControlInfo): SassInstruction {
     const tpl = row.tpl;
     const ops: SassOperand[] = new Array(tpl.length);
     for (let i = 0; i < tpl.length; i++) {
@@ -742,9 +794,16 @@ export class TableCodec {
       if (act.mod !== undefined) modScratch[nMods++] = act.mod;
       else applyOperandToken(ops, act);
     }
-    const ins: SassInstruction = { opcode: row.spec.name, mods: nMods === 0 ? [] : modScratch.slice(0, nMods), operands: ops };
-    if (gN !== 7 || gNot) ins.guard = { file: row.guard, n: gN, not: gNot };
-    return ins;
+    const opcode = row.spec.name;
+    const mods = nMods === 0 ? [] : modScratch.slice(0, nMods);
+    // One literal per set of fields, keys in the order they always had (opcode, mods, operands, guard, hidden,
+    // control): each instruction is one allocation with its fields in the object (fields added afterwards
+    // went to a separate property store, and decoded instructions are many).
+    if (gN !== 7 || gNot) {
+      const guard: Guard = { file: row.guard, n: gN, not: gNot };
+      return hidden !== undefined ? { opcode, mods, operands: ops, guard, hidden, control } : { opcode, mods, operands: ops, guard, control };
+    }
+    return hidden !== undefined ? { opcode, mods, operands: ops, hidden, control } : { opcode, mods, operands: ops, control };
   }
 
   /**
@@ -822,8 +881,9 @@ export class TableCodec {
   private readOperand(o: SassOperand, i: number): number {
     const vals = this.opVal;
     const has = this.opHas;
+    const g = this.opGen;
     const b = i * 6;
-    for (let k = 0; k < 6; k++) has[b + k] = 0;
+    let kind: unknown;
     let file: unknown;
     let n: unknown;
     let v: unknown;
@@ -843,6 +903,7 @@ export class TableCodec {
       const x = rec[key];
       switch (key) {
         case 'k':
+          kind = x;
           break;
         case 'file':
           file = x;
@@ -907,7 +968,7 @@ export class TableCodec {
     }
     let flags = 0;
     let s: number;
-    switch (o.k) {
+    switch (kind) {
       case 'reg':
         switch (file) {
           case 'R':
@@ -925,40 +986,42 @@ export class TableCodec {
           default:
             s = REG_SHAPES[file as RegFile]!;
         }
-        if (n !== undefined) (vals[b] = n as number), (has[b] = 1);
+        if (n !== undefined) (vals[b] = n as number), (has[b] = g);
         flags = bits;
         break;
       case 'int':
         s = Shape.I;
-        if (v !== undefined) (vals[b] = v as number), (has[b] = 1);
+        if (v !== undefined) (vals[b] = v as number), (has[b] = g);
         break;
       case 'float':
         s = Shape.F;
-        if (v !== undefined) (vals[b] = v as number), (has[b] = 1);
+        if (v !== undefined) (vals[b] = v as number), (has[b] = g);
         if (Number.isNaN(v)) flags |= F_NAN;
         break;
       case 'cbank':
         s = reg ? (reg.file === 'R' ? Shape.Cr : Shape.Cu) : Shape.C;
-        if (bank !== undefined) (vals[b + 1] = bank as number), (has[b + 1] = 1);
-        if (off !== undefined) (vals[b + 2] = off as number), (has[b + 2] = 1);
-        if (reg?.n !== undefined) (vals[b + 5] = reg.n), (has[b + 5] = 1);
+        if (bank !== undefined) (vals[b + 1] = bank as number), (has[b + 1] = g);
+        if (off !== undefined) (vals[b + 2] = off as number), (has[b + 2] = g);
+        if (reg?.n !== undefined) (vals[b + 5] = reg.n), (has[b + 5] = g);
         flags = bits & (F_NEG | F_ABS | F_NOT | F_SFX);
         break;
       case 'mem':
         s = gdesc ? Shape.Mg : descOnly ? Shape.Mx : desc !== undefined ? (ur !== undefined ? Shape.Mdu : Shape.Md) : ur !== undefined ? Shape.Mu : Shape.M;
-        if (gdesc) (vals[b + 3] = (ur as number | undefined) ?? 63), (has[b + 3] = 1);
-        else if (descOnly) (vals[b + 4] = (desc as number | undefined) ?? 63), (has[b + 4] = 1);
+        if (gdesc) (vals[b + 3] = (ur as number | undefined) ?? 63), (has[b + 3] = g);
+        else if (descOnly) (vals[b + 4] = (desc as number | undefined) ?? 63), (has[b + 4] = g);
         else {
-          if (base !== undefined) (vals[b + 1] = base as number), (has[b + 1] = 1);
-          if (off !== undefined) (vals[b + 2] = off as number), (has[b + 2] = 1);
-          if (ur !== undefined) (vals[b + 3] = ur as number), (has[b + 3] = 1);
-          if (desc !== undefined) (vals[b + 4] = desc as number), (has[b + 4] = 1);
+          if (base !== undefined) (vals[b + 1] = base as number), (has[b + 1] = g);
+          if (off !== undefined) (vals[b + 2] = off as number), (has[b + 2] = g);
+          if (ur !== undefined) (vals[b + 3] = ur as number), (has[b + 3] = g);
+          if (desc !== undefined) (vals[b + 4] = desc as number), (has[b + 4] = g);
           if (baseSfx) flags |= F_SFX;
         }
         break;
       case 'name':
         s = Shape.N;
         break;
+      default:
+        s = 0; // no operand kind: no row has this shape
     }
     this.opFlags[i] = flags;
     return spaced ? s | SPACED : s;
@@ -980,6 +1043,190 @@ export class TableCodec {
     this.want(gen, this.opTokId(i, kind, rest, opcode), i, kind, rest, opcode);
   }
 
+  /**
+   * Gathers the operand token strings of the instruction being encoded (operands already read) into
+   * strScratch, in the order the row search reads them; returns their count.
+   */
+  private gatherStrs(ops: SassOperand[], nOps: number): number {
+    const out = this.strScratch;
+    const opFlags = this.opFlags;
+    let n = 0;
+    for (let i = 0; i < nOps; i++) {
+      const fl = opFlags[i]!;
+      if (fl === 0) {
+        if (this.opShape[i] === Shape.N) out[n++] = (ops[i] as { name: string }).name;
+        continue;
+      }
+      if (fl & F_SFX) {
+        const o = ops[i]!;
+        const list = o.k === 'mem' ? o.baseSfx! : (o as { sfx: string[] }).sfx;
+        out[n++] = list.length;
+        for (let k = 0; k < list.length; k++) out[n++] = list[k]!;
+      }
+      if (fl & F_NAN) out[n++] = (ops[i] as { nan?: string }).nan ?? '+QNAN';
+    }
+    return n;
+  }
+
+  /** The cached form of the instruction being encoded at this leaf (moved to the front), else undefined. */
+  private findForm(cache: FormCacheEntry[], gcode: number, mods: string[], ops: SassOperand[], nOps: number): FormCacheEntry | undefined {
+    const opFlags = this.opFlags;
+    const nMods = mods.length;
+    entries: for (let ei = 0; ei < cache.length; ei++) {
+      const e = cache[ei]!;
+      if (e.gcode !== gcode) continue;
+      const em = e.mods;
+      if (em.length !== nMods) continue;
+      for (let i = 0; i < nMods; i++) if (em[i] !== mods[i]) continue entries;
+      const ef = e.flags;
+      for (let i = 0; i < nOps; i++) if (ef[i] !== opFlags[i]) continue entries;
+      const es = e.strs;
+      if (es !== undefined) {
+        // same leaf and flags: the instruction has strings at the same places
+        const n = this.gatherStrs(ops, nOps);
+        if (n !== es.length) continue;
+        const got = this.strScratch;
+        for (let i = 0; i < n; i++) if (got[i] !== es[i]) continue entries;
+      }
+      if (ei > 0) {
+        cache[ei] = cache[0]!;
+        cache[0] = e;
+      }
+      return e;
+    }
+    return undefined;
+  }
+
+  /** The atom program of a row (AP numbers per atom): operand index, value index, kind, limb, shift, mask, range, source atom. */
+  private static atomProg(row: CRow): Float64Array {
+    const atoms = row.atoms;
+    const prog = new Float64Array(atoms.length * AP);
+    for (let k = 0; k < atoms.length; k++) {
+      const a = atoms[k]!;
+      const p = k * AP;
+      prog[p] = a.partCode >= 0 ? a.op : 1e9; // 1e9: never present
+      prog[p + 1] = a.partCode >= 0 ? a.op * 6 + a.partCode : 0;
+      prog[p + 2] = a.isFrom ? AK_FROM : a.limb >= 0 && a.plainU ? AK_PLAIN_U : a.limb >= 0 && a.plainS ? AK_PLAIN_S : AK_GENERIC;
+      prog[p + 3] = a.limb;
+      prog[p + 4] = a.off;
+      prog[p + 5] = a.mask;
+      prog[p + 6] = a.max;
+      prog[p + 7] = a.from;
+    }
+    return prog;
+  }
+
+  /** Encoding of a cached form: its values stored into its word; undefined when a value does not fit its row. */
+  private encodeCached(e: FormCacheEntry, nOps: number, addr: number, gN: number, gNot: boolean, control: ControlInfo | undefined, hidden: Record<string, number> | undefined): Word | undefined {
+    const row = e.row;
+    const prog = (row.prog ??= TableCodec.atomProg(row));
+    const nA = row.atoms.length;
+    const vals = this.vals;
+    const opVal = this.opVal;
+    const opHas = this.opHas;
+    for (let k = 0, p = 0; k < nA; k++, p += AP) {
+      const j = prog[p + 1]!;
+      if (!(prog[p]! < nOps && opHas[j] === this.opGen)) return undefined;
+      vals[k] = opVal[j]!;
+    }
+    const src = e.word;
+    // a constant length lets the JIT allocate the 128-bit word inline
+    const w = src.length === 4 ? new Uint32Array(4) : new Uint32Array(src.length);
+    for (let i = 0; i < src.length; i++) w[i] = src[i]!;
+    const fromAdd = e.fromAdd;
+    for (let k = 0, p = 0; k < nA; k++, p += AP) {
+      const v = vals[k]!;
+      const kind = prog[p + 2]!;
+      if (kind === AK_FROM) {
+        const from = prog[p + 7]!;
+        if (from < 0 || v !== vals[from]! + fromAdd[k]!) return undefined;
+        continue;
+      }
+      const max = prog[p + 6]!;
+      let st: number;
+      if (kind === AK_PLAIN_U && v >= 0 && v < max && (v | 0) === v) st = v;
+      else if (kind === AK_PLAIN_S && (v | 0) === v && v >= -max / 2 && v < max / 2) st = v < 0 ? v + max : v;
+      else {
+        if (!this.storeGeneric(row.atoms[k]!, v, w, addr)) return undefined;
+        continue;
+      }
+      const limb = prog[p + 3]!;
+      const mask = prog[p + 5]!;
+      const off = prog[p + 4]!;
+      w[limb] = ((w[limb]! & ~(mask << off)) | ((st & mask) << off)) >>> 0;
+    }
+    return this.finishWord(row, w, gN, gNot, control, (control?.reuse ?? 0) | e.reuseAdd, hidden);
+  }
+
+  /** One atom stored by storeAtom (floats, branch targets, scaled or wide fields, out-of-range plain values). */
+  private storeGeneric(a: CAtom, v: number, w: Word, addr: number): boolean {
+    const st = storeAtom(a.spec, v, addr, this.layout.branchBase, a.f.width);
+    if (st === undefined) return false;
+    const limb = a.limb;
+    if (limb >= 0) w[limb] = ((w[limb]! & ~(a.mask << a.off)) | ((st & a.mask) << a.off)) >>> 0;
+    else if (a.wide) writeWideField(w, a.f.parts, st);
+    else if (a.f.width) writeField(w, a.f, st);
+    return true;
+  }
+
+  /**
+   * Stores the row's atom values (this.vals) into w. fromAdd: per atom the constant of an equal-plus
+   * constraint, else (undefined) computed from the wanted tokens of generation gen. Returns 0, or why not: 5
+   * (an equal-plus constraint fails) or 6 (a value does not fit; this.whyData says which).
+   */
+  private storeAtoms(row: CRow, w: Word, addr: number, fromAdd: Float64Array | undefined, gen: number): number {
+    const atoms = row.atoms;
+    const vals = this.vals;
+    const stamp = this.stamp;
+    const branchBase = this.layout.branchBase;
+    for (let k = 0; k < atoms.length; k++) {
+      const a = atoms[k]!;
+      const v = vals[k]!;
+      if (a.isFrom) {
+        const add = fromAdd !== undefined ? fromAdd[k]! : a.fromAdd + (a.fromIfTok >= 0 && stamp[a.fromIfTok] === gen ? a.fromIfAdd : 0);
+        if (a.from < 0 || v !== vals[a.from]! + add) {
+          this.whyData = k;
+          return 5;
+        }
+        continue;
+      }
+      let st: number | undefined;
+      if (a.plainU) st = v >= 0 && v < a.max && (v | 0) === v ? v : storeAtom(a.spec, v, addr, branchBase, a.f.width);
+      else if (a.plainS) st = (v | 0) === v && v >= -a.max / 2 && v < a.max / 2 ? (v < 0 ? v + a.max : v) : storeAtom(a.spec, v, addr, branchBase, a.f.width);
+      else st = storeAtom(a.spec, v, addr, branchBase, a.f.width);
+      if (st === undefined) {
+        this.whyData = `value ${v} of operand ${a.spec.key} does not fit`;
+        return 6;
+      }
+      const limb = a.limb;
+      if (limb >= 0) w[limb] = ((w[limb]! & ~(a.mask << a.off)) | ((st & a.mask) << a.off)) >>> 0;
+      else if (a.wide) writeWideField(w, a.f.parts, st);
+      else if (a.f.width) writeField(w, a.f, st);
+    }
+    return 0;
+  }
+
+  /** Hidden fields, guard and control. */
+  private finishWord(row: CRow, w: Word, gN: number, gNot: boolean, control: ControlInfo | undefined, reuse: number, hidden: Record<string, number> | undefined): Word {
+    if (row.hidden && hidden) {
+      for (const [p, nb, key] of row.hidden) {
+        const v = hidden[key];
+        if (v !== undefined) setBits(w, p, nb, v);
+      }
+    }
+    const L = this.layout;
+    if (this.guardFast) {
+      const gl = this.guardLimb;
+      w[gl] = ((w[gl]! & ~this.guardMask) | ((gN & this.guardValMask) << this.guardShift) | (gNot ? 1 << this.guardNotShift : 0)) >>> 0;
+    } else {
+      setBits(w, L.guardPred[0], L.guardPred[1], gN);
+      setBits(w, L.guardNot, 1, gNot ? 1 : 0);
+    }
+    const c = control;
+    L.writeControl(w, c && c.reuse === reuse ? c : { ...(c ?? NO_CONTROL_RW), reuse });
+    return w;
+  }
+
   /** Encodes a structured instruction; throws SassEncodeError when no row of this arch can hold it. */
   encode(ins: SassInstruction, addr = 0): Word {
     // Each field read once (instructions come in a few shapes: these loads stay polymorphic, cheaper than a
@@ -995,8 +1242,14 @@ export class TableCodec {
       this.opShape = new Int32Array(nOps);
       this.opFlags = new Int32Array(nOps);
       this.opVal = new Float64Array(nOps * 6);
-      this.opHas = new Uint8Array(nOps * 6);
+      this.opHas = new Uint32Array(nOps * 6);
     }
+    // a new generation of operand parts (wrapping: the old marks are cleared)
+    if ((this.opGen = (this.opGen + 1) >>> 0) === 0) {
+      this.opHas.fill(0);
+      this.opGen = 1;
+    }
+    const opGen = this.opGen;
     // One read of every operand (the operand objects come in many shapes: each property load is slow).
     const opFlags = this.opFlags;
     let node = this.formsOf(opcode);
@@ -1007,6 +1260,22 @@ export class TableCodec {
     }
     const rows = node?.ks ? (node.rows ??= node.ks.map((k) => this.row(k))) : undefined;
     if (!rows) throw new SassEncodeError('SASS_NO_ROW', `no ${this.archs[0]} table row for '${opcode}' with operands (${flatten(ins).sig})`);
+    const gN = guard ? guard.n : 7;
+    const gNot = guard ? guard.not : false;
+    const gFile = guard ? guard.file : 'P';
+
+    // A form seen before (see FormCacheEntry): its row and slot values are known, only the values are stored.
+    const gcode = gN === 7 ? 0 : gFile === 'P' ? 1 : gFile === 'UP' ? 2 : 3;
+    const cache = node!.cache;
+    let cachedMiss = false;
+    if (cache !== undefined) {
+      const e = this.findForm(cache, gcode, mods, ops, nOps);
+      if (e !== undefined) {
+        const w = this.encodeCached(e, nOps, addr, gN, gNot, control, hidden);
+        if (w !== undefined) return w;
+        cachedMiss = true; // the form is cached; its values need a later row
+      }
+    }
 
     // Wanted tokens (the same set `flatten` gives, as interned ids).
     const gen = ++this.gen;
@@ -1065,10 +1334,6 @@ export class TableCodec {
     const wanted = this.wanted;
     const nWanted = this.nWanted;
 
-    const L = this.layout;
-    const gN = guard ? guard.n : 7;
-    const gNot = guard ? guard.not : false;
-    const gFile = guard ? guard.file : 'P';
     const stamp = this.stamp;
     // Why the last candidate row failed, kept as data: the message is only built when nothing fits.
     let whyKind = 0;
@@ -1121,7 +1386,7 @@ export class TableCodec {
           }
         continue rowLoop;
       }
-      let reuse = control?.reuse ?? 0;
+      let reuseAdd = 0;
       for (let i = 0; anyReuse && i < nOps; i++) {
         if (!(opFlags[i]! & F_REUSE)) continue;
         let bit = -1;
@@ -1140,7 +1405,7 @@ export class TableCodec {
           whyData = i;
           continue rowLoop;
         }
-        reuse |= 1 << bit;
+        reuseAdd |= 1 << bit;
       }
       for (let si = 0; si < slots.length; si++) {
         const s = slots[si]!;
@@ -1167,7 +1432,7 @@ export class TableCodec {
       for (let k = 0; k < atoms.length; k++) {
         const a = atoms[k]!;
         const j = a.op * 6 + a.partCode;
-        if (!(a.op < nOps && a.partCode >= 0 && opHas[j])) continue rowLoop;
+        if (!(a.op < nOps && a.partCode >= 0 && opHas[j] === opGen)) continue rowLoop;
         vals[k] = opVal[j]!;
       }
       // The word: base (value + opcode + slot defaults), the slots, then each atom as soon as it is stored (a
@@ -1184,47 +1449,33 @@ export class TableCodec {
         if (limb >= 0) w[limb] = ((w[limb]! & ~(sl.mask << sl.off)) | ((v & sl.mask) << sl.off)) >>> 0;
         else writeField(w, sl.f, v);
       }
-      for (let k = 0; k < atoms.length; k++) {
-        const a = atoms[k]!;
-        const v = vals[k]!;
-        if (a.isFrom) {
-          if (a.from < 0 || v !== vals[a.from]! + a.fromAdd + (a.fromIfTok >= 0 && stamp[a.fromIfTok] === gen ? a.fromIfAdd : 0)) {
-            whyKind = 5;
-            whyData = k;
-            continue rowLoop;
-          }
-          continue;
-        }
-        let st: number | undefined;
-        if (a.plainU) st = v >= 0 && v < a.max && (v | 0) === v ? v : storeAtom(a.spec, v, addr, L.branchBase, a.f.width);
-        else if (a.plainS) st = (v | 0) === v && v >= -a.max / 2 && v < a.max / 2 ? (v < 0 ? v + a.max : v) : storeAtom(a.spec, v, addr, L.branchBase, a.f.width);
-        else st = storeAtom(a.spec, v, addr, L.branchBase, a.f.width);
-        if (st === undefined) {
-          whyKind = 6;
-          whyData = `value ${v} of operand ${a.spec.key} does not fit`;
-          continue rowLoop;
-        }
-        const limb = a.limb;
-        if (limb >= 0) w[limb] = ((w[limb]! & ~(a.mask << a.off)) | ((st & a.mask) << a.off)) >>> 0;
-        else if (a.wide) writeWideField(w, a.f.parts, st);
-        else if (a.f.width) writeField(w, a.f, st);
+      // the form's word before its values, kept for the form cache (first encode of a form only)
+      const pre = this.formCache && !cachedMiss && (cache === undefined || cache.length < FORM_CACHE_MAX) ? w.slice() : undefined;
+      const fail = this.storeAtoms(row, w, addr, undefined, gen);
+      if (fail !== 0) {
+        whyKind = fail;
+        whyData = this.whyData;
+        continue rowLoop;
       }
-      if (row.hidden && hidden) {
-        for (const [p, nb, key] of row.hidden) {
-          const v = hidden[key];
-          if (v !== undefined) setBits(w, p, nb, v);
+      if (pre !== undefined) {
+        const fromAdd = new Float64Array(atoms.length);
+        for (let k = 0; k < atoms.length; k++) {
+          const a = atoms[k]!;
+          fromAdd[k] = a.fromAdd + (a.fromIfTok >= 0 && stamp[a.fromIfTok] === gen ? a.fromIfAdd : 0);
         }
+        const nStrs = this.gatherStrs(ops, nOps);
+        (node!.cache ??= []).push({
+          gcode,
+          mods: mods.slice(),
+          flags: opFlags.slice(0, nOps),
+          strs: nStrs > 0 ? this.strScratch.slice(0, nStrs) : undefined,
+          row,
+          word: pre,
+          reuseAdd,
+          fromAdd,
+        });
       }
-      if (this.guardFast) {
-        const gl = this.guardLimb;
-        w[gl] = ((w[gl]! & ~this.guardMask) | ((gN & this.guardValMask) << this.guardShift) | (gNot ? 1 << this.guardNotShift : 0)) >>> 0;
-      } else {
-        setBits(w, L.guardPred[0], L.guardPred[1], gN);
-        setBits(w, L.guardNot, 1, gNot ? 1 : 0);
-      }
-      const c = control;
-      L.writeControl(w, c && c.reuse === reuse ? c : { ...(c ?? NO_CONTROL_RW), reuse });
-      return w;
+      return this.finishWord(row, w, gN, gNot, control, (control?.reuse ?? 0) | reuseAdd, hidden);
     }
     const why =
       whyKind === 1

@@ -295,6 +295,11 @@ export interface CodecOptions {
   archs: string[];
   layout: FamilyLayout;
   rows: RowSpec[];
+  /**
+   * Remember each instruction form's row choice (default true). Off, every encode searches the rows in full:
+   * for tests that the cache changes no result.
+   */
+  formCache?: boolean;
 }
 
 export interface TokenAction {

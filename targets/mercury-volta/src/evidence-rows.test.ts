@@ -51,6 +51,8 @@ const CASES: [string, string, string, string][] = [
   ['sm_90', 'atom.global.max.s64', '004ea800_091ee7c4_00000804_020679a8', 'ATOMG.E.MAX.S64.STRONG.GPU PT, R6, desc[UR4][R2.64+0x8], R4 ;'],
   ['sm_90', 'atom.global.exch.b64', '004ea800_0c1ee5c4_00001806_020679a8', 'ATOMG.E.EXCH.64.STRONG.GPU PT, R6, desc[UR4][R2.64+0x18], R6 ;'],
   ['sm_90', 'atom.global.min.u64', '004ee400_089ee5c4_00002006_020a79a8', 'ATOMG.E.MIN.64.STRONG.GPU PT, R10, desc[UR4][R2.64+0x20], R6 ;'],
+  ['sm_90', 'bar.warp.sync %r (register mask)', '000fea00_03800000_00000000_05007348', 'WARPSYNC R5 ;'],
+  ['sm_90', 'shfl.sync.idx.b32 (mask 0xffff)', '000fea00_03800000_00000000_04007348', 'WARPSYNC R4 ;'],
   // texture results counted on SB5 (parboil rpes: 4 TEX words with W5, then these as they land); SB4 and SB0 as
   // the golden sm_90 pairs print them
   ['sm_90', 'tex.2d (wait for 3 of 4)', '000fc800_00000000_0000d0c0_0000791a', 'DEPBAR.LE SB5, 0x3 ;'],

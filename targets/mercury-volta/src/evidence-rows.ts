@@ -388,6 +388,21 @@ export const EVIDENCE_ROWS: RowSpec[] = [
   // 1 = S32, 2 = 64, 3 = S64 for min/max (with .add, 3 is the golden F32.FTZ.RN). The slot stays joint (types
   // mean different things per operation): the golden combinations are kept, the evidenced ones added.
   ...rowsOf(0x9a8, 'P,R,Md,R', (r) => r.archs.includes('sm_90')).map((r) => widen(r, { free: [[78, 1]], replaceSlots: [atomgSlot(r)], order: ['m:E', 'm:ADD', 'm:MIN', 'm:MAX', 'm:INC', 'm:DEC', 'm:AND', 'm:OR', 'm:XOR', 'm:EXCH', 'm:64', 'm:S32^0', 'm:S64^0', 'm:F32^0', 'm:FTZ', 'm:F64^0', 'm:RN', 'm:STRONG', 'm:SM', 'm:GPU', 'm:SYS'] })),
+  // WARPSYNC Rmask (sm_90): the golden sm_90 data has only WARPSYNC.ALL; ptxas 13 words for bar.warp.sync and
+  // shfl.sync with a register or partial member mask (`...05007348`: R5, `...04007348`: R4) hold the register in
+  // bits 24..31 (sm_70..86 kept it in 32..39) and set bits 87..89 as the older rows do.
+  newRow({
+    archs: ['sm_90'],
+    op: 0x348,
+    name: 'WARPSYNC',
+    sig: 'R',
+    guard: 'P',
+    atoms: [{ key: '0', parts: [[24, 8]], enc: 'u' }],
+    slots: [],
+    fixed: [],
+    order: [],
+    set: [[87, 3]],
+  }),
   // DEPBAR.LE SBn, N (sm_90): the scoreboard is a 3-bit number in bits 44..46, as sm_80/86 keep it (golden sm_86:
   // 0x...d0c0_0000791a is `DEPBAR.LE SB5, 0x3`). The sm_90 golden pairs show SB0..SB4 only, so the derived row
   // read bits 44..45 and 46 as separate slots and printed SB5 (bits 44 + 46) as SB4; ptxas 13 sm_90 code counts

@@ -3,6 +3,7 @@ import {
   TableCodec,
   writeVoltaControl,
   wordFromBytes,
+  type CodecOptions,
   type DecodedInstruction,
   type FamilyLayout,
   type SassInstruction,
@@ -59,14 +60,19 @@ export class UnsupportedArchError extends Error {
 
 const codecs = new Map<string, TableCodec>();
 
+/** The table codec options of one Volta+ arch (a codec of its own: `new TableCodec(voltaCodecOptions(arch))`). */
+export function voltaCodecOptions(arch: string): CodecOptions {
+  const chain = VOLTA_ARCH_CHAINS[arch];
+  if (!chain) throw new UnsupportedArchError(arch);
+  // evidence rows replace the derived rows they widen; twins (IMAD.WIDE signed) come after their siblings
+  return { archs: [...chain], layout: VOLTA_LAYOUT, rows: [...VOLTA_ROWS.filter((r) => !SUPERSEDED.has(r)), ...EVIDENCE_ROWS] };
+}
+
 /** The table codec of one Volta+ arch (built once, then cached). */
 export function voltaCodec(arch: string): TableCodec {
   let c = codecs.get(arch);
   if (!c) {
-    const chain = VOLTA_ARCH_CHAINS[arch];
-    if (!chain) throw new UnsupportedArchError(arch);
-    // evidence rows replace the derived rows they widen; twins (IMAD.WIDE signed) come after their siblings
-    c = new TableCodec({ archs: [...chain], layout: VOLTA_LAYOUT, rows: [...VOLTA_ROWS.filter((r) => !SUPERSEDED.has(r)), ...EVIDENCE_ROWS] });
+    c = new TableCodec(voltaCodecOptions(arch));
     codecs.set(arch, c);
   }
   return c;

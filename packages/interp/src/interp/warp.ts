@@ -153,6 +153,8 @@ export class Warp {
       case 'SR_CLOCKLO': return BigInt(this.cta.clock.steps >>> 0);
       case 'SR_CLOCKHI': return BigInt(Math.floor(this.cta.clock.steps / 2 ** 32));
       case 'SR_CLOCK64':
+      // the global nanosecond timer: the same deterministic step count as the clock (1 GHz)
+      case 'SR_GLOBALTIMER':
       case 'SR_CLOCK': return BigInt(this.cta.clock.steps);
       case 'SR_SWINBASE': return BigInt(SWINBASE);
       case 'SR_LWINBASE': return BigInt(LWINBASE);

@@ -12,7 +12,10 @@ export const rng: (seed: number) => () => number = mulberry32;
 /** Bytes per generated buffer (64 KiB: 16K 32-bit elements). */
 export const GENERATED_BUFFER_BYTES = 65536;
 
-export function generateLaunch(_module: OriModule, fn: OriFunction, seed: number): Launch {
+/** Dynamic shared memory given to a kernel that declares `.extern .shared` arrays (16 KiB). */
+export const GENERATED_DYNAMIC_SHARED_BYTES = 16384;
+
+export function generateLaunch(module: OriModule, fn: OriFunction, seed: number): Launch {
   const rand = rng(seed ^ 0x9e3779b9);
   const maxntid = fn.directives.get('maxntid') ?? fn.directives.get('reqntid');
   const bx = maxntid ? Math.max(1, Math.min(maxntid[0] ?? 64, 128)) : 64;
@@ -40,7 +43,9 @@ export function generateLaunch(_module: OriModule, fn: OriFunction, seed: number
       params.push({ type: (['u8', 's8', 'u16', 's16', 'u32', 's32', 'b8', 'b16', 'b32'].includes(t) ? t : 'u32') as ScalarType, value: 1 + Math.floor(rand() * 64) });
     }
   });
-  return { kernel: fn.name, grid: [2, 1, 1], block: [bx, by, 1], buffers, params };
+  // kernels sized by the launch's dynamic shared memory (extern .shared arrays) get some, as a real launch would
+  const dynamicShared = module.vars.some((v) => v.space === 'shared' && v.extern) || module.functions.some((f) => f.vars.some((v) => v.space === 'shared' && v.extern));
+  return { kernel: fn.name, grid: [2, 1, 1], block: [bx, by, 1], buffers, params, ...(dynamicShared ? { sharedBytes: GENERATED_DYNAMIC_SHARED_BYTES } : {}) };
 }
 
 function f32bits(x: number): number {

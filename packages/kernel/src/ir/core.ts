@@ -247,17 +247,23 @@ export class Instr {
   private _uses: Operand[];
   mods: string[];
   loc: SrcLoc | undefined;
-  readonly flags: Set<string>;
+  /** Internal: the flag set, made on first access of `flags` (most instructions never have one). */
+  _flags: Set<string> | undefined;
   /** Scheduling control record, set by the scheduler / scoreboard generator (absent before). */
   control: ControlInfo | undefined;
 
   constructor(readonly opcode: string, init: InstrInit = {}) {
     this._guard = init.guard;
-    this.mods = [...(init.mods ?? [])];
-    this._defs = [...(init.defs ?? [])];
-    this._uses = [...(init.uses ?? [])];
+    // slice() and an empty Set without an iterable: the cheapest copies (one instruction is built per PTX
+    // instruction and per rewrite, so this is on every pass's path)
+    this.mods = init.mods ? init.mods.slice() : [];
+    this._defs = init.defs ? init.defs.slice() : [];
+    this._uses = init.uses ? init.uses.slice() : [];
     this.loc = init.loc;
-    this.flags = new Set(init.flags ?? []);
+    if (init.flags) {
+      const f = new Set(init.flags);
+      if (f.size) this._flags = f;
+    }
     this.control = init.control ? { ...init.control } : undefined;
   }
 
@@ -265,6 +271,10 @@ export class Instr {
    * Id unique within the function the instruction was first placed in (numbered from 1 by that function,
    * not by a process-global counter, so two compilations number alike). 0 while never placed.
    */
+  /** Attribute flags printed in `{...}` (the set is created on first access). */
+  get flags(): Set<string> {
+    return (this._flags ??= new Set());
+  }
   get id(): number {
     return this._id;
   }
@@ -408,7 +418,7 @@ export class Instr {
   /** Detached copy with the same operands (registers are shared, not renamed). */
   clone(): Instr {
     return new Instr(this.opcode, {
-      guard: this._guard, mods: this.mods, defs: this._defs, uses: this._uses, loc: this.loc, flags: this.flags,
+      guard: this._guard, mods: this.mods, defs: this._defs, uses: this._uses, loc: this.loc, flags: this._flags,
       control: this.control,
     });
   }
@@ -646,6 +656,8 @@ export class OriFunction {
   private readonly regsByName = new Map<string, Register>();
   private readonly regList: Register[] = [];
   private readonly nextNum = new Map<string, number>();
+  /** Per virtual-register prefix, the highest number of a name made by getOrCreateReg (newReg checks for a taken name only up to it). */
+  private readonly namedUpTo = new Map<string, number>();
   /** Label -> placed block, kept by the mutation API (first block wins when a label is duplicated). */
   private readonly labelMap = new Map<string, Block>();
   private cfgDirty = true;
@@ -695,9 +707,14 @@ export class OriFunction {
   newReg(cls: RegClass, width: RegWidth = 1): Register {
     const prefix = regPrefix(cls, width);
     let n = this.nextNum.get(prefix) ?? 0;
-    while (this.regsByName.has(`%${prefix}${n}`)) n++;
+    let name = `%${prefix}${n}`;
+    if (n <= (this.namedUpTo.get(prefix) ?? -1)) while (this.regsByName.has(name)) name = `%${prefix}${++n}`;
     this.nextNum.set(prefix, n + 1);
-    return this.getOrCreateReg(`%${prefix}${n}`);
+    // what getOrCreateReg(name) makes for a fresh name, without parsing the name back (one prefix per class and width)
+    const r = new Register(this.regList.length, cls, width, name, undefined);
+    this.regsByName.set(name, r);
+    this.regList.push(r);
+    return r;
   }
   getReg(name: string): Register | undefined {
     return this.regsByName.get(name);
@@ -720,6 +737,7 @@ export class OriFunction {
     if (!m || !p) throw new PtxforgeError('IR_BAD_REGISTER', `bad register name ${name}`);
     if (upper && String(Number(m[2])) !== m[2]) throw new PtxforgeError('IR_BAD_REGISTER', `bad register name ${name}: a physical register number has no leading zeros`);
     const r = new Register(this.regList.length, p.cls, p.width, name, upper ? Number(m[2]) : undefined);
+    if (!upper && Number(m[2]) > (this.namedUpTo.get(p.prefix) ?? -1)) this.namedUpTo.set(p.prefix, Number(m[2]));
     this.regsByName.set(name, r);
     this.regList.push(r);
     return r;
@@ -1053,7 +1071,7 @@ export class OriFunction {
       for (const i of b.instrs) {
         const guard = i.guard ? { reg: mapReg(i.guard.reg), not: i.guard.not } : undefined;
         const ci = new Instr(i.opcode, {
-          guard, mods: i.mods, defs: i.defs.map(mapOp), uses: i.uses.map(mapOp), loc: i.loc, flags: i.flags, control: i.control,
+          guard, mods: i.mods, defs: i.defs.map(mapOp), uses: i.uses.map(mapOp), loc: i.loc, flags: i._flags, control: i.control,
         });
         c.append(ci);
         instrMap.set(i, ci);

@@ -71,7 +71,7 @@ export function printInstr(i: Instr): string {
     if (i.loc.col !== undefined) attrs.push(`col=${i.loc.col}`);
     if (i.loc.file !== undefined) attrs.push(`file=${i.loc.file}`);
   }
-  for (const f of i.flags) attrs.push(f);
+  if (i._flags) for (const f of i._flags) attrs.push(f);
   if (attrs.length) s += ` {${attrs.join(' ')}}`;
   return s;
 }

@@ -315,6 +315,88 @@ describe('syntax ptxas refuses (issue 16, fuzz-ptx findings)', () => {
     expect(at('sm_61', 'dp4a.u32.u32 %r1, %r2, %r3, %r1;')).toBe('ok');
     expect(at('sm_80', 'cvt.rn.f16x2.f32 %r1, %f1, %f2;')).toBe('ok');
   });
+  it('feature gates: target and PTX version of f16/bf16 arithmetic, redux, tanh, ::cta, fences, atomics ... (ptxas words)', () => {
+    const at = (target: string, version: string, body: string): string => {
+      try {
+        lowerPtx(parsePtx(kernel(body).replace('.target sm_90', `.target ${target}`).replace('.version 8.0', `.version ${version}`), 'f.ptx'), SM90);
+        return 'ok';
+      } catch (e) {
+        if (!(e instanceof PtxforgeError)) throw e;
+        expect(e.pos?.line).toBe(9);
+        return `${e.code}: ${e.message}`;
+      }
+    };
+    // [target, version, instruction, what ptxas 13.0.88 says (first words of one of its errors), or 'ok']
+    const GATED: Array<[string, string, string, string]> = [
+      ['sm_52', '8.0', 'add.f16 %h1, %h2, %h3;', "Feature 'f16 arithemetic and compare instructions' requires .target sm_53"],
+      ['sm_52', '8.0', 'setp.eq.f16 %p1, %h1, %h2;', "Feature 'f16 arithemetic and compare instructions' requires .target sm_53"],
+      ['sm_53', '8.0', 'add.f16 %h1, %h2, %h3;', 'ok'],
+      ['sm_75', '7.0', 'min.f16 %h1, %h2, %h3;', "Feature 'min.f16 or min.f16x2' requires .target sm_80"],
+      ['sm_52', '8.0', 'tanh.approx.f32 %f1, %f2;', "Feature 'tanh' requires .target sm_75"],
+      ['sm_75', '6.4', 'tanh.approx.f32 %f1, %f2;', "Feature 'tanh' requires PTX ISA .version 7.0"],
+      ['sm_75', '7.0', 'tanh.approx.f32 %f1, %f2;', 'ok'],
+      ['sm_75', '7.0', 'redux.sync.add.u32 %r1, %r2, 0xffffffff;', "Feature 'redux' requires .target sm_80"],
+      ['sm_75', '7.0', 'min.NaN.f32 %f1, %f2, %f3;', "Modifier '.NaN' requires .target sm_80"],
+      ['sm_80', '7.0', 'ld.shared::cta.u32 %r1, [%rd1];', "Feature '::cta' requires PTX ISA .version 7.8"],
+      ['sm_80', '7.8', 'ld.shared::cta.u32 %r1, [%rd1];', 'ok'],
+      ['sm_89', '7.8', 'ld.shared::cluster.u32 %r1, [%rd1];', "Feature '::cluster' requires .target sm_90"],
+      ['sm_80', '7.8', 'fence.proxy.async;', "Modifier '.async' requires .target sm_90"],
+      ['sm_80', '7.0', 'createpolicy.fractional.L2::evict_last.b64 %rd1, 1.0;', "Feature 'createpolicy.fractional' requires PTX ISA .version 7.4"],
+      ['sm_89', '7.8', 'cvt.rn.satfinite.e4m3x2.f32 %h1, %f1, %f2;', 'cvt with .e4m3x2/.e5m2x2 on sm_89'],
+      ['sm_89', '8.1', 'cvt.rn.satfinite.e4m3x2.f32 %h1, %f1, %f2;', 'ok'],
+      ['sm_30', '6.0', 'atom.global.add.f64 %fd1, [%rd1], %fd2;', "Instruction 'atom.add.f64.global' requires .target sm_60"],
+      ['sm_30', '6.0', 'atom.global.max.s64 %rd1, [%rd1], %rd2;', "Instruction 'atom.max.s64.global' requires .target sm_32"],
+      ['sm_30', '6.0', 'match.any.sync.b32 %r1, %r2, 0xffffffff;', "Instruction 'match' requires .target sm_70"],
+      ['sm_30', '6.0', 'activemask.b32 %r1;', "Feature 'activemask' requires PTX ISA .version 6.2"],
+      ['sm_30', '6.0', 'ld.global.nc.u32 %r1, [%rd1];', "Instruction 'ld.nc' requires .target sm_32"],
+      ['sm_30', '6.0', 'fence.acq_rel.gpu;', "Feature 'fence instruction' requires .target sm_70"],
+      ['sm_30', '6.0', 'ld.relaxed.gpu.global.u32 %r1, [%rd1];', "Feature '.relaxed' requires .target sm_70"],
+      ['sm_75', '7.0', 'ld.global.L2::cache_hint.u32 %r1, [%rd1], %rd2;', "Modifier '.L2::cache_hint' requires .target sm_80"],
+      ['sm_75', '6.4', 'cp.async.ca.shared.global [%rd1], [%rd2], 4;', "Feature 'cp.async' requires"],
+      ['sm_30', '6.0', 'membar.gl;', 'ok'],
+    ];
+    for (const [target, version, body, want] of GATED) {
+      const got = at(target, version, body);
+      if (want === 'ok') expect(got, `${target} ${version} ${body}`).toBe('ok');
+      else expect(got, `${target} ${version} ${body}`).toContain(want);
+    }
+  });
+  it('operand rules of redux, mul24/mad24, bar, set/setp, fma.f16, immediate addresses and mov packing (ptxas 13.0.88 verdicts)', () => {
+    const bad: Array<[string, string]> = [
+      ['redux.sync.add.u32 %r1, %r2, 0f3F800000;', 'PTX_ARGUMENT_MISMATCH'],
+      ['redux.sync.add.u32 %r1, %rd2, 0xffffffff;', 'PTX_ARGUMENT_MISMATCH'],
+      ['redux.sync.or.u32 %r1, %r2, 0xffffffff;', 'PTX_INSTRUCTION_TYPE'],
+      ['redux.sync.add.b32 %r1, %r2, 0xffffffff;', 'PTX_INSTRUCTION_TYPE'],
+      ['mul24.hi.s32 %r1, %rd1, %r2;', 'PTX_ARGUMENT_MISMATCH'],
+      ['mad24.lo.s32 %r1, %r2, %r3, %rd1;', 'PTX_ARGUMENT_MISMATCH'],
+      ['bar.exch.sync 0;', 'PTX_ILLEGAL_MODIFIER'],
+      ['bar.sync.aligned 0;', 'PTX_ILLEGAL_MODIFIER'],
+      ['bar.sync.uni 0;', 'PTX_ILLEGAL_MODIFIER'],
+      ['bar.red.or.u32 %r1, 0, %p1;', 'PTX_INSTRUCTION_TYPE'],
+      ['setp.eq.ge.u64 %p1, %rd1, %rd2;', 'PTX_COMPARISON'],
+      ['setp.eq.u32.u32 %p1, %r1, %r2;', 'PTX_INSTRUCTION_TYPE'],
+      ['set.gt.u32.f32.f32 %r1, %f1, %f2;', 'PTX_INSTRUCTION_TYPE'],
+      ['fma.f16 %h1, %h2, %h3, %h1;', 'PTX_MODIFIER_REQUIRED'],
+      ['mad.f16 %h1, %h2, %h3, %h1;', 'PTX_INSTRUCTION_TYPE'],
+      ['ld.shared.b64 %rd1, [24];', 'PTX_ADDRESS_OPERAND'],
+      ['ld.global.b64 %rd1, [+24];', 'PTX_ADDRESS_OPERAND'],
+      ['atom.shared.add.u32 %r1, [24], 1;', 'PTX_ADDRESS_OPERAND'],
+      ['mov.u32 %r1, {%h1, %h2};', 'PTX_ARGUMENT_MISMATCH'],
+      ['mov.b32 {%r1, %r2}, %r1;', 'PTX_ARGUMENT_MISMATCH'],
+      ['mov.b64 %rd1, {%r1, %h2};', 'PTX_VECTOR_SIZE'],
+      ['mov.v4.u32 {%r1, %r2}, {%r3, %r4};', 'PTX_VECTOR_SIZE'],
+      ['mov.v2.b32 {%r1, %rd2}, {%r1, %r2};', 'PTX_VECTOR_SIZE'],
+      ['bar.sync %rd1;', 'PTX_ARGUMENT_MISMATCH'],
+      ['bar.sync 0, %rs1;', 'PTX_ARGUMENT_MISMATCH'],
+      ['bar.red.popc.u32 %r1, %rd1, %p1;', 'PTX_ARGUMENT_MISMATCH'],
+      ['.shared .align 9223372036854775807 .b8 sx[4];', 'PTX_CONSTANT_OVERFLOW'],
+    ];
+    for (const [body, want] of bad) expect(code(kernel(body)), body).toBe(want);
+    const good = ['redux.sync.add.s32 %r1, %r2, %r3;', 'redux.sync.xor.b32 %r1, %r2, 0xffffffff;', 'bar.red.popc.u32 %r1, 0, %p1;', 'bar.red.and.pred %p1, 1, %p2;',
+      'bar.warp.sync -1;', 'bar.cta.sync 0;', 'bar.arrive %r1, %r2;', 'bar.red.and.pred %p1, 0, 32, !%p2;', 'fma.rn.f16x2 %hh1, %hh2, %hh3, %hh1;', 'ld.local.b64 %rd1, [24];',
+      'mov.b32 %r1, {1, %rs2};', 'mov.b64 {%r1, _}, %rd1;', 'mov.b64 %rd1, {%f1, %f2};', 'mov.v2.u32 {%r1, %r2}, {1, 2};', 'mov.b32 {%rs1, %rs2}, %f1;'];
+    for (const body of good) expect(code(kernel(body)), body).toBe('ok');
+  });
   it('.param parameters of type .f16x2 or .pred are refused as by ptxas', () => {
     const H = '.version 8.5\n.target sm_90\n.address_size 64\n';
     expect(code(`${H}.visible .entry k(.param .u64 a, .param .f16x2 n) { ret; }\n`)).toBe('PTX_SEMANTIC');
@@ -355,6 +437,39 @@ describe('syntax ptxas refuses (issue 16, fuzz-ptx findings)', () => {
     expect(code(`${HEAD}.func f(.param .v2 .u32 p) { ret; }\n`)).toBe('PTX_SEMANTIC');
     expect(code(`${HEAD}.visible .entry k(.param .align 8 .v2 .u32 p) { ret; }\n`)).toBe('PTX_SEMANTIC');
     expect(code(kernel('.param .v2 .b32 x;'))).toBe('PTX_SEMANTIC');
+  });
+  it('.noreturn is a .func attribute, the launch directives belong to an .entry (ptxas: syntax error otherwise)', () => {
+    expect(code(`${HEAD}.func f() .noreturn\n{ trap; }\n.visible .entry k() { call f, (); ret; }\n`)).toBe('ok');
+    expect(code(`${HEAD}.visible .entry k() .noreturn\n{ trap; }\n`)).toBe('PTX_SYNTAX');
+    expect(code(`${HEAD}.func f() .maxntid 32\n{ ret; }\n.visible .entry k() { call f, (); ret; }\n`)).toBe('PTX_SYNTAX');
+    expect(code(`${HEAD}.visible .entry k() .maxntid 32\n{ ret; }\n`)).toBe('ok');
+  });
+  it('whole-program compilation: a called function needs a body, a non-.extern declaration always (Unresolved extern function)', () => {
+    expect(code(`${HEAD}.extern .func f();\n.visible .entry k() { ret; }\n`)).toBe('ok');
+    expect(code(`${HEAD}.extern .func f();\n.visible .entry k() { call f, (); ret; }\n`)).toBe('PTX_UNRESOLVED_FUNCTION');
+    expect(code(`${HEAD}.func f();\n.visible .entry k() { ret; }\n`)).toBe('PTX_UNRESOLVED_FUNCTION');
+    expect(code(`${HEAD}.func f();\n.visible .entry k() { call f, (); ret; }\n.func f() { ret; }\n`)).toBe('ok');
+  });
+  it('call arguments and results match their formal parameters in size, array-ness and alignment (ptxas 13.0.88 verdicts)', () => {
+    const call = (formal: string, decl: string, arg: string): string =>
+      code(`${HEAD}.func f(${formal}) { ret; }\n.visible .entry k() {\n.reg .b32 %r<3>; .reg .b64 %rd<3>; .reg .u64 %u<3>; .reg .f32 %f<3>; .reg .b16 %h<3>; .reg .pred %p<2>;\n${decl}\ncall f, (${arg});\nret; }\n`);
+    const CALLS: Array<[string, string, string, 'ok' | 'bad']> = [
+      ['.reg .b64 a', '', '%rd1', 'ok'], ['.reg .b64 a', '', '%u1', 'ok'], ['.reg .b64 a', '', '%r1', 'bad'], ['.reg .b64 a', '', '%f1', 'bad'],
+      ['.reg .u32 a', '', '%f1', 'bad'], ['.reg .f32 a', '', '%r1', 'ok'], ['.reg .b16 a', '', '%r1', 'bad'],
+      ['.reg .b16 a', '', '%h1', 'ok'], ['.param .b8 a', '', '%h1', 'bad'],
+      ['.param .b32 a', '.param .u32 x;', 'x', 'ok'], ['.param .b32 a', '.param .f32 x;', 'x', 'ok'], ['.param .b32 a', '.param .b64 x;', 'x', 'bad'],
+      ['.param .b32 a', '', '%r1', 'ok'], ['.param .align 8 .b8 a[8]', '.param .align 4 .b8 x[8];', 'x', 'bad'],
+      ['.param .align 8 .b8 a[8]', '.param .align 8 .b8 x[16];', 'x', 'bad'], ['.param .align 8 .b8 a[8]', '.param .align 8 .b32 x[2];', 'x', 'ok'],
+      ['.param .b64 a', '.param .align 8 .b8 x[8];', 'x', 'bad'], ['.reg .b32 a', '.param .b32 x;', 'x', 'ok'],
+    ];
+    for (const [formal, decl, arg, want] of CALLS) expect(call(formal, decl, arg), `${formal} <- ${decl} ${arg}`).toBe(want === 'ok' ? 'ok' : 'PTX_SEMANTIC');
+    // a result register of the wrong size (fuzz-ptx: `.func (.reg .b64 out) add(...)` called with a .s16 `out`)
+    expect(code(`${HEAD}.func (.reg .b64 r) g() { mov.b64 r, 1; ret; }\n.visible .entry k() { .reg .s16 %s; call (%s), g, (); ret; }\n`)).toBe('PTX_SEMANTIC');
+  });
+  it('a zero-sized array (or a size that wraps to 0 in 64 bits) is an incomplete type', () => {
+    expect(code(`${HEAD}.shared .align 4 .b8 s[0];\n.visible .entry k() { ret; }\n`)).toBe('PTX_SEMANTIC');
+    expect(code(`${HEAD}.shared .align 4 .b8 s[0x10000000000000000];\n.visible .entry k() { ret; }\n`)).toBe('PTX_SEMANTIC');
+    expect(code(`${HEAD}.extern .shared .align 4 .b8 s[0];\n.visible .entry k() { ret; }\n`)).toBe('ok');
   });
   it('a second linkage directive is a syntax error', () => {
     expect(code(`${HEAD}.visible .visible .entry k() { ret; }\n`)).toBe('PTX_SYNTAX');

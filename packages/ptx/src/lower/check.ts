@@ -22,7 +22,9 @@ const BITS = ['b16', 'b32', 'b64'];
 const TYPES: Record<string, readonly string[]> = {
   add: [...INT, ...F16, ...FLT], sub: [...INT, ...F16, ...FLT], min: [...INT, ...F16, ...FLT, 'u16x2', 's16x2'],
   max: [...INT, ...F16, ...FLT, 'u16x2', 's16x2'], abs: ['s16', 's32', 's64', ...F16, ...FLT], neg: ['s16', 's32', 's64', ...F16, ...FLT],
-  mul: [...INT, ...F16, ...FLT], mad: [...INT, ...F16, ...FLT], div: [...INT, ...FLT], rem: INT,
+  mul: [...INT, ...F16, ...FLT], mad: [...INT, ...FLT], div: [...INT, ...FLT], rem: INT,
+  mul24: ['u32', 's32'], mad24: ['u32', 's32'], redux: ['b32', 'u32', 's32', 'f32'],
+  setp: [...BITS, ...INT, ...F16, ...FLT],
   and: ['pred', ...BITS], or: ['pred', ...BITS], xor: ['pred', ...BITS], not: ['pred', ...BITS], cnot: BITS,
   shl: BITS, shr: [...BITS, ...INT], selp: [...BITS, ...INT, ...FLT],
   fma: [...F16, ...FLT], rcp: FLT, sqrt: FLT, rsqrt: FLT, sin: ['f32'], cos: ['f32'], lg2: ['f32'],
@@ -158,7 +160,7 @@ function operandWants(c: FnLowerer, t: PtxType, types: PtxType[]): Want[] | unde
   switch (opcode) {
     case 'add': case 'sub': case 'min': case 'max': case 'abs': case 'neg': case 'div': case 'rem': case 'fma':
     case 'and': case 'or': case 'xor': case 'not': case 'cnot': case 'copysign': case 'rcp': case 'sqrt': case 'rsqrt':
-    case 'sin': case 'cos': case 'lg2': case 'ex2': case 'tanh': case 'brev':
+    case 'sin': case 'cos': case 'lg2': case 'ex2': case 'tanh': case 'brev': case 'mul24': case 'mad24':
       if (t.name.endsWith('x2') && t.bits === 32 && (opcode === 'min' || opcode === 'max') && t.kind !== 'f') return undefined;
       return all();
     case 'mul': case 'mad':
@@ -188,6 +190,9 @@ function operandWants(c: FnLowerer, t: PtxType, types: PtxType[]): Want[] | unde
       return [dst(B32), ex(B32), ex(B32), ex(B32), ex(B32)];
     case 'prmt':
       return [dst(B32), ex(B32), ex(B32), ex(B32)];
+    case 'redux':
+      // redux.sync.op.type d, a, membermask: the mask is a 32-bit integer (ptxas refuses a float literal there)
+      return [dst(t), ex(t), ex(U32)];
     case 'vote':
       // vote.ballot.b32 d, p, mask; vote.{all,any,uni}.pred p, q, mask (the sync form's mask is a .b32).
       if (!mods.includes('sync')) return undefined;
@@ -205,7 +210,8 @@ function operandWants(c: FnLowerer, t: PtxType, types: PtxType[]): Want[] | unde
     case 'cvta':
       return [dst(t), mods.includes('to') || n < 2 ? ex(t) : 'skip'];
     case 'mov': {
-      if (n !== 2 || c.ins.operands.some((o) => o.kind === 'vec')) return undefined;
+      if (n !== 2) return undefined;
+      if (c.ins.operands.some((o) => o.kind === 'vec')) return checkMovVector(c, t);
       return [dst(t), ex(t)];
     }
     case 'ld': case 'ldu':
@@ -215,6 +221,47 @@ function operandWants(c: FnLowerer, t: PtxType, types: PtxType[]): Want[] | unde
     default:
       return undefined;
   }
+}
+
+/**
+ * mov with a `{…}` operand (PTX ISA mov, ptxas 13.0.88 wording): `mov.vN.t {…}, {…}` copies element-wise
+ * (elements of one size, each a .t operand); without `.vN` it packs or unpacks, which only an untyped .bN
+ * instruction does, with register elements of one size and N/elements bits each. Returns the wants of the
+ * scalar operand of a pack/unpack (checked like any operand), or undefined.
+ */
+function checkMovVector(c: FnLowerer, t: PtxType): Want[] | undefined {
+  const [d, s] = c.ins.operands as [Operand, Operand];
+  const mismatch = (why: string): never => fail(c, 'PTX_ARGUMENT_MISMATCH', `Arguments mismatch for instruction 'mov': ${why}`);
+  const regElems = (o: Operand): Array<{ name: string; type: PtxType }> => {
+    const out: Array<{ name: string; type: PtxType }> = [];
+    if (o.kind !== 'vec') return out;
+    let bits = 0;
+    for (const e of o.elems) {
+      if (e.kind !== 'name') continue;
+      const sym = c.lookup(e.name);
+      if (sym?.kind !== 'reg' || (sym.vec && e.comp === undefined)) continue;
+      const full = e.comp !== undefined ? `${e.name}.${e.comp}` : e.name;
+      if (bits && sym.type.bits !== bits) fail(c, 'PTX_VECTOR_SIZE', `Incompatible elements of vector expression in 'mov': '${full}' is ${sym.type.bits}-bit, an earlier element ${bits}-bit`);
+      bits = sym.type.bits;
+      out.push({ name: full, type: sym.type });
+    }
+    return out;
+  };
+  const vn = c.ins.mods.find((m) => /^v\d+$/.test(m));
+  if (vn) {
+    for (const o of [d, s]) {
+      if (o.kind === 'vec' && o.elems.length !== Number(vn.slice(1))) fail(c, 'PTX_VECTOR_SIZE', `Argument vector size mismatch for instruction 'mov': {${o.elems.length} elements} with .${vn}`);
+    }
+    for (const o of [d, s]) for (const e of regElems(o)) if (!compatible(t, e.type, 'exact')) mismatch(`'${e.name}' is a .${e.type.name} register, expected .${t.name}`);
+    return undefined;
+  }
+  if (d.kind === 'vec' && s.kind === 'vec') fail(c, 'PTX_ARGUMENT_MISMATCH', `Illegal vector-vector operands for vector-scalar or scalar-vector mov instruction`);
+  const v = d.kind === 'vec' ? d : (s as Extract<Operand, { kind: 'vec' }>);
+  const elems = regElems(v);
+  if (t.kind !== 'b') mismatch(`packing and unpacking take an untyped .b16/.b32/.b64/.b128 instruction type, not .${t.name}`);
+  const eb = t.bits / v.elems.length;
+  for (const e of elems) if (e.type.kind === 'pred' || e.type.bits !== eb) mismatch(`'${e.name}' is a .${e.type.name} register, ${v.elems.length} elements of .${t.name} are ${eb}-bit`);
+  return d.kind === 'vec' ? ['skip', { t, mode: 'exact' }] : [{ t, mode: 'exact', dst: true }, 'skip'];
 }
 
 /** ld/st: `.vN` and the vector operand agree in size; vector elements have one size. */
@@ -368,6 +415,9 @@ function checkRequiredMods(c: FnLowerer, t: PtxType, types: PtxType[]): void {
   const has = (xs: readonly string[]): boolean => mods.some((m) => xs.includes(m));
   const name = ptxasName(c);
   const need = (what: string): never => fail(c, 'PTX_MODIFIER_REQUIRED', `${what} required for instruction '${name}'`);
+  // fma.rn{.ftz}{.sat}.f16/f16x2, fma.rn.bf16/bf16x2: the rounding mode is part of the form (ptxas: "Rounding
+  // modifier required for instruction 'fma'").
+  if (opcode === 'fma' && F16.includes(t.name) && !has(['rn'])) need('Rounding modifier');
   if (t.kind === 'f' && (t.name === 'f32' || t.name === 'f64')) {
     if ((opcode === 'fma' || opcode === 'mad') && !has(RND)) need('Rounding modifier');
     if (opcode === 'div' && !has(RND) && !(t.name === 'f32' && has(['approx', 'full']))) need(t.name === 'f32' ? "Rounding modifier or '.approx' modifier" : 'Rounding modifier');
@@ -407,6 +457,61 @@ function checkRequiredMods(c: FnLowerer, t: PtxType, types: PtxType[]): void {
       if (d.bits > s.bits && (fr || ir)) illegalModifier(c, mods.find((m) => ROUNDING.has(m))!);
     } else if (fr || ir) illegalModifier(c, mods.find((m) => ROUNDING.has(m))!);
   }
+}
+
+/**
+ * redux.sync: the operation decides the type (PTX ISA redux.sync; ptxas 13.0.88: "Incorrect type '.u32' for
+ * operation '.or' in instruction 'redux'"): bitwise operations on .b32, arithmetic on .u32/.s32 (min/max also
+ * on .f32 for the targets that have it).
+ */
+const REDUX_TYPES: Readonly<Record<string, readonly string[]>> = {
+  and: ['b32'], or: ['b32'], xor: ['b32'], add: ['u32', 's32'], min: ['u32', 's32', 'f32'], max: ['u32', 's32', 'f32'],
+};
+function checkReduxOperation(c: FnLowerer, t: PtxType): void {
+  const ops = c.ins.mods.filter((m) => m in REDUX_TYPES);
+  if (ops.length !== 1) fail(c, 'PTX_ILLEGAL_MODIFIER', `Illegal reduction operation for instruction 'redux' (${ops.length ? ops.map((m) => `.${m}`).join(' ') : 'none given'}; one of .add .min .max .and .or .xor)`);
+  const op = ops[0]!;
+  if (!REDUX_TYPES[op]!.includes(t.name)) fail(c, 'PTX_INSTRUCTION_TYPE', `Incorrect type '.${t.name}' for operation '.${op}' in instruction 'redux'`);
+}
+
+/**
+ * bar / barrier (PTX ISA "bar, barrier"; wording of ptxas 13.0.88): `bar{.cta}.{sync,arrive,red}`,
+ * `barrier{.cta}.{sync,arrive,red}{.aligned}`, `bar.warp.sync`; `.red` takes one of .popc (.u32) or .and/.or
+ * (.pred). `bar` has no `.aligned` (it is implied).
+ */
+const BAR_MODS: Readonly<Record<string, ReadonlySet<string>>> = {
+  bar: new Set(['sync', 'arrive', 'red', 'popc', 'and', 'or', 'cta', 'warp']),
+  barrier: new Set(['sync', 'arrive', 'red', 'popc', 'and', 'or', 'cta', 'aligned', 'cluster', 'wait', 'relaxed', 'acquire', 'release']),
+};
+const BAR_REDUCTIONS = new Set(['popc', 'and', 'or']);
+function checkBarrier(c: FnLowerer, t: PtxType | undefined): void {
+  const { opcode, mods } = c.ins;
+  const allowed = BAR_MODS[opcode]!;
+  for (const m of mods) {
+    if (isTypeMod(m) || allowed.has(m)) continue;
+    if (ALL_CMP.has(m) || ['add', 'min', 'max', 'inc', 'dec', 'exch', 'cas', 'xor'].includes(m)) fail(c, 'PTX_ILLEGAL_MODIFIER', `Illegal reduction operation for instruction '${opcode}' (.${m})`);
+    illegalModifier(c, m);
+  }
+  const red = mods.includes('red');
+  const op = mods.filter((m) => BAR_REDUCTIONS.has(m));
+  if (red && op.length !== 1) fail(c, 'PTX_ILLEGAL_MODIFIER', `Illegal reduction operation for instruction '${opcode}' (.red needs one of .popc .and .or)`);
+  if (!red && op.length) fail(c, 'PTX_ILLEGAL_MODIFIER', `Illegal reduction operation for instruction '${opcode}' (.${op[0]} without .red)`);
+  if (red) {
+    const want = op[0] === 'popc' ? 'u32' : 'pred';
+    if (!t || t.name !== want) fail(c, 'PTX_INSTRUCTION_TYPE', want === 'pred' ? 'Operation requires .pred type' : `Unexpected instruction types specified for '${opcode}' (.red.popc needs .u32)`);
+  } else if (t) fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for '${opcode}' (.${t.name} without .red)`);
+}
+
+/** bar/barrier operands: barrier ids, thread counts and masks are 32-bit integers; `.red` has a result and a predicate. */
+function checkBarrierOperands(c: FnLowerer, t: PtxType | undefined): void {
+  const ops = c.ins.operands;
+  const red = c.ins.mods.includes('red');
+  ops.forEach((o, k) => {
+    let w: Want = { t: U32, mode: 'exact' };
+    if (red && k === 0) w = { t: t ?? U32, mode: 'exact', dst: true };
+    else if (red && k === ops.length - 1) w = { t: PRED, mode: 'exact' };
+    checkOperand(c, o, k, w);
+  });
 }
 
 /** Every modifier is one the opcode takes (at most one vector width, one rounding mode). */
@@ -467,24 +572,88 @@ function checkAddressSize(c: FnLowerer): void {
 }
 
 /**
- * The oldest .target each instruction form needs (PTX ISA "Target ISA notes"; wording of ptxas 13.0.88:
- * "Instruction 'shf.l' requires .target sm_32 or higher", "Feature 'cvt.f16x2.f32' requires ...").
- * `form` names the instruction as ptxas does; `kind` picks "Instruction" or "Feature".
+ * The oldest `.target` and PTX ISA version each instruction form needs (PTX ISA "Target ISA notes" and "PTX ISA
+ * notes" of each instruction). `form` names what the instruction uses in ptxas's words (probed with ptxas
+ * 13.0.88 on one-instruction kernels, typo of "arithemetic" included), or undefined when it does not use it;
+ * the message is `<form> requires .target sm_N or higher` / `<form> requires PTX ISA .version X.Y or later`.
+ * `opcodes` limits a row to some opcodes (undefined: every instruction). `ptx` is major*100+minor.
  */
-const TARGET_GATES: ReadonlyArray<{ opcode: string; sm: number; kind: 'Instruction' | 'Feature'; form: (mods: readonly string[]) => string | undefined }> = [
-  { opcode: 'shf', sm: 32, kind: 'Instruction', form: (m) => (m.includes('l') ? 'shf.l' : m.includes('r') ? 'shf.r' : 'shf') },
-  { opcode: 'dp4a', sm: 61, kind: 'Instruction', form: () => 'dp4a' },
-  { opcode: 'dp2a', sm: 61, kind: 'Instruction', form: () => 'dp2a' },
-  { opcode: 'cvt', sm: 80, kind: 'Feature', form: (m) => (m.includes('f32') && (m.includes('f16x2') || m.includes('bf16x2')) ? `cvt.${m.includes('f16x2') ? 'f16x2' : 'bf16x2'}.f32` : undefined) },
+interface FeatureGate {
+  readonly opcodes?: readonly string[];
+  readonly form: (opcode: string, mods: readonly string[], types: readonly string[]) => string | undefined;
+  readonly sm?: number;
+  readonly ptx?: number;
+  /** Only for targets below this (`cvt` to e4m3x2 has its own PTX version on sm_89). */
+  readonly belowSm?: number;
+}
+const hasAny = (mods: readonly string[], xs: readonly string[]): string | undefined => mods.find((m) => xs.includes(m));
+const HALF = ['f16', 'f16x2'];
+const BHALF = ['bf16', 'bf16x2'];
+const ATOM_SPACE = (mods: readonly string[]): string => (mods.includes('shared') || mods.some((m) => m.startsWith('shared::')) ? '.shared' : mods.includes('global') ? '.global' : '');
+const FEATURE_GATES: readonly FeatureGate[] = [
+  { opcodes: ['shf'], sm: 32, form: (_o, m) => `Instruction '${m.includes('l') ? 'shf.l' : m.includes('r') ? 'shf.r' : 'shf'}'` },
+  { opcodes: ['dp4a', 'dp2a'], sm: 61, form: (o) => `Instruction '${o}'` },
+  { opcodes: ['ld'], sm: 32, form: (_o, m) => (m.includes('nc') ? "Instruction 'ld.nc'" : undefined) },
+  { opcodes: ['cvt'], sm: 80, form: (_o, _m, t) => (t.includes('f32') && (t[0] === 'f16x2' || t[0] === 'bf16x2') ? `Feature 'cvt.${t[0]}.f32'` : undefined) },
+  // the .bf16/.bf16x2 types themselves, on any instruction
+  { sm: 80, form: (_o, _m, t) => { const b = hasAny(t, BHALF); return b ? `Feature '.${b}'` : undefined; } },
+  { opcodes: ['add', 'sub', 'mul', 'fma', 'neg', 'abs', 'setp', 'set'], sm: 53, form: (o, _m, t) => (hasAny(o === 'set' ? t.slice(1) : t, HALF) ? "Feature 'f16 arithemetic and compare instructions'" : undefined) },
+  { opcodes: ['min', 'max'], sm: 80, ptx: 700, form: (o, _m, t) => (hasAny(t, HALF) ? `Feature '${o}.f16 or ${o}.f16x2'` : undefined) },
+  { opcodes: ['ex2'], sm: 75, ptx: 700, form: (_o, _m, t) => (hasAny(t, HALF) ? "Feature 'ex2.f16/f16x2'" : undefined) },
+  { opcodes: ['add', 'sub', 'mul', 'setp', 'ex2'], sm: 90, ptx: 708, form: (o, _m, t) => { const b = hasAny(t, BHALF); return b ? `Feature '${o}.${b}'` : undefined; } },
+  { opcodes: ['tanh'], sm: 75, ptx: 700, form: () => "Feature 'tanh'" },
+  { opcodes: ['redux'], sm: 80, ptx: 700, form: () => "Feature 'redux'" },
+  { opcodes: ['min', 'max'], sm: 80, ptx: 700, form: (_o, m) => (m.includes('NaN') ? "Modifier '.NaN'" : undefined) },
+  { opcodes: ['min', 'max'], sm: 86, ptx: 702, form: (_o, m) => (m.includes('abs') ? "Feature '.abs'" : undefined) },
+  { opcodes: ['cvt', 'fma', 'min', 'max'], sm: 80, ptx: 700, form: (_o, m) => (m.includes('relu') ? "Modifier '.relu'" : undefined) },
+  { opcodes: ['cvt'], sm: 89, ptx: 708, form: (_o, m) => (hasAny(m, ['e4m3x2', 'e5m2x2']) ? "Feature 'cvt with .e4m3x2/.e5m2x2'" : undefined) },
+  { opcodes: ['cvt'], ptx: 801, belowSm: 90, form: (_o, m) => (hasAny(m, ['e4m3x2', 'e5m2x2']) ? "Feature 'cvt with .e4m3x2/.e5m2x2 on sm_89'" : undefined) },
+  { ptx: 708, form: (_o, m) => (m.some((x) => x.endsWith('::cta')) ? "Feature '::cta'" : undefined) },
+  { sm: 90, ptx: 708, form: (_o, m) => (m.some((x) => x.endsWith('::cluster')) ? "Feature '::cluster'" : undefined) },
+  { opcodes: ['fence', 'membar', 'atom', 'red', 'ld', 'st'], sm: 90, ptx: 708, form: (_o, m) => (m.includes('cluster') ? "Feature '.cluster scope'" : undefined) },
+  { opcodes: ['fence'], sm: 70, ptx: 600, form: (_o, m) => (m.includes('proxy') ? undefined : "Feature 'fence instruction'") },
+  { opcodes: ['fence'], sm: 70, ptx: 705, form: (_o, m) => (m.includes('proxy') ? "Feature 'fence.proxy'" : undefined) },
+  { opcodes: ['fence'], sm: 90, ptx: 800, form: (_o, m) => (m.includes('proxy') && m.includes('async') ? "Modifier '.async'" : undefined) },
+  { opcodes: ['ld', 'st', 'atom', 'red'], sm: 70, ptx: 600, form: (_o, m) => { const x = hasAny(m, ['relaxed', 'acquire', 'release']); return x ? `Feature '.${x}'` : undefined; } },
+  { opcodes: ['atom', 'red'], sm: 60, form: (o, m, t) => (t.includes('f64') && m.includes('add') ? `Instruction '${o}.add.f64${ATOM_SPACE(m)}'` : undefined) },
+  { opcodes: ['atom', 'red'], sm: 32, form: (o, m, t) => { const op = hasAny(m, ['min', 'max', 'and', 'or', 'xor']); return op && hasAny(t, ['s64', 'u64', 'b64']) ? `Instruction '${o}.${op}.${hasAny(t, ['s64', 'u64', 'b64'])}${ATOM_SPACE(m)}'` : undefined; } },
+  { opcodes: ['match'], sm: 70, ptx: 600, form: () => "Instruction 'match'" },
+  { opcodes: ['nanosleep'], sm: 70, ptx: 602, form: () => "Instruction 'nanosleep'" },
+  { opcodes: ['activemask'], ptx: 602, form: () => "Feature 'activemask'" },
+  { opcodes: ['createpolicy'], sm: 80, ptx: 704, form: (_o, m) => (m.includes('fractional') ? "Feature 'createpolicy.fractional'" : "Feature 'createpolicy'") },
+  { opcodes: ['ld', 'st', 'atom', 'red', 'cp', 'prefetch'], sm: 80, ptx: 704, form: (_o, m) => (m.includes('L2::cache_hint') ? "Modifier '.L2::cache_hint'" : undefined) },
+  { opcodes: ['ld'], ptx: 704, form: (_o, m) => (hasAny(m, ['L2::64B', 'L2::128B', 'L2::256B']) ? "Feature 'cache prefetching'" : undefined) },
+  { opcodes: ['ld', 'st'], sm: 70, ptx: 704, form: (o, m) => { const x = m.find((y) => y.startsWith('L1::')); return x ? `Modifier '.${x.slice(4)}' on '${o}'` : undefined; } },
+  { opcodes: ['cp'], sm: 80, ptx: 700, form: (_o, m) => (m[0] === 'async' ? "Feature 'cp.async'" : undefined) },
+  { opcodes: ['ldmatrix'], sm: 75, ptx: 605, form: () => "Feature 'ldmatrix'" },
+  { opcodes: ['stmatrix'], sm: 90, ptx: 708, form: () => "Feature 'stmatrix'" },
+  { opcodes: ['mapa', 'getctarank'], sm: 90, ptx: 708, form: (o) => `Feature '${o}'` },
+  { opcodes: ['elect'], sm: 90, ptx: 800, form: () => "Feature 'elect'" },
+  { opcodes: ['griddepcontrol'], sm: 90, ptx: 708, form: (_o, m) => `Modifier '.${m[0] ?? 'wait'}'` },
+  { opcodes: ['discard', 'applypriority'], sm: 80, ptx: 704, form: (o) => `Feature '${o}'` },
 ];
+const GATES_BY_OPCODE = new Map<string, FeatureGate[]>();
+const GATES_ANY: FeatureGate[] = [];
+for (const g of FEATURE_GATES) {
+  if (!g.opcodes) GATES_ANY.push(g);
+  else for (const o of g.opcodes) GATES_BY_OPCODE.set(o, [...(GATES_BY_OPCODE.get(o) ?? []), g]);
+}
 
-function checkTargetGates(c: FnLowerer): void {
+function checkFeatureGates(c: FnLowerer, types: readonly string[]): void {
   const sm = c.mod.targetSm;
-  if (sm === undefined) return;
-  for (const g of TARGET_GATES) {
-    if (g.opcode !== c.ins.opcode || sm >= g.sm) continue;
-    const form = g.form(c.ins.mods);
-    if (form) fail(c, 'PTX_TARGET_FEATURE', `${g.kind} '${form}' requires .target sm_${g.sm} or higher`);
+  const ptx = c.mod.ptxVersion;
+  const { opcode, mods } = c.ins;
+  for (const list of [GATES_ANY, GATES_BY_OPCODE.get(opcode)]) {
+    for (const g of list ?? []) {
+      if (g.belowSm !== undefined && (sm === undefined || sm >= g.belowSm)) continue;
+      const needSm = g.sm !== undefined && sm !== undefined && sm > 0 && sm < g.sm;
+      const needPtx = g.ptx !== undefined && ptx !== undefined && ptx < g.ptx;
+      if (!needSm && !needPtx) continue;
+      const form = g.form(opcode, mods, types);
+      if (!form) continue;
+      if (needSm) fail(c, 'PTX_TARGET_FEATURE', `${form} requires .target sm_${g.sm} or higher`);
+      fail(c, 'PTX_VERSION_FEATURE', `${form} requires PTX ISA .version ${Math.floor(g.ptx! / 100)}.${g.ptx! % 100} or later`);
+    }
   }
 }
 
@@ -504,7 +673,7 @@ function checkAddressRegisters(c: FnLowerer): void {
 /** The checks of one instruction that read only its opcode, modifiers and module (and its address size). */
 function checkForm(c: FnLowerer): { t: PtxType | undefined; types: PtxType[] } {
   const { opcode, mods } = c.ins;
-  checkTargetGates(c);
+  checkFeatureGates(c, mods.filter(isTypeMod));
   if ((opcode === 'ld' || opcode === 'st' || opcode === 'ldu') && mods.filter((m) => SPACE_MODS.has(m)).length > 1) {
     fail(c, 'PTX_STATE_SPACE', `Unexpected number of state spaces specified in instruction '${opcode}'`);
   }
@@ -545,9 +714,14 @@ function checkForm(c: FnLowerer): { t: PtxType | undefined; types: PtxType[] } {
   }
   checkModifiers(c, t);
   if (t) checkRequiredMods(c, t, types);
+  if (opcode === 'redux' && t) checkReduxOperation(c, t);
+  if (opcode === 'bar' || opcode === 'barrier') checkBarrier(c, t);
   if (opcode === 'setp' || opcode === 'set') {
     const cmp = mods.find((m) => ALL_CMP.has(m));
     if (!cmp) fail(c, 'PTX_MODIFIER_REQUIRED', `Comparison modifier required for instruction '${opcode}'`);
+    if (mods.filter((m) => ALL_CMP.has(m)).length > 1) fail(c, 'PTX_COMPARISON', `Multiple comparisons set in instruction '${opcode}' (${mods.filter((m) => ALL_CMP.has(m)).map((m) => `.${m}`).join(' ')})`);
+    // set.CmpOp.dtype.stype: exactly two types (setp's one type is checked with TYPES)
+    if (opcode === 'set' && types.length !== 2) fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for 'set' (${types.map((x) => `.${x.name}`).join('')}: set takes a destination and a source type)`);
     const st = opcode === 'set' ? types[1] : t;
     if (cmp && st) {
       const ok = st.kind === 'f' ? FLT_CMP.has(cmp) : st.kind === 'b' ? cmp === 'eq' || cmp === 'ne' : st.kind === 'u' ? INT_CMP.has(cmp) || UNS_CMP.has(cmp) : INT_CMP.has(cmp);
@@ -581,11 +755,23 @@ function formNode(root: FormNode, opcode: string, mods: readonly string[]): Form
   return n;
 }
 
+const IMMEDIATE_ADDRESS_OPS = new Set(['ld', 'ldu', 'st', 'atom', 'red']);
+
+/** `[24]`: an absolute address is a window offset, which ptxas takes only in .local and .param. */
+function checkImmediateAddress(c: FnLowerer): void {
+  for (const o of c.ins.operands) {
+    if (o.kind !== 'addr' || o.base !== undefined || o.list) continue;
+    if (c.ins.mods.some((m) => m === 'local' || m === 'param' || m.startsWith('param::'))) return;
+    fail(c, 'PTX_ADDRESS_OPERAND', `Immediate addresses allowed only for .local state space ([${o.offset}] in '${[c.ins.opcode, ...c.ins.mods].join('.')}')`);
+  }
+}
+
 /** Run every check on the current instruction (`c.ins`). */
 export function checkInstruction(c: FnLowerer): void {
   const { opcode, mods } = c.ins;
   // operand checks first, as before the form cache (same first error)
   checkAddressRegisters(c);
+  if (IMMEDIATE_ADDRESS_OPS.has(opcode)) checkImmediateAddress(c);
   let root = formsChecked.get(c.mod);
   if (!root) formsChecked.set(c.mod, (root = {}));
   const form = formNode(root, opcode, mods);
@@ -599,6 +785,7 @@ export function checkInstruction(c: FnLowerer): void {
     ({ t, types } = checkForm(c));
     form.checked = { t, types };
   }
+  if (opcode === 'bar' || opcode === 'barrier') return checkBarrierOperands(c, t);
   if (!t) return;
   if (opcode === 'ld' || opcode === 'ldu') {
     checkVector(c, c.ins.operands[0]);

@@ -1,6 +1,6 @@
 import {
   Block, Instr, PtxforgeError, RZ, PT, cbank, imm, label, mem, reg,
-  type Guard, type MemOperand, type Operand as OriOperand, type OriFunction, type Register, type RegWidth,
+  type Guard, type MemOperand, type Operand as OriOperand, type OriFunction, type Register, type RegWidth, type SrcLoc,
 } from '@ptxforge/kernel';
 import { opcodeInfo } from '@ptxforge/kernel';
 import type { Instruction, Operand, Pos } from '../ast.js';
@@ -18,16 +18,28 @@ export type Sym =
    * `.param` storage that is not in memory: a `.func` parameter or return value, or a call-site argument.
    * Scalars are one register; `.b8 x[N]` aggregates are 32-bit words (offset 4k -> regs[k]).
    */
-  | { kind: 'pvar'; type: PtxType; regs: Register[]; aggregate: boolean }
+  | { kind: 'pvar'; type: PtxType; regs: Register[]; aggregate: boolean; bytes?: number; align?: number }
   | { kind: 'targets'; labels: string[] }
   | { kind: 'func'; name: string };
+
+/** A `.func` parameter or result as a call site sees it (`bytes`/`align`: its size and declared alignment). */
+export interface FormalParam {
+  readonly name: string;
+  readonly space: string;
+  readonly type: PtxType;
+  readonly vec: number;
+  readonly aggregate: boolean;
+  readonly words: number;
+  readonly bytes: number;
+  readonly align: number;
+}
 
 export interface ModuleInfo {
   readonly file: string;
   readonly paramBase: number;
   readonly globals: Map<string, Sym>;
   /** Parameter and return shapes of every function of the module (for CALL). */
-  readonly funcs: Map<string, { params: Array<{ type: PtxType; vec: number; aggregate: boolean; words: number }>; returns: Array<{ type: PtxType; vec: number }> }>;
+  readonly funcs: Map<string, { params: FormalParam[]; returns: FormalParam[] }>;
   readonly fileIndex: Map<number, number>;
   /** Module variables (function-scope .global/.const/.shared variables are hoisted here). */
   readonly moduleVars: import('@ptxforge/kernel').VarDecl[];
@@ -218,11 +230,10 @@ export class FnLowerer {
   }
 
   // ---- emission -------------------------------------------------------------------------------
-  emit(opcode: string, mods: readonly string[], defs: readonly OriOperand[], uses: readonly OriOperand[], opts: { noGuard?: boolean } = {}): Instr {
-    const flags = this.dbgFlag ? [this.dbgFlag] : [];
+  emit(opcode: string, mods: readonly string[], defs: readonly OriOperand[], uses: readonly OriOperand[], opts?: { noGuard?: boolean }): Instr {
     const i = new Instr(opcode, {
-      guard: opts.noGuard ? undefined : this.guard,
-      mods, defs, uses, loc: { line: this.ins.pos.line, col: this.ins.pos.col }, flags,
+      guard: opts?.noGuard ? undefined : this.guard,
+      mods, defs, uses, loc: this.insLoc(), ...(this.dbgFlag ? { flags: [this.dbgFlag] } : {}),
     });
     this.checkClasses(i);
     const b = this.block();
@@ -231,47 +242,58 @@ export class FnLowerer {
     return i;
   }
 
+  private locOf: Instruction | undefined;
+  private loc: SrcLoc | undefined;
+  /** The source location of the PTX instruction being lowered, one object shared by the instructions it becomes (never mutated). */
+  private insLoc(): SrcLoc {
+    if (this.locOf !== this.ins || !this.loc) {
+      this.locOf = this.ins;
+      this.loc = { line: this.ins.pos.line, col: this.ins.pos.col };
+    }
+    return this.loc;
+  }
+
   /**
    * A PTX register of the wrong kind (a `.pred` where data is expected or the reverse) shows up as an operand
    * that does not fit the opcode's signature: report it at the PTX instruction instead of emitting bad IR.
    */
   private checkClasses(i: Instr): void {
     const info = opcodeInfo(i.opcode);
-    const check = (sig: readonly string[] | undefined, ops: readonly OriOperand[], what: string): void => {
-      if (!sig) return;
-      let k = 0;
-      const wrongClass = (o: OriOperand, kind: string): string | undefined => {
-        if (o.kind !== 'reg' || (kind !== 'p' && kind !== 'r')) return undefined;
-        const isPred = o.reg.cls === 'P' || o.reg.cls === 'UP';
-        if (kind === 'p' && !isPred) return `${this.opText}: expected a .pred register as ${what}, found a data register`;
-        if (kind === 'r' && isPred) return `${this.opText}: a .pred register cannot be used as ${what} here (expected a data register)`;
-        return undefined;
-      };
-      let lastKind = '';
-      for (const spec of sig) {
-        const kind = spec[0]!;
-        const star = spec.endsWith('*');
-        lastKind = kind;
-        do {
-          const o = ops[k];
-          if (!o) break;
-          const bad = wrongClass(o, kind);
-          if (bad) {
-            if (star) break;
-            this.fail('PTX_SEMANTIC', bad);
-          }
-          k++;
-        } while (star);
-      }
-      // An operand the signature has no room for (a data register as setp's second destination): located
-      // here rather than an unlocated ORI_VERIFY error of phase 0.
-      if (k < ops.length) {
-        const bad = wrongClass(ops[k]!, lastKind);
-        this.fail('PTX_SEMANTIC', bad ?? `${this.opText}: unexpected ${what} '${ops[k]!.kind === 'reg' ? (ops[k] as { reg: Register }).reg.name : ops[k]!.kind}'`);
-      }
-    };
-    check(info?.defs, i.defs, 'a destination');
-    check(info?.uses, i.uses, 'a source');
+    if (!info) return;
+    if (info.defs) this.checkOperandClasses(info.defs, i.defs, 'a destination');
+    if (info.uses) this.checkOperandClasses(info.uses, i.uses, 'a source');
+  }
+  private checkOperandClasses(sig: readonly string[], ops: readonly OriOperand[], what: string): void {
+    let k = 0;
+    let lastKind = '';
+    for (const spec of sig) {
+      const kind = spec[0]!;
+      const star = spec.endsWith('*');
+      lastKind = kind;
+      do {
+        const o = ops[k];
+        if (!o) break;
+        const bad = this.wrongClass(o, kind, what);
+        if (bad) {
+          if (star) break;
+          this.fail('PTX_SEMANTIC', bad);
+        }
+        k++;
+      } while (star);
+    }
+    // An operand the signature has no room for (a data register as setp's second destination): located
+    // here rather than an unlocated ORI_VERIFY error of phase 0.
+    if (k < ops.length) {
+      const bad = this.wrongClass(ops[k]!, lastKind, what);
+      this.fail('PTX_SEMANTIC', bad ?? `${this.opText}: unexpected ${what} '${ops[k]!.kind === 'reg' ? (ops[k] as { reg: Register }).reg.name : ops[k]!.kind}'`);
+    }
+  }
+  private wrongClass(o: OriOperand, kind: string, what: string): string | undefined {
+    if (o.kind !== 'reg' || (kind !== 'p' && kind !== 'r')) return undefined;
+    const isPred = o.reg.cls === 'P' || o.reg.cls === 'UP';
+    if (kind === 'p' && !isPred) return `${this.opText}: expected a .pred register as ${what}, found a data register`;
+    if (kind === 'r' && isPred) return `${this.opText}: a .pred register cannot be used as ${what} here (expected a data register)`;
+    return undefined;
   }
   /** Emit an instruction with one fresh def of the given class/width and return that register. */
   tmp(width: RegWidth, opcode: string, mods: readonly string[], uses: readonly OriOperand[]): Register {
@@ -514,6 +536,24 @@ export class FnLowerer {
       return t.bits === 64 && r !== into ? this.fit(r, U32_64) : r;
     }
     if (name === '%clock64') return put(2, 'S2R', { kind: 'sreg', name: 'SR_CLOCK64' });
+    // %globaltimer: the 64-bit nanosecond timer (ptxas: CS2R Rd, SR_GLOBALTIMERLO)
+    if (name === '%globaltimer') return put(2, 'S2R', { kind: 'sreg', name: 'SR_GLOBALTIMER' });
+    const env = /^%envreg(\d+)$/.exec(name);
+    // %envreg0..31: driver-written words of constant bank 0 from 0x40 on (ptxas 13: %envregN is c[0x0][0x40 + 4N])
+    if (env && Number(env[1]) < 32) {
+      const r = put(1, 'MOV', cbank(0, 0x40 + 4 * Number(env[1])));
+      return t.bits === 64 && r !== into ? this.fit(r, U32_64) : r;
+    }
+    // the shared memory the driver reserves below the user's (ptxas 13, sm_90): _begin and _0 are 0, _cap 0x400,
+    // _end and _1 driver words of constant bank 0
+    const reserved: Record<string, OriOperand> = {
+      '%reserved_smem_offset_begin': imm(0), '%reserved_smem_offset_0': imm(0), '%reserved_smem_offset_cap': imm(0x400),
+      '%reserved_smem_offset_end': cbank(0, 0x68), '%reserved_smem_offset_1': cbank(0, 0x6c),
+    };
+    if (name in reserved) {
+      const r = put(1, 'MOV', reserved[name]!);
+      return t.bits === 64 && r !== into ? this.fit(r, U32_64) : r;
+    }
     if (name === 'WARP_SZ') return put(t.bits === 64 ? 2 : 1, 'MOV', imm(32));
     this.unsupported(`special register ${name}`);
   }

@@ -1,6 +1,6 @@
 import { PT, RZ, imm, reg, type Operand as OriOperand, type Register } from '@ptxforge/kernel';
 import type { Operand } from '../ast.js';
-import { B32, F32, FnLowerer, PRED, S32, S64, U32, U64, isSpecialRegister } from './context.js';
+import { B32, F32, FnLowerer, PRED, S32, S64, U32, U64, isSpecialRegister, type FormalParam } from './context.js';
 import { byteSize, convMod, intMod, isTypeMod, ptxType, regShape, type PtxType } from './types.js';
 import { lowerLdmatrix, lowerMma } from './warp-matrix.js';
 
@@ -1279,6 +1279,8 @@ const call: Handler = (c: FnLowerer) => {
   if (ops.length > k + 2) c.unsupported(`${c.opText} with a prototype or target list`);
   if (args.length !== callee.params.length) c.fail('PTX_SEMANTIC', `${c.opText}: ${target.name} takes ${callee.params.length} arguments, found ${args.length}`);
   if (rets.length !== callee.returns.length) c.fail('PTX_SEMANTIC', `${c.opText}: ${target.name} returns ${callee.returns.length} values, found ${rets.length}`);
+  args.forEach((a, i) => checkCallArgument(c, a, callee.params[i]!));
+  rets.forEach((r, i) => checkCallArgument(c, r, callee.returns[i]!));
   const uses: OriOperand[] = [{ kind: 'sym', name: target.name }];
   // Predicates cross the call as 0/1 in R registers (see lowerFunction).
   args.forEach((a, i) => {
@@ -1301,6 +1303,29 @@ const call: Handler = (c: FnLowerer) => {
   c.emit('CALL', [], defs, uses);
   for (const [p, t] of after) c.emit('ISETP', ['NE', 'U32', 'AND'], [reg(p)], [reg(t), RZ, PT]);
 };
+/**
+ * An argument (or result) of a call against its formal parameter, as ptxas 13.0.88 checks it: a `.param`
+ * variable has the formal's size, is an array exactly when the formal is, and an array has its alignment;
+ * a register has the formal's size, a predicate only for a predicate, a float not for an integer formal.
+ * Wording of ptxas ("Type of argument does not match formal parameter 'a'").
+ */
+function checkCallArgument(c: FnLowerer, o: Operand, f: FormalParam): void {
+  if (o.kind !== 'name' || o.comp !== undefined) return;
+  const s = c.lookup(o.name);
+  const type = (why: string): never => c.fail('PTX_SEMANTIC', `Type of argument does not match formal parameter '${f.name}' ('${o.name}': ${why})`);
+  if (s?.kind === 'pvar' && s.bytes !== undefined) {
+    if (s.aggregate !== f.aggregate) type(f.aggregate ? `a scalar for an array of ${f.bytes} bytes` : `an array for a scalar .${f.type.name}`);
+    if (s.bytes !== f.bytes) type(`${s.bytes} bytes, the parameter ${f.bytes}`);
+    if (f.aggregate && s.align !== f.align) c.fail('PTX_SEMANTIC', `Alignment of argument does not match formal parameter '${f.name}' ('${o.name}': .align ${s.align}, the parameter .align ${f.align})`);
+    return;
+  }
+  if (s?.kind !== 'reg' || s.vec || f.aggregate || f.vec) return;
+  const r = s.type;
+  if ((r.kind === 'pred') !== (f.type.kind === 'pred')) type(`a .${r.name} register for a .${f.type.name} parameter`);
+  if (r.kind !== 'pred' && byteSize(r) !== f.bytes) type(`a .${r.name} register for a .${f.type.name} parameter`);
+  if (r.kind === 'f' && (f.type.kind === 'u' || f.type.kind === 's')) type(`a .${r.name} register for a .${f.type.name} parameter`);
+}
+
 /** The registers carrying one call argument / result: a `.param` variable's registers or a `.reg` value. */
 function callValues(c: FnLowerer, o: Operand, t: PtxType): OriOperand[] {
   if (o.kind === 'name' && o.comp === undefined) {

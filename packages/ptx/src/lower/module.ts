@@ -1,6 +1,6 @@
 import { OriFunction, OriModule, PT, PtxforgeError, RZ, type Register, type TargetView, type VarDecl as OriVar } from '@ptxforge/kernel';
 import type { FunctionDecl, Init, Operand, PtxModule, Statement, VarDecl } from '../ast.js';
-import { FnLowerer, splitRangeName, type ModuleInfo, type Sym } from './context.js';
+import { FnLowerer, splitRangeName, type FormalParam, type ModuleInfo, type Sym } from './context.js';
 import { checkInstruction } from './check.js';
 import { checkModuleHeader, versionNumber } from './header.js';
 import { HANDLERS } from './instructions.js';
@@ -57,14 +57,16 @@ export function lowerPtx(ast: PtxModule, options: LowerOptions): OriModule {
   }
   for (const f of ast.functions) {
     globals.set(f.name, { kind: 'func', name: f.name });
-    const shape = (p: VarDecl): { type: PtxType; vec: number; aggregate: boolean; words: number } => {
+    const shape = (p: VarDecl): FormalParam => {
       const t = declType(p, fail);
       const aggregate = p.dims.length > 0;
-      return { type: t, vec: p.vec, aggregate, words: aggregate ? Math.ceil((byteSize(t) * p.dims.reduce((a, b) => a * Math.max(b, 1), 1)) / 4) : 1 };
+      const bytes = byteSize(t) * Math.max(1, p.vec) * p.dims.reduce((a, b) => a * Math.max(b, 1), 1);
+      return { name: p.name, space: p.space, type: t, vec: p.vec, aggregate, words: aggregate ? Math.ceil(bytes / 4) : 1, bytes, align: p.align ?? byteSize(t) * Math.max(1, p.vec) };
     };
     const prev = mod.funcs.get(f.name);
     if (!prev || f.body) mod.funcs.set(f.name, { params: f.params.map(shape), returns: f.returns.map(shape) });
   }
+  checkResolvedFunctions(ast, fail);
   for (const f of ast.functions) {
     if (!f.body) continue;
     if (m.getFunction(f.name)) fail('PTX_SEMANTIC', `function '${f.name}' is defined twice`, f.pos);
@@ -74,6 +76,39 @@ export function lowerPtx(ast: PtxModule, options: LowerOptions): OriModule {
 }
 
 type Fail = (code: string, msg: string, pos: { line: number; col: number }) => never;
+
+/**
+ * Whole-program compilation (we have no relocatable `-c` output yet, and ptxas without -c behaves the same):
+ * a function declared without a body must be defined in the module when it is called, and a non-.extern
+ * declaration always (ptxas 13.0.88: "Unresolved extern function 'f'", reported without a line; we point at
+ * the declaration).
+ */
+/** Functions ptxas itself provides to a whole program (probed with ptxas 13.0.88: these need no definition). */
+const SYSTEM_FUNCTIONS = new Set(['vprintf', 'malloc', 'free', '__assertfail']);
+
+function checkResolvedFunctions(ast: PtxModule, fail: Fail): void {
+  const defined = new Set<string>(SYSTEM_FUNCTIONS);
+  for (const f of ast.functions) if (f.body) defined.add(f.name);
+  let called: Set<string> | undefined;
+  for (const f of ast.functions) {
+    if (f.body || defined.has(f.name)) continue;
+    if (f.linkage === 'extern') {
+      if (!called) {
+        called = new Set();
+        for (const g of ast.functions) {
+          if (!g.body) continue;
+          forEachStatement(g.body, (st) => {
+            if (st.kind !== 'instr' || st.opcode !== 'call') return;
+            const callee = st.operands.find((o) => o.kind === 'name');
+            if (callee?.kind === 'name') called!.add(callee.name);
+          });
+        }
+      }
+      if (!called.has(f.name)) continue;
+    }
+    fail('PTX_UNRESOLVED_FUNCTION', `Unresolved extern function '${f.name}' (declared without a body; whole-program compilation needs its definition)`, f.pos);
+  }
+}
 
 function declType(v: VarDecl, fail: Fail): PtxType {
   const t = ptxType(v.type);
@@ -141,7 +176,8 @@ function oriVar(v: VarDecl, t: PtxType, space: OriVar['space'], fail: Fail, reso
     init = bytes;
   }
   // ptxas: only an .extern declaration may leave the size to another module.
-  if (unsized && !init && v.linkage !== 'extern') fail('PTX_SEMANTIC', `Non-external variable '${v.name.split('.').pop()}' has incomplete type (an unsized array needs .extern or an initializer)`, v.pos);
+  // A zero-sized dimension (`[0]`, or a literal that wraps to 0 in 64 bits) is incomplete as well (ptxas).
+  if ((unsized || v.dims.includes(0)) && !init && v.linkage !== 'extern') fail('PTX_SEMANTIC', `Non-external variable '${v.name.split('.').pop()}' has incomplete type (an unsized array needs .extern or an initializer)`, v.pos);
   const ov: OriVar = { space, name: v.name, size: unsized && !init ? 0 : elem * count, align: v.align ?? byteSize(t) * Math.max(1, v.vec) };
   if (init) ov.init = init;
   if (relocs) ov.relocs = relocs;
@@ -330,12 +366,13 @@ function paramRegs(c: FnLowerer, p: VarDecl, fail: Fail): Sym {
     const n = Math.max(1, p.vec);
     return { kind: 'reg', type: t, vec: p.vec, regs: Array.from({ length: n }, () => c.newRegFor(t)) };
   }
+  const bytes = byteSize(t) * Math.max(1, p.vec) * p.dims.reduce((a, b) => a * Math.max(b, 1), 1);
+  const align = p.align ?? byteSize(t) * Math.max(1, p.vec);
   if (p.dims.length || p.vec) {
-    const bytes = byteSize(t) * Math.max(1, p.vec) * p.dims.reduce((a, b) => a * Math.max(b, 1), 1);
     const u32 = ptxType('b32')!;
-    return { kind: 'pvar', type: t, aggregate: true, regs: Array.from({ length: Math.ceil(bytes / 4) }, () => c.newRegFor(u32)) };
+    return { kind: 'pvar', type: t, aggregate: true, regs: Array.from({ length: Math.ceil(bytes / 4) }, () => c.newRegFor(u32)), bytes, align };
   }
-  return { kind: 'pvar', type: t, aggregate: false, regs: [c.newRegFor(t)] };
+  return { kind: 'pvar', type: t, aggregate: false, regs: [c.newRegFor(t)], bytes, align };
 }
 
 /** Lower a body; nested `{ }` scopes with an explicit stack (their depth is user-controlled). */

@@ -1,59 +1,115 @@
-import { Instr, computeRpo, reg, type Block, type OriFunction, type Register } from '@ptxforge/kernel';
+import { Instr, computeRpo, reg, type OriFunction, type Register } from '@ptxforge/kernel';
 
 /**
  * PTX lets a program read a register no instruction wrote (its value is unspecified). Ori reads of
  * never-written registers are errors, so every register that some use may reach without a definition gets
  * `UNDEF` at the function entry ("any value", ori-semantics.md Pseudo-ops). Same "maybe defined" dataflow as
- * the verifier, on bitsets indexed by register id (kernels with thousands of registers and blocks).
+ * the verifier, on bitsets.
+ *
+ * Each instruction's registers are read once into one flat list of ids (uses, then defs). Only a register
+ * read before any write in its own block (an upward-exposed read) can be undefined at a read, and parameters
+ * never are: the dataflow tracks just those candidates, densely numbered, so its bitsets are (blocks x
+ * candidates) rather than (blocks x registers) -- and most functions have none at all.
  */
 export function defineMaybeUndefined(fn: OriFunction): void {
   const rpo = computeRpo(fn);
-  const regs = fn.registers;
-  const words = (regs.length + 31) >>> 5;
-  const set = (bits: Uint32Array, r: Register): void => {
-    bits[r.id >>> 5]! |= 1 << (r.id & 31);
-  };
-  const has = (bits: Uint32Array, r: Register): boolean => (bits[r.id >>> 5]! & (1 << (r.id & 31))) !== 0;
-  const gen = new Map<Block, Uint32Array>();
-  const out = new Map<Block, Uint32Array>();
-  for (const b of rpo.order) {
-    const g = new Uint32Array(words);
-    for (const i of b.instrs) for (const r of i.defRegs()) set(g, r);
-    gen.set(b, g);
-    out.set(b, g.slice());
+  const order = rpo.order;
+  const nb = order.length;
+  const byId: Register[] = [];
+  for (const r of fn.registers) byId[r.id] = r;
+  const maxId = byId.length;
+  // ev: per instruction [nUses, ...useIds, nDefs, ...defIds]; block bi's instructions are ev[start[bi]..start[bi+1])
+  const ev: number[] = [];
+  const start = new Int32Array(nb + 1);
+  const definedIn = new Int32Array(maxId).fill(-1);
+  const cand = new Int32Array(maxId).fill(-1);
+  const cands: Register[] = [];
+  for (let bi = 0; bi < nb; bi++) {
+    start[bi] = ev.length;
+    const instrs = order[bi]!.instrs;
+    for (let k = 0; k < instrs.length; k++) {
+      const i = instrs[k]!;
+      const u = i.useRegs();
+      ev.push(u.length);
+      for (let x = 0; x < u.length; x++) {
+        const r = u[x]!;
+        ev.push(r.id);
+        if (definedIn[r.id] !== bi && cand[r.id] < 0 && !r.isParam) {
+          cand[r.id] = cands.length;
+          cands.push(r);
+        }
+      }
+      const d = i.defRegs();
+      ev.push(d.length);
+      for (let x = 0; x < d.length; x++) {
+        ev.push(d[x]!.id);
+        definedIn[d[x]!.id] = bi;
+      }
+    }
   }
-  const params = new Uint32Array(words);
-  for (const r of regs) if (r.isParam) set(params, r);
+  start[nb] = ev.length;
+  if (cands.length === 0) return;
+
+  const words = (cands.length + 31) >>> 5;
+  // out[b] = the candidates some path from the entry through b's end defines (gen of b, or of any predecessor's out)
+  const out = new Uint32Array(nb * words);
+  const preds: number[][] = new Array(nb);
+  for (let bi = 0; bi < nb; bi++) {
+    for (let e = start[bi]!; e < start[bi + 1]!; ) {
+      e += ev[e]! + 1; // uses
+      const nd = ev[e++]!;
+      for (let x = 0; x < nd; x++) {
+        const c = cand[ev[e++]!]!;
+        if (c >= 0) out[bi * words + (c >>> 5)]! |= 1 << (c & 31);
+      }
+    }
+    const ps: number[] = [];
+    for (const p of order[bi]!.preds) {
+      const pi = rpo.index.get(p);
+      if (pi !== undefined) ps.push(pi);
+    }
+    preds[bi] = ps;
+  }
   let changed = true;
   while (changed) {
     changed = false;
-    for (const b of rpo.order) {
-      const o = out.get(b)!;
-      for (const p of b.preds) {
-        const po = out.get(p);
-        if (!po) continue;
+    for (let bi = 0; bi < nb; bi++) {
+      const o = bi * words;
+      for (const pi of preds[bi]!) {
+        const po = pi * words;
         for (let w = 0; w < words; w++) {
-          const v = (o[w]! | po[w]!) >>> 0;
-          if (v !== o[w]) {
-            o[w] = v;
+          const v = (out[o + w]! | out[po + w]!) >>> 0;
+          if (v !== out[o + w]) {
+            out[o + w] = v;
             changed = true;
           }
         }
       }
     }
   }
-  const missing = new Set<Register>();
-  for (const b of rpo.order) {
-    const live = params.slice();
-    for (const p of b.preds) {
-      const po = out.get(p);
-      if (po) for (let w = 0; w < words; w++) live[w]! |= po[w]!;
-    }
-    for (const i of b.instrs) {
-      for (const r of i.useRegs()) if (!has(live, r)) missing.add(r);
-      for (const r of i.defRegs()) set(live, r);
+  const missing: Register[] = [];
+  const isMissing = new Uint8Array(cands.length);
+  const live = new Uint32Array(words);
+  for (let bi = 0; bi < nb; bi++) {
+    live.fill(0);
+    for (const pi of preds[bi]!) for (let w = 0; w < words; w++) live[w]! |= out[pi * words + w]!;
+    for (let e = start[bi]!; e < start[bi + 1]!; ) {
+      const nu = ev[e++]!;
+      for (let x = 0; x < nu; x++) {
+        const id = ev[e++]!;
+        const c = cand[id]!;
+        if (c >= 0 && (live[c >>> 5]! & (1 << (c & 31))) === 0 && !isMissing[c]) {
+          isMissing[c] = 1;
+          missing.push(byId[id]!);
+        }
+      }
+      const nd = ev[e++]!;
+      for (let x = 0; x < nd; x++) {
+        const c = cand[ev[e++]!]!;
+        if (c >= 0) live[c >>> 5]! |= 1 << (c & 31);
+      }
     }
   }
-  const sorted = [...missing].sort((a, b) => a.id - b.id);
-  sorted.forEach((r, k) => fn.entry.insertAt(k, new Instr('UNDEF', { defs: [reg(r)] })));
+  missing.sort((a, b) => a.id - b.id);
+  missing.forEach((r, k) => fn.entry.insertAt(k, new Instr('UNDEF', { defs: [reg(r)] })));
 }

@@ -77,14 +77,16 @@ class PressureTracker {
     out.fill(0);
     const ins = this.instrs[i]!;
     for (const d of ins.defs) if (!this.live.has(d)) out[this.c(d)] += this.w(d);
-    let seen: Set<number> | undefined;
-    for (const u of ins.uses) {
+    const uses = ins.uses;
+    for (let j = 0; j < uses.length; j++) {
+      const u = uses[j]!;
       if (this.liveOut.has(u) || ins.defs.includes(u)) continue;
-      seen ??= new Set();
-      if (seen.has(u)) continue;
-      seen.add(u);
+      // each distinct use once (an instruction's operand list is short)
+      let dup = false;
+      for (let k = 0; k < j && !dup; k++) dup = uses[k] === u;
+      if (dup) continue;
       let n = 0;
-      for (const x of ins.uses) if (x === u) n++;
+      for (const x of uses) if (x === u) n++;
       if (this.remainingUses.get(u) === n) out[this.c(u)] -= this.w(u);
     }
   }
@@ -140,32 +142,46 @@ export function schedulePreRA<Ref>(fn: RaFunction<Ref>, opts: PreRaScheduleOptio
     const cb = orderCycles(dag, identity);
     const heights = criticalHeights(dag);
     const tracker = new PressureTracker(fn, instrs, lv.liveIn[b]!, new Set(lv.liveOut[b]!));
-    const da = new Float64Array(5), db = new Float64Array(5);
-    // pressure excess a candidate causes, summed over classes at or above their bound
-    const excess = (d: Float64Array): number => {
+    // A candidate's pressure change depends only on the tracker, which changes only when a node issues: its
+    // excess over the bounds and its summed change are computed once per candidate and pick (the chooser
+    // compares the best so far with every other candidate of the window).
+    const d = new Float64Array(5);
+    const excessOf = new Float64Array(instrs.length);
+    const sumOf = new Float64Array(instrs.length);
+    const stamp = new Int32Array(instrs.length).fill(-1);
+    let version = 0;
+    const measure = (i: number): void => {
+      if (stamp[i] === version) return;
+      stamp[i] = version;
+      tracker.delta(i, d);
+      // pressure excess the candidate causes, summed over classes at or above their bound
       let e = 0;
       for (let c = 0; c < 5; c++) if (tracker.cur[c]! + d[c]! > limits[c]!) e += tracker.cur[c]! + d[c]! - limits[c]!;
-      return e;
+      excessOf[i] = e;
+      sumOf[i] = d[0]! + d[1]! + d[2]! + d[3]! + d[4]!;
     };
-    const sumDelta = (d: Float64Array): number => d[0]! + d[1]! + d[2]! + d[3]! + d[4]!;
     const better = (a: Candidate, bb: Candidate, cycle: number): boolean => {
-      tracker.delta(a.node, da);
-      tracker.delta(bb.node, db);
-      const ea = excess(da), eb = excess(db);
+      measure(a.node);
+      measure(bb.node);
+      const ea = excessOf[a.node]!, eb = excessOf[bb.node]!;
       if (ea !== eb) return ea < eb;
       if (mode === 'pressure') {
-        const sa = sumDelta(da), sb = sumDelta(db);
+        const sa = sumOf[a.node]!, sb = sumOf[bb.node]!;
         if (sa !== sb) return sa < sb;
       }
       const ra = a.ready <= cycle, rb = bb.ready <= cycle;
       if (ra !== rb) return ra;
       if (!ra && a.ready !== bb.ready) return a.ready < bb.ready;
       if (a.height !== bb.height) return a.height > bb.height;
-      const sa = sumDelta(da), sb = sumDelta(db);
+      const sa = sumOf[a.node]!, sb = sumOf[bb.node]!;
       if (sa !== sb) return sa < sb;
       return a.node < bb.node;
     };
-    let order = listSchedule(dag, heights, better, (i) => tracker.issue(i), opts.window);
+    const onIssue = (i: number): void => {
+      tracker.issue(i);
+      version++;
+    };
+    let order = listSchedule(dag, heights, better, onIssue, opts.window);
     const after = tracker.peak;
     let ca = orderCycles(dag, order);
     let worse = false;
