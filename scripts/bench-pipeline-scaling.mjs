@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // Whole-pipeline scaling on one big function: generated PTX kernels of about 8k, 16k and 32k instructions
 // (several shapes), compiled by `ptxforge -arch sm_90 -O3 --stat=phase-wise` and, when installed, by
-// `ptxas -arch=sm_90 -O3` on the same file. Prints per shape the total time per size, the growth for 4x
-// the input (goal <= 4.6x), ptxas's time beside it, and every phase whose own time grows by more than
-// 4.6x from the smallest to the largest size (the superlinear suspects), with its share.
-// Usage: pnpm build && node scripts/bench-pipeline-scaling.mjs [--sizes 8000,16000,32000] [--shapes a,b]
+// `ptxas -arch=sm_90 -O3` on the same file (one run each, whole processes: wall time, and CPU time = user +
+// system from GNU time). By default ptxforge goes through code generation to a cubin like ptxas; `--emit ori`
+// stops it after the optimizer. Prints per shape the total time per size, the optimizer pipeline's own time
+// (--stat's "All Phases Summary"), the growth for 4x the input (goal <= 4.6x), ptxas's time beside it, and
+// every phase whose own time grows by more than 4.6x from the smallest to the largest size (the superlinear
+// suspects), with its share.
+// Usage: pnpm build && node scripts/bench-pipeline-scaling.mjs [--sizes 8000,16000,32000] [--shapes a,b] [--emit ori|cubin]
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +22,9 @@ const arg = (n, d) => {
   return k >= 0 ? argv[k + 1] : d;
 };
 const sizes = arg('--sizes', '8000,16000,32000').split(',').map(Number);
+// --emit ori stops after the optimizer (the 159-phase pipeline); the default goes on through code
+// generation to a cubin, as ptxas does.
+const emit = arg('--emit', 'cubin');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'ptxforge-scaling-'));
 
 const header = (name) => `.version 8.5
@@ -100,10 +106,21 @@ function generate(shape, n) {
   return header(`scale_${shape}`) + body + footer;
 }
 
+const gnuTime = existsSync('/usr/bin/time');
+/** One whole process: wall ms, and CPU seconds (user + system, GNU time) when /usr/bin/time exists. */
 function run(cmd, args) {
+  const tf = path.join(tmp, 'time.txt');
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
-  return { ms: Number(process.hrtime.bigint() - t0) / 1e6, ok: r.status === 0, stderr: r.stderr ?? '', err: (r.stderr || '').split('\n')[0] };
+  const r = gnuTime
+    ? spawnSync('/usr/bin/time', ['-f', '%U %S', '-o', tf, cmd, ...args], { encoding: 'utf8', maxBuffer: 1 << 28 })
+    : spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  let cpu = NaN;
+  if (gnuTime && existsSync(tf)) {
+    const [u, s] = readFileSync(tf, 'utf8').trim().split('\n').pop().split(/\s+/).map(Number);
+    cpu = u + s;
+  }
+  return { ms, cpu, ok: r.status === 0, stderr: r.stderr ?? '', err: (r.stderr || '').split('\n')[0] };
 }
 
 let ptxas = true;
@@ -123,24 +140,28 @@ for (const shape of shapes) {
   for (const n of sizes) {
     const f = path.join(tmp, `${shape}-${n}.ptx`);
     writeFileSync(f, generate(shape, n));
-    const ours = run(cli, ['-arch', 'sm_90', '-O3', '--no-cache', '--stat=phase-wise', f]);
+    const ours = run(cli, ['-arch', 'sm_90', '-O3', '--no-cache', '--stat=phase-wise', '--emit', emit, f, '-o', path.join(tmp, emit === 'ori' ? 'x.ori' : 'x.cubin')]);
     const theirs = ptxas ? run('ptxas', ['-arch=sm_90', '-O3', f, '-o', path.join(tmp, 'x.cubin')]) : undefined;
     const phases = new Map();
     for (const m of ours.stderr.matchAll(/^(\w+) :: .*\[Time ([\d.]+) ms \]$/gm)) if (m[1] !== 'All') phases.set(m[1], (phases.get(m[1]) ?? 0) + Number(m[2]));
-    rows.push({ n, ours, theirs, phases });
+    const all = /^All Phases Summary :: .*\[Time ([\d.]+) ms \]$/m.exec(ours.stderr);
+    rows.push({ n, ours, theirs, phases, pipelineMs: all ? Number(all[1]) : NaN });
   }
   console.log(`\n## ${shape}\n`);
-  console.log('| PTX instructions | ptxforge (ms) | ptxas (ms) | ratio |');
-  console.log('|---:|---:|---:|---:|');
+  console.log(`| PTX instructions | ptxforge wall (ms) | ptxas wall (ms) | wall ratio | ptxforge CPU (s) | ptxas CPU (s) | CPU ratio | optimizer pipeline (ms) |`);
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     const t = r.theirs?.ok ? r.theirs.ms : NaN;
-    console.log(`| ${r.n} | ${r.ours.ok ? r.ours.ms.toFixed(0) : `failed: ${r.ours.err}`} | ${Number.isFinite(t) ? t.toFixed(0) : r.theirs ? `failed: ${r.theirs.err}` : 'n/a'} | ${Number.isFinite(t) && r.ours.ok ? (r.ours.ms / t).toFixed(2) : ''} |`);
+    const tc = r.theirs?.ok ? r.theirs.cpu : NaN;
+    const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
+    console.log(`| ${r.n} | ${r.ours.ok ? r.ours.ms.toFixed(0) : `failed: ${r.ours.err}`} | ${Number.isFinite(t) ? t.toFixed(0) : r.theirs ? `failed: ${r.theirs.err}` : 'n/a'} | ${Number.isFinite(t) && r.ours.ok ? (r.ours.ms / t).toFixed(2) : ''} | ${f2(r.ours.cpu)} | ${f2(tc)} | ${r.ours.ok ? f2(r.ours.cpu / tc) : ''} | ${Number.isFinite(r.pipelineMs) ? r.pipelineMs.toFixed(0) : 'n/a'} |`);
   }
   const a = rows[0];
   const b = rows[rows.length - 1];
   if (a && b && a !== b && a.ours.ok && b.ours.ok) {
     const growth = b.ours.ms / a.ours.ms;
-    console.log(`\nGrowth for ${(b.n / a.n).toFixed(0)}x the input: ${growth.toFixed(2)}x (goal <= ${((4.6 * b.n) / a.n / 4).toFixed(1)}x)`);
+    const goal = ((4.6 * b.n) / a.n / 4).toFixed(1);
+    console.log(`\nGrowth for ${(b.n / a.n).toFixed(0)}x the input: ${growth.toFixed(2)}x wall, ${(b.ours.cpu / a.ours.cpu).toFixed(2)}x CPU, ${(b.pipelineMs / a.pipelineMs).toFixed(2)}x optimizer pipeline (goal <= ${goal}x)`);
     const suspects = [...b.phases]
       .map(([name, ms]) => ({ name, ms, g: ms / Math.max(0.05, a.phases.get(name) ?? 0.05) }))
       .filter((p) => p.g > (4.6 * b.n) / a.n / 4 && p.ms > 0.02 * b.ours.ms)
