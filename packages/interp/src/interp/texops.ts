@@ -50,9 +50,9 @@ function buildTex(prog: Program, fn: OriFunction, i: Instr): Exec {
   const g = geometryOf(i);
   const n = coordCount(g);
   const cube = GEOMETRY_SHAPE[g].cube;
+  // the result type (first) is what the program declares; the texture decides what comes back (texture.ts)
   const types = i.mods.filter((m) => m === 'F32' || m === 'S32' || m === 'U32');
   if (types.length !== 2) return bad(i, 'expected a result and a coordinate type');
-  const dt = types[0]!;
   const ct = types[1]!;
   const integer = ct === 'S32';
   if (cube && integer) return bad(i, 'cube maps take f32 coordinates');
@@ -73,7 +73,7 @@ function buildTex(prog: Program, fn: OriFunction, i: Instr): Exec {
       const t = resolveHandle(table, readSrc(w, handle, l) as bigint, 'texture', l) as TextureObject;
       for (let k = 0; k < n; k++) vals[k] = readSrc(w, coords[k]!, l) as bigint;
       for (const e of extra) readSrc(w, e, l);
-      const r = comp === undefined ? texLookup(t, g, dt, vals, integer) : tld4Lookup(t, g, comp, dt, vals);
+      const r = comp === undefined ? texLookup(t, g, vals, integer) : tld4Lookup(t, g, comp, vals);
       for (let k = 0; k < 4; k++) writeLane(w, dsts[k]!, l, BigInt(r[k]!));
     }
     for (const d of dsts) markWritten(w, d, m);

@@ -310,31 +310,37 @@ function sampleComponent(t: TextureObject, lk: Lookup, comp: number, asFloat: bo
   return sum;
 }
 
-function resultWord(v: number, dt: string): number {
-  if (dt === 'F32') return f32Bits(Math.fround(v));
-  return v >>> 0;
+/** The texture returns floats (float texels, or integer texels read as normalized floats), else integers. */
+export function returnsFloat(t: TextureObject): boolean {
+  return t.spec.format === 'f32' || t.spec.format === 'f16' || t.spec.readMode === 'normalizedFloat';
 }
 
-/** TEX: 4 result words. `dt` F32/S32/U32; coordinates f32 bits or s32 (`intCoords`). */
-export function texLookup(t: TextureObject, geo: Geometry, dt: string, coords: readonly bigint[], intCoords: boolean): Texel4 {
+function resultWord(v: number, asFloat: boolean): number {
+  return asFloat ? f32Bits(Math.fround(v)) : v >>> 0;
+}
+
+/**
+ * TEX: 4 result words. As on hardware the texture decides what comes back, not the instruction's declared
+ * result type (a PTX program reading integer texels as .f32 gets their integer bits): floats for float texels
+ * and normalizedFloat reads (filtered when linear), integers for integer texels (never filtered). Coordinates
+ * are f32 bits, or s32 texel indices (`intCoords`).
+ */
+export function texLookup(t: TextureObject, geo: Geometry, coords: readonly bigint[], intCoords: boolean): Texel4 {
   const lk = prepareLookup(t, geo, coords, intCoords);
-  const asFloat = dt === 'F32';
+  const asFloat = returnsFloat(t);
   const out: Texel4 = [0, 0, 0, 0];
-  for (let c = 0; c < 4; c++) {
-    const v = sampleComponent(t, lk, c, asFloat);
-    out[c] = asFloat ? resultWord(v, 'F32') : v >>> 0;
-  }
+  for (let c = 0; c < 4; c++) out[c] = resultWord(sampleComponent(t, lk, c, asFloat), asFloat);
   return out;
 }
 
 /** TLD4: component `comp` of the four texels of the bilinear footprint, in (i0,j1), (i1,j1), (i1,j0), (i0,j0) order. */
-export function tld4Lookup(t: TextureObject, geo: Geometry, comp: number, dt: string, coords: readonly bigint[]): Texel4 {
+export function tld4Lookup(t: TextureObject, geo: Geometry, comp: number, coords: readonly bigint[]): Texel4 {
   const lk = prepareLookup(t, geo, coords, false);
   const i0 = Math.floor(lk.coord[0] - 0.5);
   const j0 = Math.floor(lk.coord[1] - 0.5);
-  const asFloat = dt === 'F32';
+  const asFloat = returnsFloat(t);
   const at: Array<[number, number]> = [[i0, j0 + 1], [i0 + 1, j0 + 1], [i0 + 1, j0], [i0, j0]];
-  return at.map(([x, y]) => resultWord(fetch(t, [x, y], lk.layer, comp, asFloat), asFloat ? 'F32' : dt)) as Texel4;
+  return at.map(([x, y]) => resultWord(fetch(t, [x, y], lk.layer, comp, asFloat), asFloat)) as Texel4;
 }
 
 /** TXQ / SUQ results. */
