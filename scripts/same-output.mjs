@@ -39,7 +39,8 @@ const files = [];
 for (const d of ['bench/compile', 'packages/ptx/test/fixtures/kernels', 'apps/bench-opt/kernels', 'apps/ptxforge/test/fixtures/cuda-kernels']) {
   if (existsSync(path.join(repo, d))) files.push(...walk(path.join(repo, d)));
 }
-const corpus = path.resolve(repo, '../shared/corpus');
+// PTXFORGE_CORPUS names the corpus folder when ../shared is elsewhere (e.g. a git worktree)
+const corpus = process.env.PTXFORGE_CORPUS ?? path.resolve(repo, '../shared/corpus');
 if (!args.includes('--no-corpus') && existsSync(corpus)) {
   const small = walk(corpus).filter((f) => statSync(f).size < 40_000);
   files.push(...small.filter((_, i) => i % every === 0));
