@@ -40,8 +40,8 @@ const files = [];
 for (const d of ['bench/compile', 'packages/ptx/test/fixtures/kernels', 'apps/bench-opt/kernels', 'apps/ptxforge/test/fixtures/cuda-kernels']) {
   if (existsSync(path.join(repo, d))) files.push(...walk(path.join(repo, d)));
 }
-// --corpus DIR: the corpus elsewhere (a worktree has no ../shared beside it)
-const corpus = path.resolve(opt('--corpus', path.join(repo, '../shared/corpus')));
+// --corpus DIR (or PTXFORGE_CORPUS) names the corpus elsewhere (a worktree has no ../shared beside it)
+const corpus = path.resolve(opt('--corpus', process.env.PTXFORGE_CORPUS ?? path.join(repo, '../shared/corpus')));
 if (!args.includes('--no-corpus') && existsSync(corpus)) {
   const small = walk(corpus).filter((f) => statSync(f).size < 40_000);
   files.push(...small.filter((_, i) => i % every === 0));
