@@ -113,22 +113,35 @@ function entriesOf(dir: string): ReadonlySet<string> | undefined {
   return folderEntries.get(dir);
 }
 
+/** The node_modules folders Node's package lookup visits from `dir`, nearest first (computed once per dir). */
+const lookupFolders = new Map<string, readonly string[]>();
+function nodeModulesAbove(dir: string): readonly string[] {
+  let out = lookupFolders.get(dir);
+  if (!out) {
+    const found: string[] = [];
+    for (let d = dir; ; d = path.dirname(d)) {
+      if (path.basename(d) !== 'node_modules') found.push(path.join(d, 'node_modules'));
+      if (path.dirname(d) === d) break;
+    }
+    lookupFolders.set(dir, (out = found));
+  }
+  return out;
+}
+
 /**
- * Whether package `spec` is in a node_modules folder at or above `dir` (Node's package lookup). Each
- * node_modules (scope) folder is listed once, so a run asks the file system for the ~13 plugin packages with
- * a few listings and one existsSync per package found instead of one existsSync per package and level.
+ * Whether package `spec` is in a node_modules folder at or above `dir` (Node's package lookup). The
+ * folders are found once and each node_modules (scope) folder is listed once, so a run asks the file
+ * system about the ~13 plugin packages with a few listings and one existsSync per package found.
  */
 function isInstalled(dir: string, spec: string): boolean {
   const slash = spec.indexOf('/');
   const scope = spec.startsWith('@') && slash > 0 ? spec.slice(0, slash) : '';
   const name = scope ? spec.slice(slash + 1) : spec;
-  for (let d = dir; ; d = path.dirname(d)) {
-    if (path.basename(d) !== 'node_modules') {
-      const where = scope ? path.join(d, 'node_modules', scope) : path.join(d, 'node_modules');
-      if (entriesOf(where)?.has(name) && existsSync(path.join(where, name, 'package.json'))) return true;
-    }
-    if (path.dirname(d) === d) return false;
+  for (const nm of nodeModulesAbove(dir)) {
+    const where = scope ? `${nm}${path.sep}${scope}` : nm;
+    if (entriesOf(where)?.has(name) && existsSync(`${where}${path.sep}${name}${path.sep}package.json`)) return true;
   }
+  return false;
 }
 
 v8.startupSnapshot.setDeserializeMainFunction(() => {
