@@ -37,7 +37,7 @@ export interface AllocateOptions {
 }
 
 /** Where each RA def/use of an instruction sits among its operands. */
-export type Slot = { op: number } | { guard: true };
+export type Slot = { op: number } | { guard: true } | { abi: true };
 
 export interface Described {
   ra: RaInstr<MInstr>;
@@ -86,6 +86,18 @@ function describe(mi: MInstr, fullyWritten: Set<number>, classify?: SchedClassif
       useSlots.push({ op: i });
     }
   });
+  // an ABI call reads its argument registers and writes its results without naming them as operands
+  if (mi.abi) {
+    for (const v of mi.abi.uses) {
+      uses.push(v.id);
+      useSlots.push({ abi: true });
+    }
+    for (const v of mi.abi.defs) {
+      defs.push(v.id);
+      defSlots.push({ abi: true });
+      fullyWritten.add(v.id);
+    }
+  }
   const src = mi.ops[mi.ndefs];
   const copy = mi.opcode === 'MOV' && !mi.guard && defs.length === 1 && uses.length === 1 && mi.ndefs === 1 && isWholeVreg(mi.ops[0]!) && isWholeVreg(src!) &&
     (mi.ops[0] as VRegOperand).v.width === (src as VRegOperand).v.width && !(src as VRegOperand).neg && !(src as VRegOperand).abs;
@@ -94,7 +106,8 @@ function describe(mi: MInstr, fullyWritten: Set<number>, classify?: SchedClassif
     (mi.opcode === 'MOV' || mi.opcode === 'LDC') && mi.ops.length === 2 && constant(src);
   return {
     ra: {
-      ref: mi, defs, uses, ...(partialDefs.length ? { partialDefs } : {}), ...(copy ? { copy: true } : {}), ...(remat ? { rematerializable: true } : {}),
+      ref: mi, defs, uses, ...(partialDefs.length ? { partialDefs } : {}),
+      ...(mi.abi ? { clobbers: mi.abi.clobbers.map((c) => ({ cls: c.file, index: c.n })) } : {}), ...(copy ? { copy: true } : {}), ...(remat ? { rematerializable: true } : {}),
       ...(classify ? schedInfo(mi, classify) : {}),
     },
     defSlots, partialSlots, useSlots,
@@ -121,7 +134,7 @@ export function describeMachineFunction(fn: MFunction, classify?: SchedClassifie
     });
     return { instrs, succs: succs[i]! };
   });
-  return { ra: { vregs: fn.vregs.map((v) => ({ cls: v.file, width: v.width })), blocks }, described };
+  return { ra: { vregs: fn.vregs.map((v) => ({ cls: v.file, width: v.width, ...(v.fixed !== undefined ? { fixed: v.fixed } : {}) })), blocks }, described };
 }
 
 /** Most re-colourings `tightenRegisterCount` tries (each is one allocation of the function). */
@@ -224,6 +237,7 @@ export function allocateMachineFunction(fn: MFunction, opts: AllocateOptions): A
       let guard = src.guard;
       const put = (slot: Slot, id: number): void => {
         const v = vregs[id]!;
+        if ('abi' in slot) return; // the call's fixed registers: not operands
         if ('guard' in slot) {
           guard = { ...guard!, v };
           return;
