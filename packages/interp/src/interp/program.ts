@@ -13,6 +13,8 @@ import { Trap } from './errors.js';
 import { buildFastPath } from './fastpaths.js';
 import { buildDriverCall } from './driver-calls.js';
 import { buildMemoryOp, buildWarpOp } from './memops.js';
+import { buildTextureOp } from './texops.js';
+import type { ResourceObject } from './texture.js';
 import type { Warp } from './warp.js';
 
 export const enum K {
@@ -112,6 +114,8 @@ export interface LaunchLayout {
   readonly fnSyms: ReadonlyMap<OriFunction, ReadonlyMap<string, SymInfo>>;
   readonly sharedSize: number;
   readonly localSize: number;
+  /** Texture and surface objects by handle (texture.ts). */
+  readonly resources?: ReadonlyMap<bigint, ResourceObject>;
 }
 
 export interface ProgramOptions {
@@ -468,6 +472,11 @@ export class Program {
     const mem = buildMemoryOp(this, fn, i);
     if (mem) {
       op.exec = mem;
+      return op;
+    }
+    const tex = buildTextureOp(this, fn, i);
+    if (tex) {
+      op.exec = tex;
       return op;
     }
     const warp = buildWarpOp(this, fn, i);
