@@ -20,6 +20,8 @@ import { compileToCubin } from './index.js';
 const tc = createToolchain({ plugins: [corePlugin, ptxFrontendPlugin, targetSm90Plugin] });
 const fixture = (name: string): string => readFileSync(fileURLToPath(new URL(`../test/fixtures/abi-calls/${name}/kernel.ptx`, import.meta.url)), 'utf8');
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
+/** Let vitest's worker talk to its host between long synchronous steps. */
+const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 function hazardsInCubin(bytes: Uint8Array): number {
   const cubin = readCubin(bytes);
@@ -59,13 +61,14 @@ function bothWays(ptx: string, launch: Launch, optLevel = 3) {
 }
 
 describe('ABI calls of driver functions (sm_90)', () => {
-  it('vprintf: the format and argument buffer, printed per thread as the PTX path prints', () => {
+  it('vprintf: the format and argument buffer, printed per thread as the PTX path prints', async () => {
     const launch: Launch = {
       kernel: '_Z4showPKifx', grid: [1, 1, 1], block: [4, 1, 1],
       buffers: { input: { type: 's32', values: [5, -17, 255, 1000] } },
       params: [{ buffer: 'input' }, { type: 'f32', value: 0.5 }, { type: 's64', value: '-9000000000' }],
     };
     for (const o of [0, 3]) {
+      await tick();
       const { ref } = bothWays(fixture('printf'), launch, o);
       expect(ref.printed).toEqual([
         't00 in=5 x=2.500 big=-9000000000 even a|5    |+7.142857e-01\n',
@@ -101,7 +104,7 @@ describe('ABI calls of driver functions (sm_90)', () => {
     expect(words).toEqual([0, -1, kernelSym, sym.index, 0, -2, 0, -3, 0, -4]);
   });
 
-  it('values live across the call stay in registers the callee preserves (the lifter poisons the others)', () => {
+  it('values live across the call stay in registers the callee preserves (the lifter poisons the others)', async () => {
     const n = 8;
     const launch: Launch = {
       kernel: '_Z4livePKiPii', grid: [1, 1, 1], block: [n, 1, 1],
@@ -109,9 +112,11 @@ describe('ABI calls of driver functions (sm_90)', () => {
       params: [{ buffer: 'input' }, { buffer: 'output' }, n], outputs: ['output'],
     };
     for (const o of [1, 3]) {
+      await tick();
       const { ref } = bothWays(fixture('printf-live'), launch, o);
       expect(ref.printed?.length).toBe(n);
     }
+    await tick();
     // and under a tight register budget (values spilled around the call)
     const tight = compileToCubin(tc, fixture('printf-live'), { arch: 'sm_90', file: 'k.ptx', maxrregcount: 24 });
     const ref = runKernel(tc.compile({ text: fixture('printf-live'), file: 'k.ptx' }, { arch: 'sm_90' }).module, launch);
@@ -120,7 +125,7 @@ describe('ABI calls of driver functions (sm_90)', () => {
     expect(hex(got.buffers.output!.bytes)).toBe(hex(ref.buffers.output!.bytes));
   });
 
-  it('__assertfail: passes silently when the condition holds, traps with the message in both paths when not', () => {
+  it('__assertfail: passes silently when the condition holds, traps with the message in both paths when not', async () => {
     const ok: Launch = {
       kernel: '_Z5checkPKiPi', grid: [1, 1, 1], block: [4, 1, 1],
       buffers: { input: { type: 's32', values: [1, 2, 3, 99] }, output: { type: 's32', count: 4 } },
@@ -128,6 +133,7 @@ describe('ABI calls of driver functions (sm_90)', () => {
     };
     const a = bothWays(fixture('assert'), ok);
     expect(a.ref.ok).toBe(true);
+    await tick();
     const bad: Launch = { ...ok, buffers: { input: { type: 's32', values: [1, 200, 3, 4] }, output: { type: 's32', count: 4 } } };
     const b = bothWays(fixture('assert'), bad);
     expect(b.ref.errors[0]!.code).toBe('INTERP_ASSERTION');

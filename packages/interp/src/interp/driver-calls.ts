@@ -42,9 +42,33 @@ const asDouble = (bits: bigint): number => {
   return f64.getFloat64(0);
 };
 
+/**
+ * JS rounds an exact tie away from zero (toFixed/toExponential pick the larger candidate); C's printf (glibc, which
+ * formats CUDA's device printf on the host) rounds it to even. `exact` is the value with 100 digits (exact for a
+ * tie: a tie's expansion ends at digit prec + 1), `rounded` JS's answer; the mantissa digits run up to 'e'.
+ */
+function tiesToEven(exact: string, rounded: string, prec: number): string {
+  const dot = exact.indexOf('.');
+  if (dot < 0 || prec >= 100) return rounded;
+  const end = exact.search(/[eE]|$/);
+  const frac = exact.slice(dot + 1, end);
+  if (frac[prec] !== '5' || !/^0*$/.test(frac.slice(prec + 1))) return rounded;
+  const down = exact.slice(0, prec ? dot + 1 + prec : dot);
+  const last = Number(down[down.length - 1]);
+  return last % 2 === 0 ? down + exact.slice(end) : rounded;
+}
+
+/** %f digits of |x| (C: every integer digit, no exponent however large). */
+function fixedForm(x: number, prec: number): string {
+  const p = Math.min(prec, 100);
+  if (x >= 1e21) return BigInt(x).toString() + (p ? `.${'0'.repeat(p)}` : '');
+  return tiesToEven(x.toFixed(100), x.toFixed(p), p);
+}
+
 /** C's %e exponent form: at least two exponent digits. */
 function expForm(x: number, prec: number, upper: boolean): string {
-  const [m, e] = x.toExponential(Math.min(prec, 100)).split('e') as [string, string];
+  const p = Math.min(prec, 100);
+  const [m, e] = tiesToEven(x.toExponential(100), x.toExponential(p), p).split('e') as [string, string];
   const sign = e[0] === '-' ? '-' : '+';
   const digits = e.replace(/^[+-]/, '').padStart(2, '0');
   const s = `${m}e${sign}${digits}`;
@@ -55,8 +79,8 @@ function expForm(x: number, prec: number, upper: boolean): string {
 function generalForm(x: number, prec: number, alt: boolean, upper: boolean): string {
   const p = prec === 0 ? 1 : prec;
   if (x === 0) return alt ? (0).toFixed(p - 1) : '0';
-  const exp = Number(x.toExponential(p - 1).split('e')[1]);
-  let s = p > exp && exp >= -4 ? x.toFixed(Math.min(100, p - 1 - exp)) : expForm(x, p - 1, upper);
+  const exp = Number(expForm(x, p - 1, false).split('e')[1]);
+  let s = p > exp && exp >= -4 ? fixedForm(x, p - 1 - exp) : expForm(x, p - 1, upper);
   if (!alt) {
     const [mant, ex] = s.split(/(?=[eE])/) as [string, string | undefined];
     const trimmed = mant.includes('.') ? mant.replace(/\.?0+$/, '') : mant;
@@ -206,7 +230,7 @@ export function formatDevicePrintf(fmt: string, loadArg: (offset: number, size: 
         const a = Math.abs(x);
         let body: string;
         if (!Number.isFinite(a)) body = Number.isNaN(a) ? 'nan' : 'inf';
-        else if (conv === 'f' || conv === 'F') body = a.toFixed(Math.min(100, prec ?? 6)) + (f.includes('#') && prec === 0 ? '.' : '');
+        else if (conv === 'f' || conv === 'F') body = fixedForm(a, prec ?? 6) + (f.includes('#') && prec === 0 ? '.' : '');
         else if (conv === 'e' || conv === 'E') body = expForm(a, prec ?? 6, upper);
         else if (conv === 'g' || conv === 'G') body = generalForm(a, prec ?? 6, f.includes('#'), upper);
         else body = hexForm(a, prec, upper);
