@@ -30,6 +30,28 @@ function isDirectConstLoad(opcode: string, mods: readonly string[], o: Operand):
 
 /** Plan the module's data: one scan over every instruction of every function. */
 export function planModuleData(m: OriModule): ModuleData {
+  const data = planVariables(m);
+  // Functions outside the module that the code calls (vprintf, malloc, ...): their addresses take bank-4 slots
+  // after the variables' (R_CUDA_64 against the undefined FUNC symbol, resolved by the driver), as ptxas does.
+  const seen = new Set<string>();
+  for (const f of m.functions) {
+    for (const b of f.blocks) {
+      for (const ins of b.instrs) {
+        if (ins.opcode !== 'CALL') continue;
+        const t = ins.uses[0];
+        if (t?.kind !== 'sym' || seen.has(t.name)) continue;
+        const callee = m.getFunction(t.name);
+        if (callee && callee.blocks.length) continue;
+        seen.add(t.name);
+        data.slots.set(t.name, data.addressTable.length);
+        data.addressTable.push({ symbol: t.name });
+      }
+    }
+  }
+  return data;
+}
+
+function planVariables(m: OriModule): ModuleData {
   const decls: VarDecl[] = [];
   const byName = new Map<string, VarDecl>();
   const consider = (v: VarDecl) => {

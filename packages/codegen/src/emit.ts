@@ -4,7 +4,8 @@ import { checkHazards, hazardInstrFromSass, type ControlInfo, type HazardFunctio
 import { generateScoreboards, stallCycles } from '@ptxforge/sass-scoreboard';
 import type { Assignment } from './regalloc.js';
 import { DESC_UR, toSass } from './lower.js';
-import { CodegenError, type MFunction, type VReg } from './mir.js';
+import { CodegenError, type MFunction, type MInstr, type VReg } from './mir.js';
+import { ABI_DESC_UR, ABI_RETURN_ADDRESS_REGISTER, DRIVER_SYSCALLS } from './abi-call.js';
 
 export interface EmittedFunction {
   code: Uint8Array;
@@ -22,6 +23,8 @@ export interface EmittedFunction {
   constant2?: Uint8Array;
   /** Each BRX's address and its distinct targets (EIATTR_INDIRECT_BRANCH_TARGETS). */
   indirectBranches: Array<{ offset: number; targets: number[] }>;
+  /** Addresses of the ABI calls of driver functions (EIATTR_SYSCALL_OFFSETS). */
+  syscallOffsets: number[];
 }
 
 export interface EmitOptions {
@@ -47,10 +50,12 @@ export function emitFunction(fn: MFunction, asg: Assignment, opts: EmitOptions):
     if (r < 0) throw new CodegenError('CODEGEN_REGISTERS', `${fn.name}: virtual register ${v.name} has no register`);
     return r;
   };
-  const flat: Array<{ mi: import('./mir.js').MInstr }> = [];
+  const flat: Array<{ mi: MInstr }> = [];
   const blockAddr: number[] = [];
   const prologue: SassInstruction[] = [];
-  if (fn.usesGlobalDesc) prologue.push({ opcode: 'ULDC', mods: ['64'], operands: [{ k: 'reg', file: 'UR', n: DESC_UR }, { k: 'cbank', bank: 0, off: 0x208 }] });
+  // ABI calls may overwrite UR4:UR5; the descriptor then lives in UR36:UR37, which callees preserve (as ptxas)
+  const descUR = fn.externs?.length ? ABI_DESC_UR : DESC_UR;
+  if (fn.usesGlobalDesc) prologue.push({ opcode: 'ULDC', mods: ['64'], operands: [{ k: 'reg', file: 'UR', n: descUR }, { k: 'cbank', bank: 0, off: 0x208 }] });
   if (fn.frameBytes > 0) {
     // the stack pointer R1 from the local window's top (c[0x0][0x28]), lowered by the frame (spill slots)
     prologue.push({ opcode: 'LDC', mods: [], operands: [{ k: 'reg', file: 'R', n: 1 }, { k: 'cbank', bank: 0, off: 0x28 }] });
@@ -60,15 +65,22 @@ export function emitFunction(fn: MFunction, asg: Assignment, opts: EmitOptions):
   for (const b of fn.blocks) {
     blockAddr.push(n * 16);
     for (const mi of b.instrs) {
+      if (mi.abi) {
+        // the return address (the word after the CALL) into R20:R21, immediately before the call
+        flat.push({ mi: { opcode: 'LEPC', mods: [], ops: [{ k: 'reg', file: 'R', n: ABI_RETURN_ADDRESS_REGISTER }, { k: 'int', v: 0x10 }], ndefs: 1 } });
+        n++;
+      }
       flat.push({ mi });
       n++;
     }
   }
   const instrs: SassInstruction[] = [...prologue];
   const indirectBranches: EmittedFunction['indirectBranches'] = [];
+  const syscallOffsets: number[] = [];
   for (const { mi } of flat) {
     const addr = instrs.length * 16;
-    const s = toSass(mi, reg, (bi) => blockAddr[bi]!, addr);
+    const s = toSass(mi, reg, (bi) => blockAddr[bi]!, addr, descUR);
+    if (mi.abi && DRIVER_SYSCALLS.has(mi.abi.callee)) syscallOffsets.push(addr);
     if (mi.opcode === 'BRX') {
       const t = mi.ops.find((o) => (o as { k: string }).k === 'jtable') as { table: number };
       indirectBranches.push({ offset: addr, targets: [...new Set(fn.jumpTables[t.table]!.targets.map((b) => blockAddr[b]!))] });
@@ -129,6 +141,7 @@ export function emitFunction(fn: MFunction, asg: Assignment, opts: EmitOptions):
   });
   return {
     code, instrs, exitOffsets, stallCycles: stallCycles(sb.control.slice(0, body)), hazards, instructions: body, ...(constant2 ? { constant2 } : {}), indirectBranches,
+    syscallOffsets,
   };
 }
 

@@ -4,6 +4,7 @@ import { allocateMachineFunction } from './regalloc.js';
 import { buildCubin, layoutProfileFor, type BuildFunction } from '@ptxforge/cubin';
 import { type ModuleData, planModuleData } from './data.js';
 import { emitFunction } from './emit.js';
+import { ABI_MIN_REGISTERS } from './abi-call.js';
 import { selectFunction } from './isel.js';
 import { legalize } from './lower.js';
 import { preScheduleMachineFunction } from './schedule.js';
@@ -72,7 +73,8 @@ export function compileFunction(m: OriModule, fnName: string, opts: CodegenOptio
   const e = emitFunction(mf, asg, { arch: opts.arch, encoder: opts.encoder, decoder: opts.decoder });
   if (e.hazards > 0) throw new CodegenError('CODEGEN_HAZARDS', `${fn.name}: the scoreboard generator left ${e.hazards} hazard(s)`);
   // ptxas reports the highest R register + 1 + 2 (docs/codegen-regalloc.md)
-  const registers = ptxasReportedRegisters(Math.max(asg.used.R, 2));
+  // a kernel calling through the ABI shares its allocation with the callee (abi-call.ts)
+  const registers = Math.max(ptxasReportedRegisters(Math.max(asg.used.R, 2)), mf.externs?.length ? ABI_MIN_REGISTERS : 0);
   const maxntid = fn.directives.get('maxntid');
   const reqntid = fn.directives.get('reqntid');
   const dim3 = (v: number[]): [number, number, number] => [v[0] ?? 1, v[1] ?? 1, v[2] ?? 1];
@@ -93,7 +95,16 @@ export function compileFunction(m: OriModule, fnName: string, opts: CodegenOptio
     minStackSize: mf.frameBytes, ...(barriers ? { barriers } : {}),
     ...(maxntid ? { maxThreads: dim3(maxntid) } : {}), ...(reqntid ? { reqntid: dim3(reqntid) } : {}),
     ...(opts.maxRegisters !== undefined ? { maxRegCount: opts.maxRegisters } : {}),
-    ...(e.constant2 ? { constant2: e.constant2, extra: { indirectBranchTargets: e.indirectBranches.map((b) => ({ ...b, tag: 0 })) } } : {}),
+    ...(e.constant2 ? { constant2: e.constant2 } : {}),
+    ...(e.constant2 || mf.externs?.length
+      ? {
+          extra: {
+            ...(e.constant2 ? { indirectBranchTargets: e.indirectBranches.map((b) => ({ ...b, tag: 0 })) } : {}),
+            ...(mf.externs?.length ? { externs: mf.externs } : {}),
+            ...(e.syscallOffsets.length ? { syscallOffsets: e.syscallOffsets } : {}),
+          },
+        }
+      : {}),
   };
   return {
     mf, kernel,

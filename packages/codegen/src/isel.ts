@@ -1,6 +1,7 @@
 import type { Block, Instr, OriFunction, OriModule, Operand, Register, VarDecl } from '@ptxforge/kernel';
 import type { SassOperand } from '@ptxforge/sass';
 import type { ModuleData } from './data.js';
+import { selectExternCall } from './abi-call.js';
 import { selectTexture } from './isel-texture.js';
 import {
   CodegenError, type JumpTable, type VMemOperand, type MBlock, type MFunction, type MGuard, type MInstr, type MOperand, type MParam, type VFile, type VReg, type VRegOperand,
@@ -87,6 +88,31 @@ class Selector {
     const v: VReg = { id: this.vregs.length, file, width, name };
     this.vregs.push(v);
     return v;
+  }
+
+  newFixed(n: number, name: string): VReg {
+    const v: VReg = { id: this.vregs.length, file: 'R', width: 1, name, fixed: n };
+    this.vregs.push(v);
+    return v;
+  }
+
+  /** The machine instructions of the block being selected. */
+  get current(): MInstr[] {
+    return this.cur;
+  }
+
+  /** Functions outside the module this function calls (EIATTR_EXTERNS), in first-call order. */
+  readonly externs: string[] = [];
+  private readonly externSet = new Set<string>();
+
+  externSlot(symbol: string): number {
+    const slot = this.opts.data?.slots.get(symbol);
+    if (slot === undefined) this.fail(`no constant bank 4 slot for the address of ${symbol}`);
+    if (!this.externSet.has(symbol)) {
+      this.externSet.add(symbol);
+      this.externs.push(symbol);
+    }
+    return slot;
   }
 
   vOf(r: Register): VReg {
@@ -275,7 +301,12 @@ class Selector {
   call(ins: Instr): void {
     const t = ins.uses[0];
     const callee = t?.kind === 'sym' ? this.module.getFunction(t.name) : undefined;
-    if (!callee || callee.blocks.length === 0) this.fail('call of a function without a body (extern or indirect)');
+    if (t?.kind === 'sym' && (!callee || callee.blocks.length === 0)) {
+      // a function outside the module (vprintf, malloc, an extern of a relocatable compilation): the ABI call
+      if (this.guard) this.fail('guarded call of an extern function');
+      return selectExternCall(this, ins, t.name, callee);
+    }
+    if (!callee || callee.blocks.length === 0) this.fail('indirect call');
     if (this.inlining.length >= MAX_INLINE_DEPTH || this.inlining.some((c) => c.fn === callee)) this.fail('recursive or deeply nested calls (the ABI call is not selected yet)');
     this.inlinedInstrs += callee.instructionCount;
     if (this.inlinedInstrs > MAX_INLINED_INSTRS) this.fail('too much code to inline (the ABI call is not selected yet)');
@@ -2147,6 +2178,7 @@ export function selectFunction(m: OriModule, fn: OriFunction, opts: SelectOption
   return {
     name: fn.name, kind: fn.kind, blocks, vregs: s.vregs, params, paramBase: opts.paramBase, paramBytes,
     sharedBytes: bytes, usesShared: uses, frameBytes: localBytes, localBytes, usesGlobalDesc: s.usesGlobal, jumpTables: s.jumpTables, directives: fn.directives,
+    ...(s.externs.length ? { externs: s.externs } : {}),
   };
 }
 

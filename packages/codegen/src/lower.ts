@@ -9,7 +9,7 @@ export const DESC_UR = 4;
  * One machine instruction as @ptxforge/sass's structured instruction, given the physical register of every
  * virtual register (`reg`) and the address of every block (`blockAddr`).
  */
-export function toSass(mi: MInstr, reg: (v: VReg) => number, blockAddr: (b: number) => number, addr = 0): SassInstruction {
+export function toSass(mi: MInstr, reg: (v: VReg) => number, blockAddr: (b: number) => number, addr = 0, descUR = DESC_UR): SassInstruction {
   const operands = mi.ops.map((o): SassOperand => {
     switch ((o as { k: string }).k) {
       case 'vreg': {
@@ -24,7 +24,7 @@ export function toSass(mi: MInstr, reg: (v: VReg) => number, blockAddr: (b: numb
         const m = o as VMemOperand;
         return {
           k: 'mem', base: m.stack ? 1 : m.base ? reg(m.base) : 255, off: m.off,
-          ...(m.desc ? { desc: DESC_UR } : {}), ...(m.wide && m.base && !m.plain ? { baseSfx: ['64'] } : {}),
+          ...(m.desc ? { desc: descUR } : {}), ...(m.wide && m.base && !m.plain ? { baseSfx: ['64'] } : {}),
         };
       }
       case 'label':

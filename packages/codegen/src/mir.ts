@@ -19,6 +19,8 @@ export interface VReg {
   readonly width: 1 | 2 | 4;
   /** For messages: the Ori register it came from (`%rd3`) or a temporary's name. */
   readonly name: string;
+  /** A register the calling convention fixes (an ABI call's argument or result: R4...); its first component. */
+  readonly fixed?: number;
 }
 
 export interface VRegOperand {
@@ -92,6 +94,22 @@ export interface MInstr {
   ndefs: number;
   /** Source line of the Ori instruction it came from. */
   line?: number;
+  /**
+   * An ABI call (`CALL.ABS.NOINC Rt` to a function outside the module): the registers it passes and returns,
+   * which its operands do not name, the physical registers the callee may overwrite, and the callee's symbol.
+   */
+  abi?: AbiCallInfo;
+}
+
+/** What register allocation and emission must know of an ABI call (abi-call.ts). */
+export interface AbiCallInfo {
+  callee: string;
+  /** Argument registers read (fixed virtual registers R4...). */
+  uses: VReg[];
+  /** Result registers written (fixed virtual registers R4...). */
+  defs: VReg[];
+  /** Physical registers the call overwrites besides its results (caller-saved ones, the return address). */
+  clobbers: Array<{ file: VFile; n: number }>;
 }
 
 export interface MBlock {
@@ -130,6 +148,8 @@ export interface MFunction {
   usesGlobalDesc: boolean;
   /** BRX jump tables (`.nv.constant2.<fn>`, 4 bytes per entry), indexed by JumpTableOperand.table. */
   jumpTables: JumpTable[];
+  /** Functions outside the module it calls through the ABI (abi-call.ts), in first-call order. */
+  externs?: string[];
   /** `.maxntid`/`.reqntid`-style directives carried to the cubin. */
   directives: ReadonlyMap<string, number[]>;
 }

@@ -37,7 +37,7 @@ export interface AllocateOptions {
 }
 
 /** Where each RA def/use of an instruction sits among its operands. */
-export type Slot = { op: number } | { guard: true };
+export type Slot = { op: number } | { guard: true } | { abi: true };
 
 export interface Described {
   ra: RaInstr<MInstr>;
@@ -47,6 +47,8 @@ export interface Described {
 }
 
 const GUARD_SLOT: Slot = Object.freeze({ guard: true });
+/** An ABI call's argument or result register (abi-call.ts): not an operand, nothing to rename. */
+const ABI_SLOT: Slot = Object.freeze({ abi: true });
 /** `{ op: i }` slots are immutable: one object per operand position. */
 const OP_SLOTS: Slot[] = [];
 const opSlot = (i: number): Slot => OP_SLOTS[i] ?? (OP_SLOTS[i] = Object.freeze({ op: i }));
@@ -99,6 +101,18 @@ function describe(mi: MInstr, fullyWritten: Set<number>, classify?: SchedClassif
       useSlots.push(opSlot(i));
     }
   }
+  // an ABI call reads its argument registers and writes its results without naming them as operands
+  if (mi.abi) {
+    for (const v of mi.abi.uses) {
+      uses.push(v.id);
+      useSlots.push(ABI_SLOT);
+    }
+    for (const v of mi.abi.defs) {
+      defs.push(v.id);
+      defSlots.push(ABI_SLOT);
+      fullyWritten.add(v.id);
+    }
+  }
   const src = ops[mi.ndefs];
   const copy = mi.opcode === 'MOV' && !mi.guard && defs.length === 1 && uses.length === 1 && mi.ndefs === 1 && isWholeVreg(ops[0]!) && isWholeVreg(src!) &&
     (ops[0] as VRegOperand).v.width === (src as VRegOperand).v.width && !(src as VRegOperand).neg && !(src as VRegOperand).abs;
@@ -110,6 +124,7 @@ function describe(mi: MInstr, fullyWritten: Set<number>, classify?: SchedClassif
   if (partialDefs.length) ra.partialDefs = partialDefs;
   if (copy) ra.copy = true;
   if (remat) ra.rematerializable = true;
+  if (mi.abi) ra.clobbers = mi.abi.clobbers.map((c) => ({ cls: c.file, index: c.n }));
   if (classify) {
     const info = schedInfo(mi, classify);
     ra.op = info.op;
@@ -165,7 +180,7 @@ export function describeMachineFunction(fn: MFunction, classify?: SchedClassifie
     return { instrs, succs: succs[i]! };
   });
   lastDescription.set(fn, kept);
-  return { ra: { vregs: fn.vregs.map((v) => ({ cls: v.file, width: v.width })), blocks }, described };
+  return { ra: { vregs: fn.vregs.map((v) => ({ cls: v.file, width: v.width, ...(v.fixed !== undefined ? { fixed: v.fixed } : {}) })), blocks }, described };
 }
 
 function sameSequence(a: readonly MInstr[], b: readonly MInstr[]): boolean {
@@ -274,6 +289,7 @@ export function allocateMachineFunction(fn: MFunction, opts: AllocateOptions): A
       let guard = src.guard;
       const put = (slot: Slot, id: number): void => {
         const v = vregs[id]!;
+        if ('abi' in slot) return; // the call's fixed registers: not operands
         if ('guard' in slot) {
           guard = { ...guard!, v };
           return;

@@ -160,6 +160,19 @@ export interface BuildCubinInput {
   addressTable?: Array<{ symbol: string; addend?: number }>;
 }
 
+/**
+ * Functions a BuildFunction names in `extra.externs` that the module does not define (`vprintf`, `malloc`,
+ * `__assertfail`, ...): each becomes an undefined global FUNC symbol right after the first function naming it,
+ * an edge (caller, callee) of `.nv.callgraph`, and may be the symbol of an `addressTable` slot (the code loads
+ * its address from constant bank 4, resolved by the driver when it loads the module), as ptxas writes them.
+ */
+function externsOf(input: BuildCubinInput): Set<string> {
+  const defined = new Set(input.functions.map((f) => f.name));
+  const out = new Set<string>();
+  for (const f of input.functions) for (const n of f.extra?.externs ?? []) if (!defined.has(n)) out.add(n);
+  return out;
+}
+
 const DEFAULT_TOOL: BuildTool = { name: 'ptxforge', version: 'ptxforge', branch: '', options: '' };
 
 function fail(message: string): never {
@@ -393,9 +406,12 @@ export function buildCubin(input: BuildCubinInput): Uint8Array {
   for (const f of input.functions) checkFunction(f, seen);
   const data = layoutModuleData(input.variables ?? []);
   for (const v of data.variables) if (seen.has(v.name)) fail(`${v.name} names both a function and a variable`);
+  const externs = externsOf(input);
+  for (const n of externs) if (data.byName.has(n)) fail(`${n} names both an extern function and a variable`);
   for (const a of input.addressTable ?? []) {
+    if (externs.has(a.symbol)) continue;
     const v = data.byName.get(a.symbol);
-    if (!v || v.space !== 'global') fail(`.nv.constant4: ${a.symbol} is not a global variable of the module`);
+    if (!v || v.space !== 'global') fail(`.nv.constant4: ${a.symbol} is not a global variable or extern function of the module`);
   }
   return build(input, sm, profile, data);
 }
@@ -538,10 +554,18 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile, data: 
     both('.nv.rel.action');
     sectionSym('.nv.rel.action');
   }
+  const externSymbols = new Set<string>();
+  const defined = new Set(input.functions.map((f) => f.name));
   for (const f of fns) {
     if (f.global) {
       str.add(f.name);
       globals.push(fnSymbol(f));
+    }
+    for (const n of f.extra?.externs ?? []) {
+      if (defined.has(n) || externSymbols.has(n)) continue;
+      externSymbols.add(n);
+      str.add(n);
+      globals.push({ name: n, value: 0, size: 0, type: STT.FUNC, bind: STB.GLOBAL, other: 0, shndx: 0 });
     }
     for (const s of f.subroutines ?? []) {
       if (!early(s)) {
@@ -602,7 +626,7 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile, data: 
   for (const f of fns) {
     add({ name: `.nv.info.${f.name}`, type: SHT.CUDA_INFO, flags: SHF.INFO_LINK, addralign: 4, link: '.symtab', info: `.text.${f.name}`, data: new Uint8Array(0) });
   }
-  add({ name: '.nv.callgraph', type: SHT.CUDA_CALLGRAPH, flags: 0, addralign: 4, entsize: 8, link: '.symtab', data: u32s(0, -1, 0, -2, 0, -3, 0, -4) });
+  add({ name: '.nv.callgraph', type: SHT.CUDA_CALLGRAPH, flags: 0, addralign: 4, entsize: 8, link: '.symtab', data: new Uint8Array(0) });
   if (P.relAction) add({ name: '.nv.rel.action', type: SHT.CUDA_RELOCINFO, flags: 0, addralign: 8, entsize: 8, data: P.relAction });
   for (const f of fns) {
     if (!relocationsOf(f)) continue;
@@ -681,6 +705,10 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile, data: 
   if (input.texmodeIndependent) global.push(nval('TEXMODE_INDEPENDENT'));
   for (const f of fns) global.push(sval('MIN_STACK_SIZE', u32s(symOf(f.name, f.name), f.minStackSize ?? 0)));
   secs[secOf('.nv.info')]!.data = encodeNvInfo(global);
+  // .nv.callgraph: (0, -1), a (caller, callee) pair per call of an extern function, then (0, -2) (0, -3) (0, -4)
+  const edges: number[] = [];
+  for (const f of fns) for (const n of f.extra?.externs ?? []) if (!defined.has(n)) edges.push(symOf(f.name, f.name), symOf(n, f.name));
+  secs[secOf('.nv.callgraph')]!.data = u32s(0, -1, ...edges, 0, -2, 0, -3, 0, -4);
 
   for (const f of fns) secs[secOf(`.nv.info.${f.name}`)]!.data = encodeNvInfo(functionAttributes(f, input, P, sectionSymIndex, symOf));
 

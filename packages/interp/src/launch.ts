@@ -84,6 +84,8 @@ export interface RunResult {
   readonly buffers: Record<string, BufferResult>;
   readonly counts: DynamicCounts;
   readonly errors: InterpError[];
+  /** What the threads printed with device printf (vprintf), one entry per call per thread, in execution order. */
+  readonly printed?: string[];
 }
 
 export interface RunOptions {
@@ -393,7 +395,8 @@ export function runKernel(module: OriModule, launch: Launch, opts: RunOptions = 
     if (v && v.space !== 'global') continue;
     buffers[r.name] = { name: r.name, type: 'u8', address: r.base, bytes: r.bytes };
   }
-  return { ok: errors.length === 0, buffers, counts: machine ? machine.counts() : EMPTY_COUNTS, errors };
+  const printed = prepared.global.printed;
+  return { ok: errors.length === 0, buffers, counts: machine ? machine.counts() : EMPTY_COUNTS, errors, ...(printed.length ? { printed } : {}) };
 }
 
 function asInterpError(e: unknown): InterpError {
@@ -411,7 +414,7 @@ export function resultToJSON(r: RunResult): object {
     for (let i = 0; i + size <= b.bytes.length; i += size) values.push(jsonNumber(readElement(b.bytes, b.type, i / size)));
     buffers[name] = { type: b.type, address: `0x${b.address.toString(16)}`, values, hex: toHex(b.bytes) };
   }
-  return { ok: r.ok, buffers, counts: r.counts, errors: r.errors.map((e) => e.toJSON()) };
+  return { ok: r.ok, buffers, ...(r.printed ? { printed: r.printed } : {}), counts: r.counts, errors: r.errors.map((e) => e.toJSON()) };
 }
 
 function jsonNumber(v: number | string): number | string {

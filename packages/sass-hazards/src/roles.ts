@@ -266,6 +266,14 @@ export function instrRoles(ins: HazardInstr): InstrRoles {
       for (let p = 0; p < 7; p++) if (mask & (1 << p)) list.push({ reg: { file, index: p, count: 1 }, operand: i });
     }
   }
+  if (op === 'CALL' && mods.includes('ABS')) {
+    // a call out of the function (the ABI's CALL.ABS to vprintf, malloc, an extern): the callee may read any
+    // register (arguments, and the ones it saves) and write any (results, scratch, after saving the rest), so
+    // every pending write and late read must be complete when it issues (ptxas waits on all scoreboards there)
+    uses.push({ reg: { file: 'R', index: 0, count: 255 }, operand: -1 });
+    defs.push({ reg: { file: 'R', index: 0, count: 255 }, operand: -1 });
+    for (let p = 0; p < 7; p++) defs.push({ reg: { file: 'P', index: p, count: 1 }, operand: -1 });
+  }
   return { defs, uses, guessed, resultOperands: n };
 }
 

@@ -56,6 +56,8 @@ interface Ctx {
   text: string;
   /** Return sites (the word after each CALL), ascending: RET's jump table. */
   returnSites: number[];
+  /** ABI calls of driver functions (`CALL.ABS.NOINC Rt` with Rt loaded from a bank-4 slot): address → callee. */
+  externCalls: Map<number, string>;
   /** Extra blocks appended after the body (the bad-return trap). */
   tail: string[];
   /** BRX address → its possible targets (EIATTR_INDIRECT_BRANCH_TARGETS). */
@@ -76,8 +78,81 @@ interface DataImage {
   /** Bank 4: byte offset of a relocated 64-bit word → the variable and offset it holds the address of. */
   bank4Relocs: Map<number, { v: string; offset: number }>;
   bank4Bytes: Uint8Array;
+  /** Bank 4: byte offset of a word holding the address of a function outside the module (vprintf, malloc ...). */
+  bank4Externs: Map<number, string>;
   /** Offset in bank 3 of the function's `.nv.constant2` (jump tables), when it has one. */
   bank2Base?: number;
+}
+
+/**
+ * Driver functions an ABI call may name, with their parameter and result widths in registers (the CUDA
+ * declarations nvcc writes: `vprintf(.b64, .b64) -> .b32`, `malloc(.b64) -> .b64`, `free(.b64)`,
+ * `__assertfail(.b64, .b64, .b32, .b64, .b64)`).
+ */
+const DRIVER_SIGNATURES: Record<string, { args: number[]; results: number[] }> = {
+  vprintf: { args: [2, 2], results: [1] },
+  malloc: { args: [2], results: [2] },
+  free: { args: [2], results: [] },
+  __assertfail: { args: [2, 2, 1, 2, 2], results: [] },
+};
+
+/** Registers from R4 for values of these widths, pairs even-aligned (the ABI's argument and result placement). */
+function abiPlace(widths: readonly number[]): number[] {
+  let next = 4;
+  return widths.map((w) => {
+    if (w === 2 && next % 2) next++;
+    const at = next;
+    next += w;
+    return at;
+  });
+}
+
+/**
+ * Find each `CALL.ABS.NOINC Rt` whose Rt was last written, earlier in the same straight-line code, by
+ * `LDC.64 Rt, c[0x4][slot]` of a driver function's slot (how ptxas and ptxforge call vprintf and friends).
+ */
+function findExternCalls(ctx: Ctx, words: ReadonlyArray<{ addr: number; ins: SassInstruction; view: HazardInstr }>): void {
+  for (let k = 0; k < words.length; k++) {
+    const w = words[k]!;
+    if (w.view.opcode !== 'CALL' || !w.view.mods.includes('ABS')) continue;
+    const t = w.view.operands.find((o) => o.kind === 'reg' && o.reg)?.reg?.index;
+    if (t === undefined) continue;
+    for (let j = k - 1; j >= 0; j--) {
+      const p = words[j]!.view;
+      if (['BRA', 'EXIT', 'RET', 'BRX', 'CALL', 'BSYNC'].includes(p.opcode)) break;
+      const d = instrRoles(p).defs.find((x) => x.reg.file === 'R' && x.reg.index <= t + 1 && t <= x.reg.index + x.reg.count - 1);
+      if (!d) continue;
+      const c = p.operands.find((o) => o.kind === 'cbank');
+      const m = c ? /c\[0x4\]\[(0x[0-9a-f]+|\d+)\]/.exec(c.text) : null;
+      const name = p.opcode === 'LDC' && m ? ctx.data.bank4Externs.get(Number(m[1])) : undefined;
+      if (name !== undefined) ctx.externCalls.set(w.addr, name);
+      break;
+    }
+  }
+}
+
+/**
+ * An ABI call of a driver function, lifted as the Ori call by name (the interpreter runs vprintf, traps on
+ * __assertfail, refuses malloc): arguments from R4..., results into R4...; afterwards every register the callee
+ * may overwrite (R0, R2..R15, R20:R21, P0..P6) holds a poison value, so code that wrongly keeps a value there
+ * across the call computes a different result.
+ */
+function liftExternCall(ctx: Ctx, name: string, guard: string, uncond: boolean): { lines: string[]; ends: boolean } {
+  const sig = DRIVER_SIGNATURES[name];
+  if (!sig) unsupported(ctx, `a call of ${name}, a function outside the module, is not lifted`);
+  if (!uncond) unsupported(ctx, 'a guarded call of a driver function is not lifted');
+  const regs = (widths: number[], at: number[]): string[] => widths.map((w, i) => regName('R', at[i]!, w));
+  const args = regs(sig.args, abiPlace(sig.args));
+  const resAt = abiPlace(sig.results);
+  const results = regs(sig.results, resAt);
+  const kept = new Set<number>();
+  sig.results.forEach((w, i) => {
+    for (let p = 0; p < w; p++) kept.add(resAt[i]! + p);
+  });
+  const lines = [`  ${guard}${results.length ? `${results.join(', ')} = ` : ''}CALL @${name}${args.length ? `, ${args.join(', ')}` : ''}`];
+  for (const n of [0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 20, 21]) if (!kept.has(n)) lines.push(`  ${regName('R', n, 1)} = MOV 0x7ff7dead`);
+  for (let p = 0; p < 7; p++) lines.push(`  %p${p} = ISETP.NE.U32.AND RZ, 0x1, PT`);
+  return { lines, ends: false };
 }
 
 function unsupported(ctx: Ctx, why: string): never {
@@ -208,6 +283,8 @@ function operand(ctx: Ctx, o: SassOperandView, width: number, fp: 'f32' | 'f64' 
 /** A word of constant bank 4: a variable's address (from the bank's relocations) or the bank's plain bytes. */
 function bank4Word(ctx: Ctx, off: number, width: number): string {
   const { bank4Relocs, bank4Bytes } = ctx.data;
+  // a driver function's address: unknown here (0); the CALL through it is lifted by name
+  if (ctx.data.bank4Externs.has(off) || ctx.data.bank4Externs.has(off - 4)) return '0';
   const at = bank4Relocs.get(off) ?? bank4Relocs.get(off - 4);
   if (!at) {
     if (off + 4 * width > bank4Bytes.length) unsupported(ctx, `c[0x4][${hex(off)}] is outside .nv.constant4`);
@@ -444,6 +521,8 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
       return unsupported(ctx, 'barrier form');
     }
     case 'CALL': {
+      const ext = ctx.externCalls.get(ctx.addr);
+      if (ext !== undefined) return liftExternCall(ctx, ext, guard, uncond);
       // ptxas's ABI (non-separate compilation): `MOV Rr, <return site>; CALL.REL.NOINC callee` with the callee
       // placed in the kernel's section, returning by `RET.REL.NODEC Rr`. NOINC: no hardware return stack.
       if (!mods.includes('NOINC') || branchTarget === undefined) unsupported(ctx, 'calls through the hardware return stack or to other sections are not lifted yet');
@@ -580,7 +659,13 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
     case 'LDSM':
       if (!guard) return liftLdsm(ctx, ops, mods);
       return unsupported(ctx, `${op} under a guard is not lifted yet`);
-    case 'LEPC':
+    case 'LEPC': {
+      // the (function-relative) address of the word `off` bytes after the next one: an ABI call's return address
+      const d = ops.find((o) => o.kind === 'reg' && o.reg);
+      const off = ops.find((o) => o.kind === 'imm');
+      if (!d) unsupported(ctx, 'LEPC without a destination');
+      return line(`${regName('R', d!.reg!.index, 2)} = MOV ${ctx.addr + 16 + (off ? intText(off.text) : 0)}`);
+    }
     case 'R2P':
     case 'HMMA':
     case 'IMMA':
@@ -961,11 +1046,18 @@ function dataImage(cubin: Cubin, fnName: string): DataImage {
   let bank4: { index: number; bytes: Uint8Array } | undefined;
   for (const sec of cubin.sections) if (sec.name === '.nv.constant4') bank4 = { index: sec.index, bytes: sec.data };
   const bank4Relocs = new Map<number, { v: string; offset: number }>();
+  const bank4Externs = new Map<number, string>();
   for (const r of cubin.relocations) {
     const target = cubin.sections[r.target];
     if (!target || (!secVar.has(r.target) && r.target !== bank4?.index)) continue;
     const size = r.typeName === 'R_CUDA_64' || r.typeName === 'R_CUDA_G64' ? 8 : r.typeName === 'R_CUDA_32' || r.typeName === 'R_CUDA_G32' ? 4 : 0;
     if (!size) throw new LiftError('LIFT_UNSUPPORTED', `${fnName}: relocation ${r.typeName} in ${target.name} is not lifted`);
+    const sym = cubin.symbols[r.symbol];
+    if (r.target === bank4?.index && sym && sym.shndx === 0 && sym.type === 2 /* STT_FUNC */) {
+      // an undefined function the driver resolves: an ABI call's target (its CALL names it, see externCallee)
+      bank4Externs.set(r.offset, sym.name);
+      continue;
+    }
     const w = where(r.symbol, r.addend ?? 0);
     if (r.target === bank4?.index) {
       if (size !== 8) throw new LiftError('LIFT_UNSUPPORTED', `${fnName}: ${r.typeName} in .nv.constant4 is not lifted`);
@@ -995,7 +1087,7 @@ function dataImage(cubin: Cubin, fnName: string): DataImage {
     bank2Base = Math.ceil((c3?.size ?? 0) / 16) * 16;
     decls.push(`.const .align 16 .b8 @__nv_constant2[${c2.size}] = hex"${Buffer.from(c2.data).toString('hex')}"`);
   }
-  return { decls, bank4Relocs, bank4Bytes: bank4?.bytes ?? new Uint8Array(0), bank2Base };
+  return { decls, bank4Relocs, bank4Externs, bank4Bytes: bank4?.bytes ?? new Uint8Array(0), bank2Base };
 }
 
 function attrValue(fn: CubinFunction, code: number): number {
@@ -1027,7 +1119,7 @@ export function liftCubin(cubin: Cubin, kernelName?: string): LiftedKernel {
     const v = decodeAttribute(r);
     if (v.kind === 'branchTargets') for (const b of v.branches) indirectTargets.set(b.offset, [...(indirectTargets.get(b.offset) ?? []), ...b.targets]);
   }
-  const ctx: Ctx = { fn: fn.name, addr: 0, stackTop: localBytes, tmp: 1000, text: '', returnSites: [], tail: [], pre: [], data, indirectTargets };
+  const ctx: Ctx = { fn: fn.name, addr: 0, stackTop: localBytes, tmp: 1000, text: '', returnSites: [], tail: [], pre: [], data, indirectTargets, externCalls: new Map() };
   // decode everything first: block leaders are branch targets and the words after control transfers
   const words: Array<{ addr: number; ins: SassInstruction; view: HazardInstr; target?: number }> = [];
   for (let a = 0; a + 16 <= fn.code.length; a += 16) {
@@ -1044,6 +1136,7 @@ export function liftCubin(cubin: Cubin, kernelName?: string): LiftedKernel {
     if (d.opcode === 'BRA' || d.opcode === 'JMP' || d.opcode === 'BSSY' || d.opcode === 'CALL') for (const o of d.operands) if (o.k === 'int' && o.reloc === undefined) target = o.v;
     words.push({ addr: a, ins: d, view, target });
   }
+  findExternCalls(ctx, words);
   const leaders = new Set<number>([0]);
   for (const ts of indirectTargets.values()) for (const t of ts) leaders.add(t);
   for (const w of words) {

@@ -32,6 +32,7 @@ const CASES: [string, string, string, string][] = [
   ['sm_90', 'div.rn.f64 (exponent clamp)', '000fe400_03fe0100_46a00000_0d0d7848', 'VIMNMX R13, R13, 0x46a00000, PT ;'],
   ['sm_90', 'div.rn.f64 (exponent difference)', '0c0fe400_07800911_b9600000_0c0d7446', 'VIADDMNMX R13, R12.reuse, -R17, -0x46a00000, !PT ;'],
   ['sm_90', 'cvta.shared.u64 (window high word)', '000eaa00_00002f00_00000000_00077919', 'S2R R7, SR_SWINHI ;'],
+  ['sm_90', 'call.uni vprintf (return address)', '000fce00_00000000_00000000_1014794e', 'LEPC R20, 0x10 ;'],
   ['sm_90', 'max.s32', '004fca00_07fe0100_00000007_00077248', 'VIMNMX R7, R0, R7, !PT ;'],
   ['sm_90', 'fma.rn.bf16x2', '004fce00_00200006_00000007_00077235', 'HFMA2.MMA.BF16_V2 R7, R0, R7, R6 ;'],
   ['sm_90', 'dp2a.hi.s32.s32', '004fca00_00003606_00000007_00077226', 'IDP.2A.HI.S16.S8 R7, R0, R7, R6 ;'],

@@ -326,6 +326,26 @@ export const EVIDENCE_ROWS: RowSpec[] = [
     atoms: r.atoms.map((a) => (a.key === '2' ? { key: '2', parts: [[32, 32]] as Run[], enc: 's' as const } : a)),
     reuse: {},
   })),
+  // LEPC on sm_90 (opcode 0x94e): the return address of an ABI call (`CALL.ABS.NOINC Rt` to vprintf, malloc,
+  // __assertfail ...) into Rd:Rd+1, as the PC-relative byte offset in bits 24..31 from the next instruction (ptxas
+  // writes `LEPC R20` right before the CALL with 0x10: the address after the CALL). Evidence: printf, malloc/free
+  // and assert kernels, all with 0x10; wider offsets are not known, so the field holds 0..255.
+  newRow({
+    archs: ['sm_90'],
+    op: 0x94e,
+    name: 'LEPC',
+    sig: 'R,I',
+    guard: 'P',
+    atoms: [
+      { key: '0', parts: [[16, 8]], enc: 'u' },
+      { key: '1', parts: [[24, 8]], enc: 'u' },
+    ],
+    slots: [],
+    fixed: [],
+    order: [],
+    reuse: {},
+    set: [],
+  }),
   newRow({
     archs: ['sm_90'],
     op: 0x446,

@@ -8,7 +8,8 @@ export type InterpErrorKind =
   | 'step-limit'
   | 'unsupported'
   | 'bad-branch-index'
-  | 'bad-launch';
+  | 'bad-launch'
+  | 'assertion';
 
 const CODES: Record<InterpErrorKind, string> = {
   'out-of-bounds': 'INTERP_OUT_OF_BOUNDS',
@@ -19,6 +20,7 @@ const CODES: Record<InterpErrorKind, string> = {
   unsupported: 'INTERP_UNSUPPORTED',
   'bad-branch-index': 'INTERP_BAD_BRANCH_INDEX',
   'bad-launch': 'INTERP_BAD_LAUNCH',
+  assertion: 'INTERP_ASSERTION',
 };
 
 /** Where an error happened: the instruction (as Ori text) and the thread. */

@@ -63,6 +63,21 @@ function resolve(w: Warp, space: Space, addr: number, size: number, l: number): 
   }
 }
 
+/** One byte at a generic address for lane l (the driver functions' view of memory: printf formats and buffers). */
+export function loadGenericByte(w: Warp, addr: number, l: number): number {
+  resolve(w, Space.GENERIC, addr, 1, l);
+  return curView.getUint8(curOff);
+}
+
+/** `size` bytes (1, 2, 4 or 8) at a generic address for lane l, little-endian, as an unsigned bigint. */
+export function loadGeneric(w: Warp, addr: number, size: number, l: number): bigint {
+  resolve(w, Space.GENERIC, addr, size, l);
+  if (size === 8) return curView.getBigUint64(curOff, true);
+  if (size === 4) return BigInt(curView.getUint32(curOff, true));
+  if (size === 2) return BigInt(curView.getUint16(curOff, true));
+  return BigInt(curView.getUint8(curOff));
+}
+
 interface Addr {
   readonly base: number; // slot or -1
   readonly wide: boolean;

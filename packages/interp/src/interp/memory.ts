@@ -27,6 +27,8 @@ export interface Region {
 
 export class GlobalMemory {
   readonly regions: Region[] = [];
+  /** What the launch's threads printed (device printf, in execution order: warps as run, lanes ascending). */
+  readonly printed: string[] = [];
   private next = GLOBAL_BASE;
   private last: Region | undefined;
 

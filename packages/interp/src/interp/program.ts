@@ -11,6 +11,7 @@ import {
 import { describeInstr, evaluatePure, PURE_OPCODES, type PureInstr, type PureValue } from '@ptxforge/semantics';
 import { Trap } from './errors.js';
 import { buildFastPath } from './fastpaths.js';
+import { buildDriverCall } from './driver-calls.js';
 import { buildMemoryOp, buildWarpOp } from './memops.js';
 import { buildTextureOp } from './texops.js';
 import type { ResourceObject } from './texture.js';
@@ -387,6 +388,15 @@ export class Program {
         op.k = K.CALL;
         const target = i.uses[0];
         const callee = target?.kind === 'sym' ? this.module.getFunction(target.name) : undefined;
+        if ((!callee || callee.blocks.length === 0) && target?.kind === 'sym') {
+          // a function the driver provides (vprintf, __assertfail, malloc ...): its semantics or a coded refusal
+          const exec = buildDriverCall(this, fn, i, target.name);
+          if (exec) {
+            op.k = K.ALU;
+            op.exec = exec;
+            return op;
+          }
+        }
         if (!callee) {
           op.k = K.ALU;
           op.exec = trapExec('unsupported', `CALL target ${target?.kind === 'sym' ? '@' + target.name : '?'} is not a function of the module`);

@@ -151,5 +151,12 @@ export function compare(before: RunResult, after: RunResult): Diff | undefined {
       };
     }
   }
+  // device printf output is observable too: the same lines in the same order
+  const bp = before.printed ?? [];
+  const ap = after.printed ?? [];
+  for (let i = 0; i < Math.max(bp.length, ap.length); i++) {
+    if (bp[i] === ap[i]) continue;
+    return { text: `printf output differs at line ${i + 1}: before ${JSON.stringify(bp[i] ?? '(none)')}, after ${JSON.stringify(ap[i] ?? '(none)')}`, at: {} };
+  }
   return undefined;
 }
