@@ -7,7 +7,10 @@
 // (--stat's "All Phases Summary"), the growth for 4x the input (goal <= 4.6x), ptxas's time beside it, and
 // every phase whose own time grows by more than 4.6x from the smallest to the largest size (the superlinear
 // suspects), with its share.
-// Usage: pnpm build && node scripts/bench-pipeline-scaling.mjs [--sizes 8000,16000,32000] [--shapes a,b] [--emit ori|cubin]
+// With `--runs N` every size runs N times per shape, the sizes alternating within each round; the table shows
+// medians and the growth is the median over rounds of (largest size / smallest size), in CPU and in wall time
+// (on a loaded machine CPU time is the figure to read). `--no-ptxas` skips the ptxas runs.
+// Usage: pnpm build && node scripts/bench-pipeline-scaling.mjs [--sizes 8000,16000,32000] [--shapes a,b] [--emit ori|cubin] [--runs N] [--no-ptxas]
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -25,6 +28,12 @@ const sizes = arg('--sizes', '8000,16000,32000').split(',').map(Number);
 // --emit ori stops after the optimizer (the 159-phase pipeline); the default goes on through code
 // generation to a cubin, as ptxas does.
 const emit = arg('--emit', 'cubin');
+const runs = Math.max(1, Number(arg('--runs', '1')) || 1);
+const median = (xs) => {
+  const v = xs.filter(Number.isFinite).sort((a, b) => a - b);
+  const n = v.length;
+  return n ? (n % 2 ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : NaN;
+};
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'ptxforge-scaling-'));
 
 const header = (name) => `.version 8.5
@@ -123,8 +132,8 @@ function run(cmd, args) {
   return { ms, cpu, ok: r.status === 0, stderr: r.stderr ?? '', err: (r.stderr || '').split('\n')[0] };
 }
 
-let ptxas = true;
-try {
+let ptxas = !argv.includes('--no-ptxas');
+if (ptxas) try {
   execFileSync('ptxas', ['--version'], { stdio: 'ignore' });
 } catch {
   ptxas = false;
@@ -137,15 +146,40 @@ for (const shape of shapes) {
     continue;
   }
   const rows = [];
-  for (const n of sizes) {
+  const files = sizes.map((n) => {
     const f = path.join(tmp, `${shape}-${n}.ptx`);
     writeFileSync(f, generate(shape, n));
-    const ours = run(cli, ['-arch', 'sm_90', '-O3', '--no-cache', '--stat=phase-wise', '--emit', emit, f, '-o', path.join(tmp, emit === 'ori' ? 'x.ori' : 'x.cubin')]);
-    const theirs = ptxas ? run('ptxas', ['-arch=sm_90', '-O3', f, '-o', path.join(tmp, 'x.cubin')]) : undefined;
-    const phases = new Map();
-    for (const m of ours.stderr.matchAll(/^(\w+) :: .*\[Time ([\d.]+) ms \]$/gm)) if (m[1] !== 'All') phases.set(m[1], (phases.get(m[1]) ?? 0) + Number(m[2]));
-    const all = /^All Phases Summary :: .*\[Time ([\d.]+) ms \]$/m.exec(ours.stderr);
-    rows.push({ n, ours, theirs, phases, pipelineMs: all ? Number(all[1]) : NaN });
+    return f;
+  });
+  // rounds[r][k]: run r of size k (sizes alternate within a round; every other round runs them largest first)
+  const rounds = [];
+  for (let r = 0; r < runs; r++) {
+    const order = sizes.map((_, k) => k);
+    if (r % 2) order.reverse();
+    const round = [];
+    for (const k of order) {
+      const f = files[k];
+      const ours = run(cli, ['-arch', 'sm_90', '-O3', '--no-cache', '--stat=phase-wise', '--emit', emit, f, '-o', path.join(tmp, emit === 'ori' ? 'x.ori' : 'x.cubin')]);
+      const theirs = ptxas ? run('ptxas', ['-arch=sm_90', '-O3', f, '-o', path.join(tmp, 'x.cubin')]) : undefined;
+      const phases = new Map();
+      for (const m of ours.stderr.matchAll(/^(\w+) :: .*\[Time ([\d.]+) ms \]$/gm)) if (m[1] !== 'All') phases.set(m[1], (phases.get(m[1]) ?? 0) + Number(m[2]));
+      const all = /^All Phases Summary :: .*\[Time ([\d.]+) ms \]$/m.exec(ours.stderr);
+      round[k] = { n: sizes[k], ours, theirs, phases, pipelineMs: all ? Number(all[1]) : NaN };
+    }
+    rounds.push(round);
+  }
+  // Per size: medians over the rounds (the phase table of the first round).
+  for (let k = 0; k < sizes.length; k++) {
+    const rs = rounds.map((round) => round[k]);
+    const ok = rs.every((x) => x.ours.ok);
+    const theirsOk = rs.every((x) => x.theirs?.ok);
+    rows.push({
+      n: sizes[k],
+      ours: { ok, ms: median(rs.map((x) => x.ours.ms)), cpu: median(rs.map((x) => x.ours.cpu)), err: rs.find((x) => !x.ours.ok)?.ours.err },
+      theirs: rs[0].theirs && { ok: theirsOk, ms: median(rs.map((x) => x.theirs.ms)), cpu: median(rs.map((x) => x.theirs.cpu)), err: rs.find((x) => !x.theirs.ok)?.theirs.err },
+      phases: rs[0].phases,
+      pipelineMs: median(rs.map((x) => x.pipelineMs)),
+    });
   }
   console.log(`\n## ${shape}\n`);
   console.log(`| PTX instructions | ptxforge wall (ms) | ptxas wall (ms) | wall ratio | ptxforge CPU (s) | ptxas CPU (s) | CPU ratio | optimizer pipeline (ms) |`);
@@ -161,7 +195,10 @@ for (const shape of shapes) {
   if (a && b && a !== b && a.ours.ok && b.ours.ok) {
     const growth = b.ours.ms / a.ours.ms;
     const goal = ((4.6 * b.n) / a.n / 4).toFixed(1);
-    console.log(`\nGrowth for ${(b.n / a.n).toFixed(0)}x the input: ${growth.toFixed(2)}x wall, ${(b.ours.cpu / a.ours.cpu).toFixed(2)}x CPU, ${(b.pipelineMs / a.pipelineMs).toFixed(2)}x optimizer pipeline (goal <= ${goal}x)`);
+    const last = sizes.length - 1;
+    const perRound = (f) => median(rounds.map((round) => f(round[last]) / f(round[0])));
+    const g = runs > 1 ? { wall: perRound((x) => x.ours.ms), cpu: perRound((x) => x.ours.cpu), pipe: perRound((x) => x.pipelineMs) } : { wall: growth, cpu: b.ours.cpu / a.ours.cpu, pipe: b.pipelineMs / a.pipelineMs };
+    console.log(`\nGrowth for ${(b.n / a.n).toFixed(0)}x the input${runs > 1 ? ` (median of ${runs} rounds)` : ''}: ${g.wall.toFixed(2)}x wall, ${g.cpu.toFixed(2)}x CPU, ${g.pipe.toFixed(2)}x optimizer pipeline (goal <= ${goal}x)`);
     const suspects = [...b.phases]
       .map(([name, ms]) => ({ name, ms, g: ms / Math.max(0.05, a.phases.get(name) ?? 0.05) }))
       .filter((p) => p.g > (4.6 * b.n) / a.n / 4 && p.ms > 0.02 * b.ours.ms)

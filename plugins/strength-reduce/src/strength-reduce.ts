@@ -9,7 +9,7 @@ import {
   type OriFunction,
   type Register,
 } from '@ptxforge/kernel';
-import { computeLiveness, constBits, immOf, instrDominates, isPlainReg, type Liveness } from '@ptxforge/opt-utils';
+import { computeLiveness, constBits, immOf, instrDominates, isPlainReg, LoopDefs, type Liveness } from '@ptxforge/opt-utils';
 
 const INT_MAX = 0x7fffffffn;
 
@@ -37,11 +37,11 @@ export interface Derived {
 }
 
 /** Whether operand `o` has the same value everywhere in the loop (no in-loop def of a register it reads). */
-export function invariantIn(o: Operand, loop: Loop): boolean {
+export function invariantIn(o: Operand, loop: Loop, defs: LoopDefs = new LoopDefs(loop)): boolean {
   if (o.kind === 'imm' || o.kind === 'rz') return true;
   if (o.kind === 'cbank') return !o.index;
   if (o.kind !== 'reg') return false;
-  return [...o.reg.defs].every((d) => !loop.blockSet.has(d.block!));
+  return !defs.has(o.reg);
 }
 
 /**
@@ -56,7 +56,9 @@ function definedAtPreheader(o: Operand, loop: Loop, dom: DomTree): boolean {
   if (o.kind !== 'reg') return false;
   if (o.reg.isParam) return true;
   const pre = loop.preheader!;
-  return [...o.reg.defs].some((d) => !d.guard && !loop.blockSet.has(d.block!) && (d.block === pre || dom.dominates(d.block!, pre)));
+  // Stops at the first such def (no copy of a def set that may hold thousands of defs of a reused register).
+  for (const d of o.reg.defs) if (!d.guard && !loop.blockSet.has(d.block!) && (d.block === pre || dom.dominates(d.block!, pre))) return true;
+  return false;
 }
 
 function stepOf(inc: Instr, i: Register, loop: Loop): Step | undefined {
@@ -80,7 +82,7 @@ function stepOf(inc: Instr, i: Register, loop: Loop): Step | undefined {
 }
 
 /** Basic induction variables of the loop: 32-bit registers whose only in-loop def is `i = i + K`. */
-export function findBasicIvs(loop: Loop): BasicIv[] {
+export function findBasicIvs(loop: Loop, defs: LoopDefs = new LoopDefs(loop)): BasicIv[] {
   const out: BasicIv[] = [];
   const seen = new Set<Register>();
   for (const b of loop.blocks) {
@@ -88,7 +90,7 @@ export function findBasicIvs(loop: Loop): BasicIv[] {
       const i = inc.defs.length === 1 && inc.defs[0]!.kind === 'reg' ? inc.defs[0]!.reg : undefined;
       if (!i || i.cls !== 'R' || i.width !== 1 || seen.has(i)) continue;
       seen.add(i);
-      if ([...i.defs].some((d) => d !== inc && loop.blockSet.has(d.block!))) continue;
+      if (defs.of(i).some((d) => d !== inc)) continue;
       const step = stepOf(inc, i, loop);
       if (step) out.push({ reg: i, inc, step });
     }
@@ -97,14 +99,14 @@ export function findBasicIvs(loop: Loop): BasicIv[] {
 }
 
 /** `t = f(i)` for the recognized forms; undefined when `d` is not a derived induction expression of `i`. */
-export function derivedOf(d: Instr, i: Register, loop: Loop): Derived | undefined {
+export function derivedOf(d: Instr, i: Register, loop: Loop, defs: LoopDefs = new LoopDefs(loop)): Derived | undefined {
   if (d.guard || d.defs.length !== 1 || d.defs[0]!.kind !== 'reg') return undefined;
   const t = d.defs[0]!.reg;
   if (t.cls !== 'R' || t === i) return undefined;
   const isI = (o: Operand | undefined): boolean => !!o && isPlainReg(o) && o.reg === i;
   const readsI = (o: Operand | undefined): boolean => !!o && o.kind === 'reg' && o.reg === i;
   const [a, b, c] = d.uses;
-  const inv = (o: Operand | undefined): boolean => !!o && !readsI(o) && invariantIn(o, loop);
+  const inv = (o: Operand | undefined): boolean => !!o && !readsI(o) && invariantIn(o, loop, defs);
   // scale operand: an immediate; the other multiplicand is exactly i
   const mulPair = (): bigint | undefined => {
     if (isI(a) && b && !readsI(b)) return constBits(b, 32);
@@ -254,7 +256,7 @@ interface CountedLoop {
   readonly c0: bigint;
 }
 
-function countedLoop(iv: BasicIv, loop: Loop, dom: DomTree): CountedLoop | undefined {
+function countedLoop(iv: BasicIv, loop: Loop, dom: DomTree, defs: LoopDefs): CountedLoop | undefined {
   if (iv.step.kind !== 'const' || iv.step.value !== 1n || loop.latches.length !== 1) return undefined;
   const latch = loop.latches[0]!;
   // The latch runs once per iteration and its test is the only way back to the header.
@@ -264,7 +266,7 @@ function countedLoop(iv: BasicIv, loop: Loop, dom: DomTree): CountedLoop | undef
   const test = localDefBefore(br.guard.reg, br);
   if (!test || test.index < iv.inc.index) return undefined;
   const cmp = compareOf(test);
-  if (!cmp || !cmp.signed || cmp.cmp !== 'LT' || !isPlainReg(cmp.x) || cmp.x.reg !== iv.reg || !invariantIn(cmp.y, loop)) return undefined;
+  if (!cmp || !cmp.signed || cmp.cmp !== 'LT' || !isPlainReg(cmp.x) || cmp.x.reg !== iv.reg || !invariantIn(cmp.y, loop, defs)) return undefined;
   // The initial value: every def outside the loop is the same `MOV c0`.
   let c0: bigint | undefined;
   for (const d of iv.reg.defs) {
@@ -278,11 +280,16 @@ function countedLoop(iv: BasicIv, loop: Loop, dom: DomTree): CountedLoop | undef
   // i == c0 on entry: some `MOV c0` dominates the preheader and lies in every loop around this one, so no
   // path from this loop back into its preheader avoids it.
   const pre = loop.preheader!;
-  const resets = [...iv.reg.defs].some((d) => {
-    if (d === iv.inc || (d.block !== pre && !dom.dominates(d.block!, pre))) return false;
-    for (let p = loop.parent; p; p = p.parent) if (!p.blockSet.has(d.block!)) return false;
-    return true;
-  });
+  let resets = false;
+  for (const d of iv.reg.defs) {
+    if (d === iv.inc || (d.block !== pre && !dom.dominates(d.block!, pre))) continue;
+    let inAll = true;
+    for (let p = loop.parent; p && inAll; p = p.parent) if (!p.blockSet.has(d.block!)) inAll = false;
+    if (inAll) {
+      resets = true;
+      break;
+    }
+  }
   if (!resets) return undefined;
   return { test, n: cmp.y, c0 };
 }
@@ -298,9 +305,9 @@ function injective(d: Derived): boolean {
  * every in-loop read of t is dominated by d and reads t before i moves on without d running again, and
  * wherever t is read after the loop d has run in the exiting iteration before i moved on.
  */
-function reducible(d: Derived, iv: BasicIv, loop: Loop, dom: DomTree, lv: Liveness): boolean {
+function reducible(d: Derived, iv: BasicIv, loop: Loop, dom: DomTree, lv: Liveness, defs: LoopDefs): boolean {
   const t = d.t;
-  if ([...t.defs].some((x) => x !== d.instr && loop.blockSet.has(x.block!))) return false;
+  if (defs.of(t).some((x) => x !== d.instr)) return false;
   const dirty = reachAfter(iv.inc, d.instr, loop);
   for (const u of t.uses.keys()) {
     if (!loop.blockSet.has(u.block!)) continue;
@@ -331,27 +338,46 @@ export function strengthReduceLoop(fn: OriFunction, loop: Loop, dom: DomTree, li
   const pre = loop.preheader;
   if (!pre) return 0;
   let n = 0;
-  for (const iv of findBasicIvs(loop)) {
+  // In-loop definitions, indexed once per state of the loop: a rewrite below changes them (new index after it).
+  let defs = new LoopDefs(loop);
+  for (const iv of findBasicIvs(loop, defs)) {
     if (!iv.inc.block || !definedAtPreheader({ kind: 'reg', reg: iv.reg }, loop, dom)) continue;
     if (iv.step.kind === 'inv' && !definedAtPreheader(iv.step.op, loop, dom)) continue;
     const lv = live();
     if (loop.exits.some((e) => lv.isLiveIn(e.to, iv.reg))) continue;
-    const counted = countedLoop(iv, loop, dom);
-    const derived: Derived[] = [];
-    const rest: Instr[] = [];
-    for (const u of iv.reg.uses.keys()) {
-      if (!loop.blockSet.has(u.block!) || u === iv.inc) continue;
-      const d = derivedOf(u, iv.reg, loop);
+    const counted = countedLoop(iv, loop, dom, defs);
+    const judge = (u: Instr): Derived | undefined => {
+      const d = derivedOf(u, iv.reg, loop, defs);
       const ok =
         d &&
         (d.form === 'mad32' || (counted && iv.step.kind === 'const' && (d.form === 'wideS' || counted.c0 >= 0n))) &&
         (d.form === 'mad32' || iv.step.kind === 'const') &&
         d.instr.uses.every((o) => o.kind !== 'reg' || o.reg === iv.reg || definedAtPreheader(o, loop, dom)) &&
-        reducible(d, iv, loop, dom, lv);
-      if (ok) derived.push(d);
+        reducible(d, iv, loop, dom, lv, defs);
+      return ok ? d : undefined;
+    };
+    // The in-loop readers of i, judged once. A counter register every loop of a big function reuses has
+    // thousands of readers: then they are found by scanning the loop, and the register's reader table (whose
+    // order the rewrite follows) is walked only when the rewrite happens.
+    const verdicts = new Map<Instr, Derived | undefined>();
+    let loopSize = 0;
+    for (const b of loop.blocks) loopSize += b.instrs.length;
+    if (iv.reg.uses.size <= loopSize) {
+      for (const u of iv.reg.uses.keys()) if (loop.blockSet.has(u.block!) && u !== iv.inc) verdicts.set(u, judge(u));
+    } else {
+      for (const b of loop.blocks) for (const u of b.instrs) if (u !== iv.inc && iv.reg.uses.has(u)) verdicts.set(u, judge(u));
+    }
+    let nDerived = 0;
+    for (const d of verdicts.values()) if (d) nDerived++;
+    if (!nDerived || verdicts.size - nDerived > 1) continue;
+    const derived: Derived[] = [];
+    const rest: Instr[] = [];
+    for (const u of iv.reg.uses.keys()) {
+      if (!verdicts.has(u)) continue;
+      const d = verdicts.get(u);
+      if (d) derived.push(d);
       else rest.push(u);
     }
-    if (!derived.length || rest.length > 1) continue;
     // The remaining reader must be the exit test, rewritten onto an injective derived value.
     let lftr: { test: Instr; key: Derived; bound: Operand; cmp: string } | undefined;
     if (rest.length === 1) {
@@ -362,7 +388,7 @@ export function strengthReduceLoop(fn: OriFunction, loop: Loop, dom: DomTree, li
       const bound = iFirst ? cmp.y : cmp.x;
       const other = iFirst ? cmp.x : cmp.y;
       if (!isPlainReg(other) || other.reg !== iv.reg || (bound.kind === 'reg' && bound.reg === iv.reg)) continue;
-      if (!invariantIn(bound, loop) || !definedAtPreheader(bound, loop, dom)) continue;
+      if (!invariantIn(bound, loop, defs) || !definedAtPreheader(bound, loop, dom)) continue;
       let newCmp: string | undefined;
       if (cmp.cmp === 'EQ' || cmp.cmp === 'NE') newCmp = cmp.cmp;
       else if (counted && counted.test === test) newCmp = 'NE';
@@ -411,6 +437,7 @@ export function strengthReduceLoop(fn: OriFunction, loop: Loop, dom: DomTree, li
     }
     // i now feeds only its own update and is dead at every exit: the update is dead.
     iv.inc.block!.remove(iv.inc);
+    defs = new LoopDefs(loop);
     n++;
   }
   return n;

@@ -1,5 +1,6 @@
 import { PtxforgeError } from '../errors.js';
 import { computeRpo } from '../analysis/cfg.js';
+import { computeDominators } from '../analysis/dominators.js';
 import type { Block, Instr, Operand, OriFunction, OriModule, Register, VarDecl } from './core.js';
 import { isPredicateClass, operandRegs } from './core.js';
 import { checkMachineState, type MachineIssue, type MachineVerifyOptions } from './machine.js';
@@ -100,12 +101,56 @@ export function verifyFunction(fn: OriFunction, machine: MachineVerifyOptions = 
     for (const r of i.useRegs()) indexOf(r);
   }
 
-  // Uses reached by a definition on some path (forward "maybe defined" dataflow over reachable blocks).
+  // Uses reached by a definition on some path (forward "maybe defined" dataflow over reachable blocks). Most
+  // uses are dominated by a definition (earlier in their block, or in a block that dominates theirs), which
+  // settles them without dataflow: a walk over the dominator tree counts, per register, the definitions on the
+  // current tree path. Only registers with a use left unsettled go through the bitset dataflow, numbered
+  // densely: the dense dataflow over every register was O(blocks x registers) on big functions.
   const rpo = computeRpo(fn);
   const nRegs = nOwn + foreign.size;
-  const words = (nRegs + 31) >>> 5;
-  const params = new Uint32Array(words);
-  for (const r of regs) if (r.isParam || r.isPhysical) params[r.id >>> 5]! |= 1 << (r.id & 31);
+  const isParam = new Uint8Array(nRegs);
+  for (const r of regs) if (r.isParam || r.isPhysical) isParam[r.id] = 1;
+  const hardSlot = new Int32Array(nRegs).fill(-1);
+  let nHard = 0;
+  {
+    const dom = computeDominators(fn);
+    const onPath = new Uint32Array(nRegs);
+    const enter = (b: Block): void => {
+      for (const i of b.instrs) {
+        for (const r of i.useRegs()) {
+          const x = indexOf(r);
+          if (!isParam[x] && !onPath[x] && hardSlot[x]! < 0) hardSlot[x] = nHard++;
+        }
+        for (const r of i.defRegs()) onPath[indexOf(r)]!++;
+      }
+    };
+    const leave = (b: Block): void => {
+      for (const i of b.instrs) for (const r of i.defRegs()) onPath[indexOf(r)]!--;
+    };
+    // Iterative depth-first walk (the tree is as deep as the CFG is long).
+    for (const root of dom.roots) {
+      const stackB: Block[] = [root];
+      const stackK: number[] = [0];
+      enter(root);
+      while (stackB.length) {
+        const top = stackB.length - 1;
+        const b = stackB[top]!;
+        const c = dom.children.get(b)?.[stackK[top]!++];
+        if (c) {
+          enter(c);
+          stackB.push(c);
+          stackK.push(0);
+        } else {
+          leave(b);
+          stackB.pop();
+          stackK.pop();
+        }
+      }
+    }
+  }
+  if (nHard === 0) return issues;
+  const hardOf = (r: Register): number => hardSlot[indexOf(r)]!;
+  const words = (nHard + 31) >>> 5;
   const slot = new Map<Block, number>();
   rpo.order.forEach((b, k) => slot.set(b, k));
   const out = new Uint32Array(words * rpo.order.length);
@@ -114,8 +159,8 @@ export function verifyFunction(fn: OriFunction, machine: MachineVerifyOptions = 
     const base = k * words;
     for (const i of b.instrs) {
       for (const r of i.defRegs()) {
-        const x = indexOf(r);
-        gen[base + (x >>> 5)]! |= 1 << (x & 31);
+        const x = hardOf(r);
+        if (x >= 0) gen[base + (x >>> 5)]! |= 1 << (x & 31);
       }
     }
   });
@@ -136,22 +181,24 @@ export function verifyFunction(fn: OriFunction, machine: MachineVerifyOptions = 
       }
     }
   }
+  // Parameters are never hard (their uses are settled), so a block starts from its predecessors alone.
   const live = new Uint32Array(words);
   for (let k = 0; k < rpo.order.length; k++) {
     const b = rpo.order[k]!;
-    live.set(params);
+    live.fill(0);
     for (const p of predSlots[k]!) for (let w = 0; w < words; w++) live[w]! |= out[p * words + w]!;
     for (const i of b.instrs) {
       for (const r of i.useRegs()) {
-        const x = indexOf(r);
+        const x = hardOf(r);
+        if (x < 0) continue;
         if (!(live[x >>> 5]! & (1 << (x & 31)))) {
           add('ORI_VERIFY_UNDEF_USE', `${r.name} is used but no definition reaches it`, b, i);
           live[x >>> 5]! |= 1 << (x & 31); // report each register once per block
         }
       }
       for (const r of i.defRegs()) {
-        const x = indexOf(r);
-        live[x >>> 5]! |= 1 << (x & 31);
+        const x = hardOf(r);
+        if (x >= 0) live[x >>> 5]! |= 1 << (x & 31);
       }
     }
   }
