@@ -230,6 +230,20 @@ const CASES: Array<[body: string, ptxas: 'ok' | string]> = [
   ['setp.s32 %p1, %r1, %r2;', "Comparison modifier required for instruction 'setp'"],
   ['ld.global.f64 %fd1, [%rd1++112];', 'ok'],
   ['atom.global.min.u32 %r1, [%rd1+ +24], 2;', 'ok'],
+  // fuzz-ptx seed 14 false reject (2026-11-28): an .f16x2 register is a .b32 one except to float instructions
+  ['ld.global.u32 %hh1, [%rd1];', 'ok'],
+  ['ld.global.b16 %hh1, [%rd1];', 'ok'],
+  ['ld.global.s32 %hh1, [%rd1];', 'ok'],
+  ['ld.global.f32 %hh1, [%rd1];', 'Arguments mismatch'],
+  ['ld.global.b64 %hh1, [%rd1];', 'Arguments mismatch'],
+  ['st.global.s8 [%rd1], %hh1;', 'ok'],
+  ['st.global.f32 [%rd1], %hh1;', 'Arguments mismatch'],
+  ['add.u32 %r1, %hh1, 1;', 'ok'],
+  ['add.f32 %f1, %hh1, 0f3F800000;', 'Arguments mismatch'],
+  ['cvt.u32.u16 %r1, %hh1;', 'ok'],
+  ['cvt.f32.f16 %f1, %hh1;', 'Arguments mismatch'],
+  ['ld.global.u16 %h1, [%rd1];', 'Arguments mismatch'],
+  ['ld.global.b16 %h1, [%rd1];', 'ok'],
 ];
 
 function ours(body: string): string {

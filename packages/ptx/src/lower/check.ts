@@ -69,6 +69,10 @@ function ptxasName(c: FnLowerer): string {
 /** Whether a register of type r may stand where the instruction wants type t. */
 export function compatible(t: PtxType, r: PtxType, mode: Mode): boolean {
   if (t.kind === 'pred' || r.kind === 'pred') return t.kind === r.kind;
+  // An .f16x2 register is a .b32 register to every instruction that is not a float one (ptxas 13.0.88 takes
+  // `ld.global.u32`/`.b16`, `add.u32`, `cvt.u32.u16` on it and refuses `ld.f32`, `add.f32`, `cvt.f32.f16`);
+  // an .f16 register keeps its float type everywhere (`ld.u16` into it is refused).
+  if (r.name === 'f16x2' && t.kind !== 'f') r = B32;
   if (mode === 'exact') {
     if (r.bits !== t.bits) return false;
     if (t.kind === 'b') return true;

@@ -21,6 +21,7 @@ const TEX_OPS = new Set(['tex', 'tld4', 'txq', 'suld', 'sust', 'sured', 'suq', '
  */
 export function lowerPtx(ast: PtxModule, options: LowerOptions): OriModule {
   const m = new OriModule();
+  m.sourceFile = ast.file;
   m.target = options.target.arch;
   const fileIndex = new Map<number, number>();
   for (const [n, name] of [...ast.files].sort((a, b) => a[0] - b[0])) {
