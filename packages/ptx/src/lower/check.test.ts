@@ -244,6 +244,60 @@ const CASES: Array<[body: string, ptxas: 'ok' | string]> = [
   ['cvt.f32.f16 %f1, %hh1;', 'Arguments mismatch'],
   ['ld.global.u16 %h1, [%rd1];', 'Arguments mismatch'],
   ['ld.global.b16 %h1, [%rd1];', 'ok'],
+  // fuzz-ptx false-accept classes, 2026-11-28: approximate-only functions, barrier immediates, memory order scopes
+  ['ex2.f32 %f1, %f2;', ".approx modifier required for instruction 'ex2'"],
+  ['ex2.approx.f32 %f1, %f2;', 'ok'],
+  ['sin.ftz.f32 %f1, %f2;', ".approx modifier required for instruction 'sin'"],
+  ['tanh.f32 %f1, %f2;', ".approx modifier required for instruction 'tanh'"],
+  ['rsqrt.f64 %fd1, %fd2;', ".approx modifier required for instruction 'rsqrt'"],
+  ['rsqrt.approx.ftz.f64 %fd1, %fd2;', 'ok'],
+  ['ex2.f16x2 %hh1, %hh2;', "Rounding modifier or '.approx' modifier required for instruction 'ex2'"],
+  ['ex2.approx.ftz.f16x2 %hh1, %hh2;', "Illegal modifier '.ftz' for instruction 'ex2'"],
+  ['ex2.approx.f16x2 %hh1, %hh2;', 'ok'],
+  ['bar.sync 15;', 'ok'],
+  ['bar.sync 16;', "Barrier number '16' out of range, expected to be in range [0..15]"],
+  ['barrier.sync 16;', "Barrier number '16' out of range"],
+  ['bar.sync -1;', "Barrier number '18446744073709551615' out of range"],
+  ['bar.sync 4294967311;', 'ok'],
+  ['bar.red.popc.u32 %r1, 16, %p1;', "Barrier number '16' out of range"],
+  ['bar.sync 1, 65;', 'Number of threads participating in barrier must be in multiple of warp size'],
+  ['bar.sync 1, 64;', 'ok'],
+  ['bar.sync 0, 0;', 'ok'],
+  ['bar.arrive 1;', "Arguments mismatch for instruction 'bar.arrive'"],
+  ['bar.arrive 1, 64;', 'ok'],
+  ['st.release.global.u32 [%rd1], %r1;', "Modifier '.release' requires scope with 'st' instruction"],
+  ['ld.relaxed.global.u32 %r1, [%rd1];', "Modifier '.relaxed' requires scope with 'ld' instruction"],
+  ['ld.acquire.global.u32 %r1, [%rd1];', "Modifier '.acquire' requires scope with 'ld' instruction"],
+  ['st.release.gpu.global.u32 [%rd1], %r1;', 'ok'],
+  ['st.weak.gpu.global.u32 [%rd1], %r1;', "Modifier '.weak' cannot be combined with modifier '.gpu'"],
+  ['st.volatile.release.gpu.global.u32 [%rd1], %r1;', 'Duplicate .release modifier'],
+  ['atom.release.global.add.u32 %r1, [%rd1], 1;', 'ok'],
+  ['st.mmio.relaxed.sys.global.u32 [%rd1], %r1;', "Feature '.mmio' requires PTX ISA .version 8.2 or later"],
+  // createpolicy operand types
+  ['createpolicy.fractional.L2::evict_last.b64 %rd1, 1.0;', 'ok'],
+  ['createpolicy.fractional.L2::evict_last.b32 %r1, 1.0;', "Unexpected instruction types specified for 'createpolicy"],
+  ['createpolicy.fractional.L2::evict_last.b64 %r1, 1.0;', "Arguments mismatch for instruction 'createpolicy.fractional'"],
+  ['createpolicy.fractional.L2::evict_last.b64 %rd1, 1;', "Arguments mismatch for instruction 'createpolicy.fractional'"],
+  ['createpolicy.fractional.L2::evict_last.b64 %rd1, 2.0;', "Argument 2 of instruction 'createpolicy.fractional': value '2.000000' out of range"],
+  ['createpolicy.fractional.L2::evict_last.b64 %rd1, 0.0;', "value '0.000000' out of range"],
+  ['createpolicy.fractional.L2::evict_last.b64 %rd1, %f1;', 'ok'],
+  ['createpolicy.fractional.L2::evict_last.b64 %rd1, %r1;', 'ok'],
+  ['createpolicy.fractional.L2::evict_last.b64 %fd1, 0.5;', "Arguments mismatch for instruction 'createpolicy.fractional'"],
+  ['createpolicy.fractional.L2::evict_last.b64 %rd1;', 'ok'],
+  ['createpolicy.range.L2::evict_last.b64 %rd1, [%rd2], %r1, %r2;', 'ok'],
+  ['createpolicy.range.L2::evict_last.b64 %rd1, [%rd2], %rd3, %r2;', "Arguments mismatch for instruction 'createpolicy.range'"],
+  ['createpolicy.cvt.L2.b64 %rd1, %rd2;', 'ok'],
+  ['createpolicy.cvt.L2.b64 %rd1, %r2;', "Arguments mismatch for instruction 'createpolicy.cvt'"],
+  // initializer types (fatal "Initial value type mismatch")
+  ['.global .u32 gi1 = 1.5;', 'Initial value type mismatch'],
+  ['.global .u32 gi2 = 0f3F800000;', 'Initial value type mismatch'],
+  ['.global .f32 gi3 = 1;', 'Initial value type mismatch'],
+  ['.global .f32 gi4[2] = {1.0, 2};', 'Initial value type mismatch'],
+  ['.global .f64 gi5 = 0f3F800000;', 'ok'],
+  ['.global .b32 gi6 = 1.5;', 'ok'],
+  ['.global .b16 gi7 = 0f3F800000;', 'ok'],
+  ['.global .s32 gi8 = -1;', 'ok'],
+  ['.global .f16 gi9 = 1.5;', 'No initial value is allowed for .f16 type'],
 ];
 
 function ours(body: string): string {
@@ -516,6 +570,28 @@ describe('syntax ptxas refuses (issue 16, fuzz-ptx findings)', () => {
     expect(code(kernel('cp.async.ca.shared.global [%rd1], [%rd2], 8;'))).toBe('ok');
     // a huge initialized array is a located resource error, not a RangeError (fuzz-ptx seed 11 crash)
     expect(code(`${HEAD}.global .align 4 .b32 g[4294967295] = {1, 2};\n.visible .entry k() { ret; }\n`)).toBe('PTX_RESOURCE_LIMIT');
+  });
+  it('static shared data above 0xc000 bytes per entry (its own, and what it and its callees name) is refused as by ptxas', () => {
+    // ptxas 13.0.88: "Entry function 'k' uses too much shared data (0xc001 bytes, 0xc000 max)", without a line
+    const prog = (decls: string, body: string, callee = ''): string =>
+      `${HEAD}${decls}\n${callee}.visible .entry k(.param .u64 p)\n{\n.reg .b64 %rd<4>;\n${body}\nret;\n}\n`;
+    expect(code(prog('.shared .align 4 .b8 s[49152];', 'mov.u64 %rd1, s;'))).toBe('ok');
+    expect(code(prog('.shared .align 4 .b8 s[49153];', 'mov.u64 %rd1, s;'))).toBe('PTX_RESOURCE_LIMIT');
+    expect(code(prog('.shared .align 4 .b8 s[100000];', ''))).toBe('ok'); // not named by the entry
+    expect(code(prog('.shared .align 4 .b8 s[49152];\n.shared .align 4 .b8 t[4];', 'mov.u64 %rd1, s;'))).toBe('ok');
+    expect(code(prog('.shared .align 4 .b8 s[49152];\n.shared .align 4 .b8 t[4];', 'mov.u64 %rd1, s;\nmov.u64 %rd2, t;'))).toBe('PTX_RESOURCE_LIMIT');
+    expect(code(prog('', '.shared .align 4 .b8 s[49153];'))).toBe('PTX_RESOURCE_LIMIT'); // declared in the entry, unused
+    expect(code(prog('.extern .shared .align 4 .b8 s[];', 'mov.u64 %rd1, s;'))).toBe('ok');
+    const callee = '.func f()\n{\n.reg .b64 %rd<2>;\nmov.u64 %rd1, s;\nret;\n}\n';
+    expect(code(prog('.shared .align 4 .b8 s[49153];', 'call f;', callee))).toBe('PTX_RESOURCE_LIMIT');
+    let pos: unknown;
+    try {
+      lowerPtx(parsePtx(prog('.shared .align 4 .b8 s[49153];', 'mov.u64 %rd1, s;'), 'f.ptx'), SM90);
+    } catch (e) {
+      pos = (e as PtxforgeError).pos;
+      expect((e as PtxforgeError).message).toContain("Entry function 'k' uses too much shared data (0xc001 bytes, 0xc000 max)");
+    }
+    expect(pos).toMatchObject({ file: 'f.ptx', line: 5 });
   });
   it('a second linkage directive is a syntax error', () => {
     expect(code(`${HEAD}.visible .visible .entry k() { ret; }\n`)).toBe('PTX_SYNTAX');

@@ -30,7 +30,7 @@ const TYPES: Record<string, readonly string[]> = {
   fma: [...F16, ...FLT], rcp: FLT, sqrt: FLT, rsqrt: FLT, sin: ['f32'], cos: ['f32'], lg2: ['f32'],
   ex2: ['f32', ...F16], tanh: ['f32', ...F16], popc: ['b32', 'b64'], clz: ['b32', 'b64'], brev: ['b32', 'b64'],
   bfind: ['u32', 'u64', 's32', 's64'], bfe: ['u32', 'u64', 's32', 's64'], bfi: ['b32', 'b64'], prmt: ['b32'],
-  copysign: FLT, testp: FLT, cvta: ['u32', 'u64'], vote: ['b32', 'pred'], shfl: ['b32'],
+  copysign: FLT, testp: FLT, cvta: ['u32', 'u64'], vote: ['b32', 'pred'], shfl: ['b32'], createpolicy: ['b64'],
   mov: ['pred', 'b16', 'b32', 'b64', 'b128', 'u16', 'u32', 'u64', 's16', 's32', 's64', 'f32', 'f64'],
   ld: ['b8', 'b16', 'b32', 'b64', 'b128', 'u8', 'u16', 'u32', 'u64', 's8', 's16', 's32', 's64', 'f32', 'f64'],
 };
@@ -63,6 +63,7 @@ function ptxasName(c: FnLowerer): string {
     return `${opcode}.${mods.find((m) => m === 'lo' || m === 'hi' || m === 'wide')}`;
   }
   if (opcode === 'cvta' && mods.includes('to')) return 'cvta.to';
+  if (opcode === 'createpolicy' && mods[0] && !isTypeMod(mods[0])) return `createpolicy.${mods[0]}`;
   return opcode;
 }
 
@@ -219,6 +220,8 @@ function operandWants(c: FnLowerer, t: PtxType, types: PtxType[]): Want[] | unde
       if (c.ins.operands.some((o) => o.kind === 'vec')) return checkMovVector(c, t);
       return [dst(t), ex(t)];
     }
+    case 'createpolicy':
+      return createpolicyWants(c);
     case 'ld': case 'ldu':
       return [dst(t, 'relaxed'), 'skip', 'skip'];
     case 'st':
@@ -226,6 +229,27 @@ function operandWants(c: FnLowerer, t: PtxType, types: PtxType[]): Want[] | unde
     default:
       return undefined;
   }
+}
+
+/**
+ * createpolicy (PTX ISA createpolicy; ptxas 13.0.88 verdicts): `.fractional` d, {fraction}: a .b64 policy and an
+ * .f32 fraction in (0, 1]; `.range` d, [a], primary size, total size: .b32 sizes; `.cvt.L2` d, policy: .b64.
+ */
+function createpolicyWants(c: FnLowerer): Want[] | undefined {
+  const B64 = T('b64');
+  const form = c.ins.mods[0];
+  // the policy register is an integer one: ptxas refuses an .f64 register there (which a .b64 operand would take)
+  const d: Want = { t: T('u64'), mode: 'exact', dst: true };
+  if (form === 'fractional') {
+    const f = c.ins.operands[1];
+    if (f?.kind === 'float' && !(f.value > 0 && f.value <= 1)) {
+      fail(c, 'PTX_IMMEDIATE_RANGE', `Argument 2 of instruction 'createpolicy.fractional': value '${f.value.toFixed(6)}' out of range, expected to be in range (0.000000 .. 1.000000]`);
+    }
+    return [d, { t: T('f32'), mode: 'exact' }];
+  }
+  if (form === 'range') return [d, 'skip', { t: B32, mode: 'exact' }, { t: B32, mode: 'exact' }];
+  if (form === 'cvt') return [d, { t: B64, mode: 'exact' }];
+  return undefined;
 }
 
 /**
@@ -371,7 +395,8 @@ function allowedMods(opcode: string, t: PtxType | undefined, mods: readonly stri
     case 'rcp': case 'sqrt':
       return set('approx', 'ftz', ...RND);
     case 'rsqrt': case 'sin': case 'cos': case 'lg2': case 'ex2':
-      return set('approx', 'ftz');
+      // ptxas: "Illegal modifier '.ftz' for instruction 'ex2'" on the f16/bf16 forms
+      return set('approx', !half && !bhalf && 'ftz');
     case 'tanh':
       return set('approx');
     case 'setp': case 'set':
@@ -414,6 +439,8 @@ function illegalModifier(c: FnLowerer, m: string): never {
   fail(c, 'PTX_ILLEGAL_MODIFIER', `Illegal modifier '.${m}' for instruction '${name}'`);
 }
 
+const APPROX_ONLY = new Set(['ex2', 'lg2', 'sin', 'cos', 'rsqrt', 'tanh']);
+
 /** Modifiers the form needs: a rounding mode for fma/mad/div/rcp/sqrt and for conversions that round. */
 function checkRequiredMods(c: FnLowerer, t: PtxType, types: PtxType[]): void {
   const { opcode, mods } = c.ins;
@@ -435,6 +462,9 @@ function checkRequiredMods(c: FnLowerer, t: PtxType, types: PtxType[]): void {
     fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for 'mad' (an integer mad needs .lo, .hi or .wide)`);
   }
   if (opcode === 'testp' && !has(['finite', 'infinite', 'number', 'notanumber', 'normal', 'subnormal'])) need('Test operation');
+  // The approximate-only functions (ptxas 13.0.88: ".approx modifier required for instruction 'ex2'"; the half
+  // forms: "Rounding modifier or '.approx' modifier required").
+  if (APPROX_ONLY.has(opcode) && !mods.includes('approx')) need(F16.includes(t.name) ? "Rounding modifier or '.approx' modifier" : '.approx modifier');
   if (opcode === 'cvt' && types.length === 2) {
     const [d, s] = types as [PtxType, PtxType];
     // cvt.frnd2{.relu}{.satfinite}.{f16x2,bf16x2}.f32 and cvt.frnd2.tf32.f32: rounding .rn/.rz (.rs, and .rna
@@ -515,9 +545,35 @@ function checkCpAsyncSize(c: FnLowerer): void {
   if (!ok.includes(o.value)) fail(c, 'PTX_IMMEDIATE_RANGE', `Argument 2 of instruction 'cp.async': unexpected value '${o.value}', expected to be ${ok.join(' or ')}`);
 }
 
+/**
+ * bar/barrier immediates (ptxas 13.0.88): a barrier number is in [0..15] after truncation to 32 bits (it prints
+ * the 64-bit value: "Barrier number '18446744073709551615' out of range" for -1, and takes 4294967311 as 15); a
+ * thread count is a multiple of the warp size; `bar.arrive` needs its thread count.
+ */
+function checkBarrierImmediates(c: FnLowerer): void {
+  const { opcode, mods, operands: ops } = c.ins;
+  if (mods.includes('warp')) return; // bar.warp.sync membermask
+  const red = mods.includes('red');
+  const idAt = red ? 1 : 0;
+  const countAt = red ? (ops.length === 4 ? 2 : -1) : ops.length >= 2 ? 1 : -1;
+  const name = `${opcode}.${mods.find((m) => m === 'sync' || m === 'arrive' || m === 'red') ?? 'sync'}`;
+  const id = ops[idAt];
+  if (id?.kind === 'int' && BigInt.asUintN(32, id.value) > 15n) {
+    fail(c, 'PTX_IMMEDIATE_RANGE', `Barrier number '${BigInt.asUintN(64, id.value)}' out of range, expected to be in range [0..15]`);
+  }
+  const count = countAt >= 0 ? ops[countAt] : undefined;
+  if (count?.kind === 'int' && BigInt.asUintN(32, count.value) % 32n !== 0n) {
+    fail(c, 'PTX_IMMEDIATE_RANGE', `Number of threads participating in barrier must be in multiple of warp size ('${name}': ${count.value})`);
+  }
+  if (mods.includes('arrive') && !red && ops.length < 2) {
+    fail(c, 'PTX_ARGUMENT_MISMATCH', `Arguments mismatch for instruction '${name}': .arrive needs the number of participating threads`);
+  }
+}
+
 /** bar/barrier operands: barrier ids, thread counts and masks are 32-bit integers; `.red` has a result and a predicate. */
 function checkBarrierOperands(c: FnLowerer, t: PtxType | undefined): void {
   const ops = c.ins.operands;
+  checkBarrierImmediates(c);
   const red = c.ins.mods.includes('red');
   ops.forEach((o, k) => {
     let w: Want = { t: U32, mode: 'exact' };
@@ -549,9 +605,25 @@ function checkModifiers(c: FnLowerer, t: PtxType | undefined): void {
   if ((opcode === 'ld' || opcode === 'st') && mods.includes('volatile') && (mods.includes('local') || mods.includes('param'))) {
     fail(c, 'PTX_ILLEGAL_MODIFIER', `Modifier '.volatile' cannot be applied to '.${mods.includes('local') ? 'local' : 'param'}' space`);
   }
-  if ((opcode === 'ld' || opcode === 'st') && mods.some((m) => m === 'cta' || m === 'cluster' || m === 'gpu' || m === 'sys') && !mods.some((m) => m === 'relaxed' || m === 'acquire' || m === 'release')) {
-    fail(c, 'PTX_ILLEGAL_MODIFIER', `Modifier '.${mods.find((m) => m === 'cta' || m === 'cluster' || m === 'gpu' || m === 'sys')}' requires memory order with '${opcode}' instruction`);
-  }
+  if (opcode === 'ld' || opcode === 'st') checkMemoryOrder(c);
+}
+
+const SCOPES = ['cta', 'cluster', 'gpu', 'sys'];
+const ORDERS = ['relaxed', 'acquire', 'release'];
+
+/**
+ * ld/st memory consistency qualifiers (PTX ISA "Memory Consistency Model"; ptxas 13.0.88 words): a scope needs
+ * a memory order and an order needs a scope ("Modifier '.release' requires scope with 'st' instruction"),
+ * `.weak` takes no scope, and `.volatile` (relaxed.sys) takes neither ("Duplicate .release modifier").
+ */
+function checkMemoryOrder(c: FnLowerer): void {
+  const { opcode, mods } = c.ins;
+  const scope = mods.find((m) => SCOPES.includes(m));
+  const order = mods.find((m) => ORDERS.includes(m));
+  if (mods.includes('volatile') && (order || scope)) fail(c, 'PTX_ILLEGAL_MODIFIER', `Duplicate .${order ?? scope} modifier ('.volatile' is .relaxed.sys)`);
+  if (mods.includes('weak') && scope) fail(c, 'PTX_ILLEGAL_MODIFIER', `Modifier '.weak' cannot be combined with modifier '.${scope}'`);
+  if (scope && !order) fail(c, 'PTX_ILLEGAL_MODIFIER', `Modifier '.${scope}' requires memory order with '${opcode}' instruction`);
+  if (order && !scope) fail(c, 'PTX_ILLEGAL_MODIFIER', `Modifier '.${order}' requires scope with '${opcode}' instruction`);
 }
 
 const MEMORY_OPS = new Set(['ld', 'ldu', 'st', 'atom', 'red', 'prefetch', 'prefetchu']);
@@ -630,6 +702,7 @@ const FEATURE_GATES: readonly FeatureGate[] = [
   { opcodes: ['fence'], sm: 70, ptx: 705, form: (_o, m) => (m.includes('proxy') ? "Feature 'fence.proxy'" : undefined) },
   { opcodes: ['fence'], sm: 90, ptx: 800, form: (_o, m) => (m.includes('proxy') && m.includes('async') ? "Modifier '.async'" : undefined) },
   { opcodes: ['ld', 'st', 'atom', 'red'], sm: 70, ptx: 600, form: (_o, m) => { const x = hasAny(m, ['relaxed', 'acquire', 'release']); return x ? `Feature '.${x}'` : undefined; } },
+  { opcodes: ['ld', 'st'], sm: 70, ptx: 802, form: (_o, m) => (m.includes('mmio') ? "Feature '.mmio'" : undefined) },
   { opcodes: ['atom', 'red'], sm: 60, form: (o, m, t) => (t.includes('f64') && m.includes('add') ? `Instruction '${o}.add.f64${ATOM_SPACE(m)}'` : undefined) },
   { opcodes: ['atom', 'red'], sm: 32, form: (o, m, t) => { const op = hasAny(m, ['min', 'max', 'and', 'or', 'xor']); return op && hasAny(t, ['s64', 'u64', 'b64']) ? `Instruction '${o}.${op}.${hasAny(t, ['s64', 'u64', 'b64'])}${ATOM_SPACE(m)}'` : undefined; } },
   { opcodes: ['match'], sm: 70, ptx: 600, form: () => "Instruction 'match'" },
