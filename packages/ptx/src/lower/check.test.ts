@@ -288,6 +288,20 @@ const CASES: Array<[body: string, ptxas: 'ok' | string]> = [
   ['createpolicy.range.L2::evict_last.b64 %rd1, [%rd2], %rd3, %r2;', "Arguments mismatch for instruction 'createpolicy.range'"],
   ['createpolicy.cvt.L2.b64 %rd1, %rd2;', 'ok'],
   ['createpolicy.cvt.L2.b64 %rd1, %r2;', "Arguments mismatch for instruction 'createpolicy.cvt'"],
+  // dp4a/dp2a and shf types and operands
+  ['dp4a.s32.u32 %r1, %r2, %r3, %r1;', 'ok'],
+  ['dp4a.b32.u32 %r1, %r2, %r3, %r1;', "Unexpected instruction types specified for 'dp4a'"],
+  ['dp4a.u32 %r1, %r2, %r3, %r1;', "Unexpected instruction types specified for 'dp4a'"],
+  ['dp4a.u32.u32 %rd1, %r2, %r3, %r1;', "Arguments mismatch for instruction 'dp4a'"],
+  ['dp4a.u32.u32 %r1, %f2, %r3, %r1;', "Arguments mismatch for instruction 'dp4a'"],
+  ['dp4a.u32.s32 %r1, %r2, %r3, %f1;', "Arguments mismatch for instruction 'dp4a'"],
+  ['dp2a.lo.f32.u32 %r1, %r2, %r3, %r1;', "Unexpected instruction types specified for 'dp2a.lo'"],
+  ['shf.l.wrap.b32 %r1, %f2, %r3, %r1;', 'ok'],
+  ['shf.l.wrap.u32 %r1, %r2, %r3, %r1;', "Unexpected instruction types specified for 'shf.l'"],
+  ['shf.l.wrap.b64 %rd1, %rd2, %rd3, %r1;', "Unexpected instruction types specified for 'shf.l'"],
+  ['shf.l.wrap.b32 %rd1, %r2, %r3, %r1;', "Arguments mismatch for instruction 'shf.l'"],
+  ['shf.r.clamp.b32 %r1, %r2, %r3, %f1;', "Arguments mismatch for instruction 'shf.r'"],
+  ['shf.wrap.b32 %r1, %r2, %r3, 4;', "Not a name of any known instruction: 'shf'"],
   // initializer types (fatal "Initial value type mismatch")
   ['.global .u32 gi1 = 1.5;', 'Initial value type mismatch'],
   ['.global .u32 gi2 = 0f3F800000;', 'Initial value type mismatch'],
@@ -592,6 +606,15 @@ describe('syntax ptxas refuses (issue 16, fuzz-ptx findings)', () => {
       expect((e as PtxforgeError).message).toContain("Entry function 'k' uses too much shared data (0xc001 bytes, 0xc000 max)");
     }
     expect(pos).toMatchObject({ file: 'f.ptx', line: 5 });
+  });
+  it("a .func prototype may omit its ';' before a module directive or the end of the file; an .entry header may not (ptxas 13.0.88)", () => {
+    const decl = '.func (.reg .u32 s) add(.reg .u32 x, .reg .u32 y)';
+    const def = `${decl}\n{\nadd.u32 s, x, y;\nret;\n}\n`;
+    expect(code(`${HEAD}${decl}\n${def}.visible .entry k()\n{\nret;\n}\n`)).toBe('ok');
+    expect(code(`${HEAD}.extern .func g()\n.extern .func h()\n.visible .entry k()\n{\nret;\n}\n`)).toBe('ok');
+    expect(code(`${HEAD}.visible .entry k()\n{\nret;\n}\n.func g()\n`)).toBe('PTX_UNRESOLVED_FUNCTION');
+    expect(code(`${HEAD}.visible .entry j()\n.visible .entry k()\n{\nret;\n}\n`)).toBe('PTX_SYNTAX');
+    expect(code(`${HEAD}.visible .entry k()\n`)).toBe('PTX_SYNTAX');
   });
   it('a second linkage directive is a syntax error', () => {
     expect(code(`${HEAD}.visible .visible .entry k() { ret; }\n`)).toBe('PTX_SYNTAX');

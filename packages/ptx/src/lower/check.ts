@@ -30,7 +30,7 @@ const TYPES: Record<string, readonly string[]> = {
   fma: [...F16, ...FLT], rcp: FLT, sqrt: FLT, rsqrt: FLT, sin: ['f32'], cos: ['f32'], lg2: ['f32'],
   ex2: ['f32', ...F16], tanh: ['f32', ...F16], popc: ['b32', 'b64'], clz: ['b32', 'b64'], brev: ['b32', 'b64'],
   bfind: ['u32', 'u64', 's32', 's64'], bfe: ['u32', 'u64', 's32', 's64'], bfi: ['b32', 'b64'], prmt: ['b32'],
-  copysign: FLT, testp: FLT, cvta: ['u32', 'u64'], vote: ['b32', 'pred'], shfl: ['b32'], createpolicy: ['b64'],
+  copysign: FLT, testp: FLT, cvta: ['u32', 'u64'], vote: ['b32', 'pred'], shfl: ['b32'], createpolicy: ['b64'], shf: ['b32'],
   mov: ['pred', 'b16', 'b32', 'b64', 'b128', 'u16', 'u32', 'u64', 's16', 's32', 's64', 'f32', 'f64'],
   ld: ['b8', 'b16', 'b32', 'b64', 'b128', 'u8', 'u16', 'u32', 'u64', 's8', 's16', 's32', 's64', 'f32', 'f64'],
 };
@@ -64,6 +64,8 @@ function ptxasName(c: FnLowerer): string {
   }
   if (opcode === 'cvta' && mods.includes('to')) return 'cvta.to';
   if (opcode === 'createpolicy' && mods[0] && !isTypeMod(mods[0])) return `createpolicy.${mods[0]}`;
+  if (opcode === 'shf' && (mods.includes('l') || mods.includes('r'))) return `shf.${mods.includes('l') ? 'l' : 'r'}`;
+  if (opcode === 'dp2a' && (mods.includes('lo') || mods.includes('hi'))) return `dp2a.${mods.includes('lo') ? 'lo' : 'hi'}`;
   return opcode;
 }
 
@@ -222,6 +224,12 @@ function operandWants(c: FnLowerer, t: PtxType, types: PtxType[]): Want[] | unde
     }
     case 'createpolicy':
       return createpolicyWants(c);
+    case 'shf':
+      // shf.{l,r}.{clamp,wrap}.b32 d, a, b, c: the shift amount is an integer (a float register is refused there only)
+      return [dst(B32), ex(B32), ex(B32), ex(U32)];
+    case 'dp4a': case 'dp2a':
+      // dp4a.atype.btype d, a, b, c: every operand an integer register (ptxas refuses .f32 and 16-bit ones)
+      return [dst(U32), ex(U32), ex(U32), ex(U32)];
     case 'ld': case 'ldu':
       return [dst(t, 'relaxed'), 'skip', 'skip'];
     case 'st':
@@ -769,6 +777,17 @@ function checkForm(c: FnLowerer): { t: PtxType | undefined; types: PtxType[] } {
     fail(c, 'PTX_MODIFIER_REQUIRED', `Clamp modifier required for instruction '${mods.includes('l') ? 'shf.l' : mods.includes('r') ? 'shf.r' : 'shf'}'`);
   }
   if ((opcode === 'dp2a') && !mods.includes('lo') && !mods.includes('hi')) fail(c, 'PTX_MODIFIER_REQUIRED', `'.hi/.lo' modifier required for instruction 'dp2a'`);
+  if (opcode === 'shf' && mods.includes('l') === mods.includes('r')) {
+    if (mods.includes('l')) fail(c, 'PTX_ILLEGAL_MODIFIER', `Illegal modifier for instruction 'shf.l' (.l and .r)`);
+    fail(c, 'PTX_UNKNOWN_INSTRUCTION', `Not a name of any known instruction: 'shf' (shf.l or shf.r)`);
+  }
+  if (opcode === 'dp4a' || opcode === 'dp2a') {
+    // two types, .u32 or .s32 each (ptxas: "Unexpected instruction types specified for 'dp4a'")
+    const ts = mods.filter(isTypeMod);
+    if (ts.length !== 2 || ts.some((x) => x !== 'u32' && x !== 's32')) {
+      fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for '${ptxasName(c)}' (${ts.map((x) => `.${x}`).join('') || 'none'}; it takes .atype.btype, each .u32 or .s32)`);
+    }
+  }
   if ((opcode === 'vote' || opcode === 'shfl') && !mods.includes('sync') && (c.mod.targetSm ?? 0) >= 70 && (c.mod.ptxVersion ?? 0) >= 604) {
     fail(c, 'PTX_SYNC_REQUIRED', `Instruction '${opcode}' without '.sync' is not supported on .target sm_70 and higher from PTX ISA version 6.4`);
   }
@@ -792,7 +811,7 @@ function checkForm(c: FnLowerer): { t: PtxType | undefined; types: PtxType[] } {
   }
   if (allowed && !t && opcode !== 'vote') fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for '${opcode}' (no instruction type; it takes ${allowed.map((x) => `.${x}`).join(' ')})`);
   if (allowed && t && (types.length !== 1 || !allowed.includes(t.name))) {
-    fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for '${opcode}' (${types.map((x) => `.${x.name}`).join('')}; it takes ${allowed.map((x) => `.${x}`).join(' ')})`);
+    fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for '${opcode === 'shf' || opcode === 'createpolicy' ? ptxasName(c) : opcode}' (${types.map((x) => `.${x.name}`).join('')}; it takes ${allowed.map((x) => `.${x}`).join(' ')})`);
   }
   if (opcode === 'vote' && mods.includes('sync')) {
     const mode = mods.find((m) => m === 'ballot' || m === 'all' || m === 'any' || m === 'uni');
