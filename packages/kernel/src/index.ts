@@ -9,6 +9,7 @@ export * from './ir/machine.js';
 export * from './ir/builder.js';
 export { parseOri, getComments, setComments, getTrailingComments, type ParseOptions } from './ir/parse.js';
 export * from './ir/verify.js';
+export * from './ir/reaching-defs.js';
 export * from './analysis/manager.js';
 export * from './analysis/cfg.js';
 export * from './analysis/dominators.js';

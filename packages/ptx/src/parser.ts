@@ -327,8 +327,10 @@ class Parser {
       break;
     }
     if (this.acceptP(';')) return fn;
-    // PTX 1.x/2.x prototypes may omit the ';' before the next module directive; from 3.0 on (and at the end
-    // of the file, a truncated header) ptxas reports a syntax error.
+    // PTX 1.x/2.x prototypes may omit the ';' before the next module directive. ptxas 13.0.88 takes a `.func`
+    // prototype without ';' in any version, before a module directive or at the end of the file (`.func f()`
+    // then `.func f() {...}`); an `.entry` header without a body is a syntax error from 3.0 on (a truncated file).
+    if (!entry && (this.kind() === Tk.Dot || this.kind() === Tk.Eof)) return fn;
     if (legacy && this.kind() === Tk.Dot) return fn;
     if (!this.isP('{')) this.fail(`'{' opening the body of ${name} or ';' ending its declaration`);
     fn.body = this.block();

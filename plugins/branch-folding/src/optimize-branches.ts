@@ -65,7 +65,7 @@ export function removeUnreachableBlocks(fn: OriFunction, pinned: ReadonlySet<Blo
   }
   const dead = fn.blocks.filter((b) => !seen.has(b) && !pinned.has(b));
   if (!dead.length) return 0;
-  for (const b of dead) b.removeWhere(() => true);
+  for (const b of dead) b.removeWhere(() => true, { unreachable: true });
   // Emptied, a dead block is entered only by falling through from the block before it. In layout order, keep
   // one whose predecessor stays (a pinned block) and remove the rest in one batch.
   const doomed = new Set<Block>();

@@ -19,7 +19,7 @@ export class OriSanitize implements PhaseImpl {
       for (const i of fn.instructions()) if (i.opcode === 'BSSY') for (const t of i.labelTargets()) bssyTargets.add(t);
       const doomed = unreachable.filter((b) => !bssyTargets.has(b));
       // Empty them first so edges among the dead blocks disappear, then remove them.
-      for (const b of doomed) b.removeWhere(() => true);
+      for (const b of doomed) b.removeWhere(() => true, { unreachable: true });
       for (const b of doomed) {
         if (b.preds.length === 0) fn.removeBlock(b);
       }

@@ -192,11 +192,14 @@ function putPredicate(u: Instr, p: Register, value: boolean): number {
     // An unconditional control-flow instruction must stand last: what followed it is unreachable.
     if (u.endsFlowUnconditionally) {
       let after = false;
-      b.removeWhere((x) => {
-        if (after) return true;
-        if (x === u) after = true;
-        return false;
-      });
+      b.removeWhere(
+        (x) => {
+          if (after) return true;
+          if (x === u) after = true;
+          return false;
+        },
+        { unreachable: true },
+      );
     }
   }
   let changed = false;

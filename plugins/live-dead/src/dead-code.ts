@@ -16,7 +16,7 @@ export function removeUnreachableBlocks(fn: OriFunction): number {
   }
   const doomed = fn.blocks.filter((b) => dead.has(b) && !named.has(b));
   // One batch per block: removing one instruction at a time costs the block's length each.
-  for (const b of doomed) b.removeWhere(() => true);
+  for (const b of doomed) b.removeWhere(() => true, { unreachable: true });
   // Forward layout order: an emptied block only falls through into the next one, removed after it.
   let n = 0;
   for (const b of doomed) {

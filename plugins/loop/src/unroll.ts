@@ -14,6 +14,7 @@ import {
   type Operand,
   type OriFunction,
   type PhaseContext,
+  type Register,
 } from '@ptxforge/kernel';
 import { analyzeCountedLoop, type CountedLoop, type Rejection } from './iv.js';
 import { cloneRegion, dropBranchesToNext, ensurePreheader, layoutLast, materializeFallthroughs, retargetFinalBranch } from './region.js';
@@ -258,6 +259,11 @@ export function fullUnroll(fn: OriFunction, loop: Loop, cl: CountedLoop, trip: n
     after = last;
   }
   const touched: Block[] = [];
+  // Without the back edges, a register the loop defines after its first read in an iteration is read with no
+  // definition reaching it in the first copy (PTX: unspecified): the pipeline gives it an UNDEF (reaching-defs.ts).
+  const loopDefs = new Set<Register>();
+  for (const b of blocks) for (const i of b.instrs) for (const r of i.defRegs()) loopDefs.add(r);
+  fn.noteLostReachingDefs(loopDefs);
   for (let j = 0; j < trip; j++) {
     const latch = copies[j]!.get(cl.latch)!;
     const back = latch.instrs[latch.instrs.length - 2]!;

@@ -1,9 +1,11 @@
 import { getHeapStatistics } from 'node:v8';
 import { inject, injectable } from 'tsyringe';
+import { RpoAnalysis } from '../analysis/cfg.js';
 import { AnalysisManager } from '../analysis/manager.js';
 import { PtxforgeError } from '../errors.js';
 import type { OriModule } from '../ir/core.js';
 import { printModule } from '../ir/print.js';
+import { restoreReachingDefs } from '../ir/reaching-defs.js';
 import { assertValidModule } from '../ir/verify.js';
 import type { KnobValues } from '../knobs.js';
 import { hookAt, type HookName } from '../pipeline/hooks.js';
@@ -150,6 +152,21 @@ export class Compilation {
     }
   }
 
+  /**
+   * After a phase that changed a function's CFG or deleted unreachable code: registers whose only definition
+   * on some path went with the deleted or now unreachable code get an UNDEF at the entry, so that "every
+   * use is reached by a definition" holds for the next phase and the verifier (reaching-defs.ts). The RPO it
+   * needs stays cached for the next phase (inserting UNDEFs does not change the CFG).
+   */
+  private restoreReachingDefs(cfgBefore: readonly number[]): void {
+    const fns = this.unit.functions;
+    fns.forEach((fn, k) => {
+      if (fn.blocks.length === 0) return;
+      if (!fn.hasUnreachableDefs && fns.length === cfgBefore.length && cfgBefore[k] === fn.cfgVersion) return;
+      restoreReachingDefs(fn, this.analyses.get(fn, RpoAnalysis));
+    });
+  }
+
   /** Properties the input already has (CompileOptions.properties). */
   private get initialProperties(): readonly IrProperty[] {
     return this.options.properties ?? [];
@@ -191,6 +208,7 @@ export class Compilation {
       const info: PhaseInfo = base;
       for (const ins of instrumentation) guarded(this.unit, ins.name, () => ins.beforePhase?.(info, this.unit, ctx));
       const v0 = irVersionSum(this.unit);
+      const cfg0 = this.unit.functions.map((f) => f.cfgVersion);
       const n0 = instrCount(this.unit);
       const h0 = heapUsed();
       const p0 = performance.now();
@@ -208,6 +226,7 @@ export class Compilation {
       peak = Math.max(peak, h1);
       const changed = irVersionSum(this.unit) !== v0;
       this.analyses.invalidate(undefined, changed ? (slot.impl.preserves ?? 'none') : 'all');
+      if (changed) this.restoreReachingDefs(cfg0);
       applyProps(props, slot);
       if (this.options.verifyIr) {
         // Until a phase establishes ControlFlowLast (SetControlFlowOpLastInBB), a control-flow instruction

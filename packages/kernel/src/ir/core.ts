@@ -554,9 +554,11 @@ export class Block {
   /**
    * Remove every instruction for which `drop` holds in one pass (O(block size), not O(size) per removal).
    * `drop` is called once per instruction in order and must not query positions or change the block.
-   * Returns how many were removed.
+   * With `unreachable`, the removed instructions are code no path executes (what follows an unconditional
+   * branch, a deleted block): their definitions are remembered so that the pipeline can give uses they were
+   * the only definition of an UNDEF (restoreReachingDefs). Returns how many were removed.
    */
-  removeWhere(drop: (i: Instr) => boolean): number {
+  removeWhere(drop: (i: Instr) => boolean, opts: { unreachable?: boolean } = {}): number {
     const list = this.instrs as Instr[];
     const gone: Instr[] = [];
     let w = 0;
@@ -572,6 +574,7 @@ export class Block {
     list.length = w;
     let cf = false;
     for (const i of gone) {
+      if (opts.unreachable) this.fn._noteUnreachableDefs(i);
       this.fn._unlinkInstr(i);
       i.block = undefined;
       if (i.isControlFlow) cf = true;
@@ -665,6 +668,12 @@ export class OriFunction {
   private _irVersion = 0;
   private blockCounter = 0;
   private instrCounter = 0;
+  /**
+   * Registers written by instructions that were deleted as unreachable (removed blocks, removeWhere with
+   * `unreachable`) since the last takeUnreachableDefs: the only definitions on some path of theirs may have
+   * gone while uses remain (restoreReachingDefs, reaching-defs.ts, re-establishes "every use is reached").
+   */
+  private unreachableDefs: Set<Register> | undefined;
   /** The opcode table its instructions are read with: the core ISA, or its toolchain's (core + plugins). */
   opcodes: OpcodeTable = CORE_OPCODES;
 
@@ -890,7 +899,7 @@ export class OriFunction {
       throw new PtxforgeError('IR_BLOCK_IN_USE', `removeBlock: ${b.label} still has predecessors ${b.preds.map((p) => p.label).join(', ')}`);
     }
     const k = this.requirePlaced(b, 'removeBlock');
-    b.removeWhere(() => true);
+    b.removeWhere(() => true, { unreachable: true });
     this.unplaceBlock(b, k);
   }
   /**
@@ -909,7 +918,7 @@ export class OriFunction {
         if (!doomed.has(p)) throw new PtxforgeError('IR_BLOCK_IN_USE', `removeBlocks: ${b.label} still has predecessor ${p.label}, which is not removed`);
       }
     }
-    for (const b of doomed) b.removeWhere(() => true);
+    for (const b of doomed) b.removeWhere(() => true, { unreachable: true });
     this.setLayoutUnchecked(this.blocks.filter((b) => !doomed.has(b)));
     for (const b of doomed) {
       b._pos = -1;
@@ -1166,6 +1175,32 @@ export class OriFunction {
     for (const d of i.defs) if (d.kind === 'reg') d.reg.defs.add(i);
     for (const r of i.useRegs()) r.uses.set(i, (r.uses.get(i) ?? 0) + 1);
   }
+  /** Internal: `i` is deleted as unreachable code; remember the registers it wrote (see unreachableDefs). */
+  _noteUnreachableDefs(i: Instr): void {
+    for (const d of i.defs) {
+      if (d.kind !== 'reg') continue;
+      (this.unreachableDefs ??= new Set()).add(d.reg);
+    }
+  }
+  /**
+   * The registers whose definitions were deleted as unreachable since the last call (undefined when none),
+   * and forget them: the caller (restoreReachingDefs) takes over.
+   */
+  /**
+   * A pass that removes paths (a loop's back edge when it unrolls fully) tells which registers may have lost
+   * their only reaching definition on some path: they are checked like definitions deleted as unreachable.
+   */
+  noteLostReachingDefs(regs: Iterable<Register>): void {
+    for (const r of regs) (this.unreachableDefs ??= new Set()).add(r);
+  }
+  get hasUnreachableDefs(): boolean {
+    return this.unreachableDefs !== undefined;
+  }
+  takeUnreachableDefs(): Set<Register> | undefined {
+    const s = this.unreachableDefs;
+    this.unreachableDefs = undefined;
+    return s;
+  }
   _unlinkInstr(i: Instr): void {
     this._irVersion++;
     for (const d of i.defs) if (d.kind === 'reg') d.reg.defs.delete(i);
@@ -1323,6 +1358,8 @@ export class OriModule {
   readonly vars: VarDecl[] = [];
   /** File names referenced by source locations (`loc.file` indexes this). */
   readonly files: string[] = [];
+  /** The input file the module was read from (a location without `file` is in it), when it came from one. */
+  sourceFile: string | undefined;
   private _opcodes: OpcodeTable = CORE_OPCODES;
 
   /** The opcode table of the module's functions (see OriFunction.opcodes). */

@@ -1,7 +1,7 @@
 import { PtxforgeError } from '../errors.js';
 import { computeRpo } from '../analysis/cfg.js';
 import { computeDominators } from '../analysis/dominators.js';
-import type { Block, Instr, Operand, OriFunction, OriModule, Register, VarDecl } from './core.js';
+import type { Block, Instr, Operand, OriFunction, OriModule, Register, SrcLoc, VarDecl } from './core.js';
 import { isPredicateClass, operandRegs } from './core.js';
 import { checkMachineState, type MachineIssue, type MachineVerifyOptions } from './machine.js';
 import { printInstr } from './print.js';
@@ -13,6 +13,8 @@ export interface VerifyIssue {
   readonly fn: string;
   readonly block?: string;
   readonly instr?: string;
+  /** Source location of the instruction, when it has one. */
+  readonly loc?: SrcLoc;
 }
 
 /**
@@ -31,9 +33,10 @@ export interface VerifyIssue {
 export function verifyFunction(fn: OriFunction, machine: MachineVerifyOptions = {}): VerifyIssue[] {
   const issues: VerifyIssue[] = [];
   const add = (code: string, message: string, b?: Block, i?: Instr): void => {
-    const e: { code: string; message: string; fn: string; block?: string; instr?: string } = { code, message, fn: fn.name };
+    const e: { code: string; message: string; fn: string; block?: string; instr?: string; loc?: SrcLoc } = { code, message, fn: fn.name };
     if (b) e.block = b.label;
     if (i) e.instr = printInstr(i);
+    if (i?.loc) e.loc = i.loc;
     issues.push(e);
   };
   if (fn.blocks.length === 0) {
@@ -370,7 +373,12 @@ export function assertValidModule(m: OriModule, when = 'verification', ignore: r
   const issues = verifyModule(m, machine).filter((i) => !ignore.includes(i.code));
   if (issues.length) {
     const lines = issues.map((x) => `  [${x.code}] @${x.fn}${x.block ? ` ${x.block}` : ''}: ${x.message}${x.instr ? `\n      at: ${x.instr}` : ''}`);
-    throw new PtxforgeError('ORI_VERIFY', `IR is not well formed (${when}):\n${lines.join('\n')}`);
+    // Located at the source instruction of the first issue that has one (an internal error still points
+    // at the input line it came from).
+    const loc = issues.find((x) => x.loc)?.loc;
+    const file = loc?.file !== undefined ? (m.files[loc.file] ?? m.sourceFile) : m.sourceFile;
+    const pos = loc ? { ...(file !== undefined ? { file } : {}), line: loc.line, col: loc.col ?? 1 } : undefined;
+    throw new PtxforgeError('ORI_VERIFY', `IR is not well formed (${when}):\n${lines.join('\n')}`, pos ? { pos } : {});
   }
 }
 

@@ -230,6 +230,88 @@ const CASES: Array<[body: string, ptxas: 'ok' | string]> = [
   ['setp.s32 %p1, %r1, %r2;', "Comparison modifier required for instruction 'setp'"],
   ['ld.global.f64 %fd1, [%rd1++112];', 'ok'],
   ['atom.global.min.u32 %r1, [%rd1+ +24], 2;', 'ok'],
+  // fuzz-ptx seed 14 false reject (2026-11-28): an .f16x2 register is a .b32 one except to float instructions
+  ['ld.global.u32 %hh1, [%rd1];', 'ok'],
+  ['ld.global.b16 %hh1, [%rd1];', 'ok'],
+  ['ld.global.s32 %hh1, [%rd1];', 'ok'],
+  ['ld.global.f32 %hh1, [%rd1];', 'Arguments mismatch'],
+  ['ld.global.b64 %hh1, [%rd1];', 'Arguments mismatch'],
+  ['st.global.s8 [%rd1], %hh1;', 'ok'],
+  ['st.global.f32 [%rd1], %hh1;', 'Arguments mismatch'],
+  ['add.u32 %r1, %hh1, 1;', 'ok'],
+  ['add.f32 %f1, %hh1, 0f3F800000;', 'Arguments mismatch'],
+  ['cvt.u32.u16 %r1, %hh1;', 'ok'],
+  ['cvt.f32.f16 %f1, %hh1;', 'Arguments mismatch'],
+  ['ld.global.u16 %h1, [%rd1];', 'Arguments mismatch'],
+  ['ld.global.b16 %h1, [%rd1];', 'ok'],
+  // fuzz-ptx false-accept classes, 2026-11-28: approximate-only functions, barrier immediates, memory order scopes
+  ['ex2.f32 %f1, %f2;', ".approx modifier required for instruction 'ex2'"],
+  ['ex2.approx.f32 %f1, %f2;', 'ok'],
+  ['sin.ftz.f32 %f1, %f2;', ".approx modifier required for instruction 'sin'"],
+  ['tanh.f32 %f1, %f2;', ".approx modifier required for instruction 'tanh'"],
+  ['rsqrt.f64 %fd1, %fd2;', ".approx modifier required for instruction 'rsqrt'"],
+  ['rsqrt.approx.ftz.f64 %fd1, %fd2;', 'ok'],
+  ['ex2.f16x2 %hh1, %hh2;', "Rounding modifier or '.approx' modifier required for instruction 'ex2'"],
+  ['ex2.approx.ftz.f16x2 %hh1, %hh2;', "Illegal modifier '.ftz' for instruction 'ex2'"],
+  ['ex2.approx.f16x2 %hh1, %hh2;', 'ok'],
+  ['bar.sync 15;', 'ok'],
+  ['bar.sync 16;', "Barrier number '16' out of range, expected to be in range [0..15]"],
+  ['barrier.sync 16;', "Barrier number '16' out of range"],
+  ['bar.sync -1;', "Barrier number '18446744073709551615' out of range"],
+  ['bar.sync 4294967311;', 'ok'],
+  ['bar.red.popc.u32 %r1, 16, %p1;', "Barrier number '16' out of range"],
+  ['bar.sync 1, 65;', 'Number of threads participating in barrier must be in multiple of warp size'],
+  ['bar.sync 1, 64;', 'ok'],
+  ['bar.sync 0, 0;', 'ok'],
+  ['bar.arrive 1;', "Arguments mismatch for instruction 'bar.arrive'"],
+  ['bar.arrive 1, 64;', 'ok'],
+  ['st.release.global.u32 [%rd1], %r1;', "Modifier '.release' requires scope with 'st' instruction"],
+  ['ld.relaxed.global.u32 %r1, [%rd1];', "Modifier '.relaxed' requires scope with 'ld' instruction"],
+  ['ld.acquire.global.u32 %r1, [%rd1];', "Modifier '.acquire' requires scope with 'ld' instruction"],
+  ['st.release.gpu.global.u32 [%rd1], %r1;', 'ok'],
+  ['st.weak.gpu.global.u32 [%rd1], %r1;', "Modifier '.weak' cannot be combined with modifier '.gpu'"],
+  ['st.volatile.release.gpu.global.u32 [%rd1], %r1;', 'Duplicate .release modifier'],
+  ['atom.release.global.add.u32 %r1, [%rd1], 1;', 'ok'],
+  ['st.mmio.relaxed.sys.global.u32 [%rd1], %r1;', "Feature '.mmio' requires PTX ISA .version 8.2 or later"],
+  // createpolicy operand types
+  ['createpolicy.fractional.L2::evict_last.b64 %rd1, 1.0;', 'ok'],
+  ['createpolicy.fractional.L2::evict_last.b32 %r1, 1.0;', "Unexpected instruction types specified for 'createpolicy"],
+  ['createpolicy.fractional.L2::evict_last.b64 %r1, 1.0;', "Arguments mismatch for instruction 'createpolicy.fractional'"],
+  ['createpolicy.fractional.L2::evict_last.b64 %rd1, 1;', "Arguments mismatch for instruction 'createpolicy.fractional'"],
+  ['createpolicy.fractional.L2::evict_last.b64 %rd1, 2.0;', "Argument 2 of instruction 'createpolicy.fractional': value '2.000000' out of range"],
+  ['createpolicy.fractional.L2::evict_last.b64 %rd1, 0.0;', "value '0.000000' out of range"],
+  ['createpolicy.fractional.L2::evict_last.b64 %rd1, %f1;', 'ok'],
+  ['createpolicy.fractional.L2::evict_last.b64 %rd1, %r1;', 'ok'],
+  ['createpolicy.fractional.L2::evict_last.b64 %fd1, 0.5;', "Arguments mismatch for instruction 'createpolicy.fractional'"],
+  ['createpolicy.fractional.L2::evict_last.b64 %rd1;', 'ok'],
+  ['createpolicy.range.L2::evict_last.b64 %rd1, [%rd2], %r1, %r2;', 'ok'],
+  ['createpolicy.range.L2::evict_last.b64 %rd1, [%rd2], %rd3, %r2;', "Arguments mismatch for instruction 'createpolicy.range'"],
+  ['createpolicy.cvt.L2.b64 %rd1, %rd2;', 'ok'],
+  ['createpolicy.cvt.L2.b64 %rd1, %r2;', "Arguments mismatch for instruction 'createpolicy.cvt'"],
+  // dp4a/dp2a and shf types and operands
+  ['dp4a.s32.u32 %r1, %r2, %r3, %r1;', 'ok'],
+  ['dp4a.b32.u32 %r1, %r2, %r3, %r1;', "Unexpected instruction types specified for 'dp4a'"],
+  ['dp4a.u32 %r1, %r2, %r3, %r1;', "Unexpected instruction types specified for 'dp4a'"],
+  ['dp4a.u32.u32 %rd1, %r2, %r3, %r1;', "Arguments mismatch for instruction 'dp4a'"],
+  ['dp4a.u32.u32 %r1, %f2, %r3, %r1;', "Arguments mismatch for instruction 'dp4a'"],
+  ['dp4a.u32.s32 %r1, %r2, %r3, %f1;', "Arguments mismatch for instruction 'dp4a'"],
+  ['dp2a.lo.f32.u32 %r1, %r2, %r3, %r1;', "Unexpected instruction types specified for 'dp2a.lo'"],
+  ['shf.l.wrap.b32 %r1, %f2, %r3, %r1;', 'ok'],
+  ['shf.l.wrap.u32 %r1, %r2, %r3, %r1;', "Unexpected instruction types specified for 'shf.l'"],
+  ['shf.l.wrap.b64 %rd1, %rd2, %rd3, %r1;', "Unexpected instruction types specified for 'shf.l'"],
+  ['shf.l.wrap.b32 %rd1, %r2, %r3, %r1;', "Arguments mismatch for instruction 'shf.l'"],
+  ['shf.r.clamp.b32 %r1, %r2, %r3, %f1;', "Arguments mismatch for instruction 'shf.r'"],
+  ['shf.wrap.b32 %r1, %r2, %r3, 4;', "Not a name of any known instruction: 'shf'"],
+  // initializer types (fatal "Initial value type mismatch")
+  ['.global .u32 gi1 = 1.5;', 'Initial value type mismatch'],
+  ['.global .u32 gi2 = 0f3F800000;', 'Initial value type mismatch'],
+  ['.global .f32 gi3 = 1;', 'Initial value type mismatch'],
+  ['.global .f32 gi4[2] = {1.0, 2};', 'Initial value type mismatch'],
+  ['.global .f64 gi5 = 0f3F800000;', 'ok'],
+  ['.global .b32 gi6 = 1.5;', 'ok'],
+  ['.global .b16 gi7 = 0f3F800000;', 'ok'],
+  ['.global .s32 gi8 = -1;', 'ok'],
+  ['.global .f16 gi9 = 1.5;', 'No initial value is allowed for .f16 type'],
 ];
 
 function ours(body: string): string {
@@ -502,6 +584,37 @@ describe('syntax ptxas refuses (issue 16, fuzz-ptx findings)', () => {
     expect(code(kernel('cp.async.ca.shared.global [%rd1], [%rd2], 8;'))).toBe('ok');
     // a huge initialized array is a located resource error, not a RangeError (fuzz-ptx seed 11 crash)
     expect(code(`${HEAD}.global .align 4 .b32 g[4294967295] = {1, 2};\n.visible .entry k() { ret; }\n`)).toBe('PTX_RESOURCE_LIMIT');
+  });
+  it('static shared data above 0xc000 bytes per entry (its own, and what it and its callees name) is refused as by ptxas', () => {
+    // ptxas 13.0.88: "Entry function 'k' uses too much shared data (0xc001 bytes, 0xc000 max)", without a line
+    const prog = (decls: string, body: string, callee = ''): string =>
+      `${HEAD}${decls}\n${callee}.visible .entry k(.param .u64 p)\n{\n.reg .b64 %rd<4>;\n${body}\nret;\n}\n`;
+    expect(code(prog('.shared .align 4 .b8 s[49152];', 'mov.u64 %rd1, s;'))).toBe('ok');
+    expect(code(prog('.shared .align 4 .b8 s[49153];', 'mov.u64 %rd1, s;'))).toBe('PTX_RESOURCE_LIMIT');
+    expect(code(prog('.shared .align 4 .b8 s[100000];', ''))).toBe('ok'); // not named by the entry
+    expect(code(prog('.shared .align 4 .b8 s[49152];\n.shared .align 4 .b8 t[4];', 'mov.u64 %rd1, s;'))).toBe('ok');
+    expect(code(prog('.shared .align 4 .b8 s[49152];\n.shared .align 4 .b8 t[4];', 'mov.u64 %rd1, s;\nmov.u64 %rd2, t;'))).toBe('PTX_RESOURCE_LIMIT');
+    expect(code(prog('', '.shared .align 4 .b8 s[49153];'))).toBe('PTX_RESOURCE_LIMIT'); // declared in the entry, unused
+    expect(code(prog('.extern .shared .align 4 .b8 s[];', 'mov.u64 %rd1, s;'))).toBe('ok');
+    const callee = '.func f()\n{\n.reg .b64 %rd<2>;\nmov.u64 %rd1, s;\nret;\n}\n';
+    expect(code(prog('.shared .align 4 .b8 s[49153];', 'call f;', callee))).toBe('PTX_RESOURCE_LIMIT');
+    let pos: unknown;
+    try {
+      lowerPtx(parsePtx(prog('.shared .align 4 .b8 s[49153];', 'mov.u64 %rd1, s;'), 'f.ptx'), SM90);
+    } catch (e) {
+      pos = (e as PtxforgeError).pos;
+      expect((e as PtxforgeError).message).toContain("Entry function 'k' uses too much shared data (0xc001 bytes, 0xc000 max)");
+    }
+    expect(pos).toMatchObject({ file: 'f.ptx', line: 5 });
+  });
+  it("a .func prototype may omit its ';' before a module directive or the end of the file; an .entry header may not (ptxas 13.0.88)", () => {
+    const decl = '.func (.reg .u32 s) add(.reg .u32 x, .reg .u32 y)';
+    const def = `${decl}\n{\nadd.u32 s, x, y;\nret;\n}\n`;
+    expect(code(`${HEAD}${decl}\n${def}.visible .entry k()\n{\nret;\n}\n`)).toBe('ok');
+    expect(code(`${HEAD}.extern .func g()\n.extern .func h()\n.visible .entry k()\n{\nret;\n}\n`)).toBe('ok');
+    expect(code(`${HEAD}.visible .entry k()\n{\nret;\n}\n.func g()\n`)).toBe('PTX_UNRESOLVED_FUNCTION');
+    expect(code(`${HEAD}.visible .entry j()\n.visible .entry k()\n{\nret;\n}\n`)).toBe('PTX_SYNTAX');
+    expect(code(`${HEAD}.visible .entry k()\n`)).toBe('PTX_SYNTAX');
   });
   it('a second linkage directive is a syntax error', () => {
     expect(code(`${HEAD}.visible .visible .entry k() { ret; }\n`)).toBe('PTX_SYNTAX');

@@ -30,7 +30,7 @@ const TYPES: Record<string, readonly string[]> = {
   fma: [...F16, ...FLT], rcp: FLT, sqrt: FLT, rsqrt: FLT, sin: ['f32'], cos: ['f32'], lg2: ['f32'],
   ex2: ['f32', ...F16], tanh: ['f32', ...F16], popc: ['b32', 'b64'], clz: ['b32', 'b64'], brev: ['b32', 'b64'],
   bfind: ['u32', 'u64', 's32', 's64'], bfe: ['u32', 'u64', 's32', 's64'], bfi: ['b32', 'b64'], prmt: ['b32'],
-  copysign: FLT, testp: FLT, cvta: ['u32', 'u64'], vote: ['b32', 'pred'], shfl: ['b32'],
+  copysign: FLT, testp: FLT, cvta: ['u32', 'u64'], vote: ['b32', 'pred'], shfl: ['b32'], createpolicy: ['b64'], shf: ['b32'],
   mov: ['pred', 'b16', 'b32', 'b64', 'b128', 'u16', 'u32', 'u64', 's16', 's32', 's64', 'f32', 'f64'],
   ld: ['b8', 'b16', 'b32', 'b64', 'b128', 'u8', 'u16', 'u32', 'u64', 's8', 's16', 's32', 's64', 'f32', 'f64'],
 };
@@ -63,12 +63,19 @@ function ptxasName(c: FnLowerer): string {
     return `${opcode}.${mods.find((m) => m === 'lo' || m === 'hi' || m === 'wide')}`;
   }
   if (opcode === 'cvta' && mods.includes('to')) return 'cvta.to';
+  if (opcode === 'createpolicy' && mods[0] && !isTypeMod(mods[0])) return `createpolicy.${mods[0]}`;
+  if (opcode === 'shf' && (mods.includes('l') || mods.includes('r'))) return `shf.${mods.includes('l') ? 'l' : 'r'}`;
+  if (opcode === 'dp2a' && (mods.includes('lo') || mods.includes('hi'))) return `dp2a.${mods.includes('lo') ? 'lo' : 'hi'}`;
   return opcode;
 }
 
 /** Whether a register of type r may stand where the instruction wants type t. */
 export function compatible(t: PtxType, r: PtxType, mode: Mode): boolean {
   if (t.kind === 'pred' || r.kind === 'pred') return t.kind === r.kind;
+  // An .f16x2 register is a .b32 register to every instruction that is not a float one (ptxas 13.0.88 takes
+  // `ld.global.u32`/`.b16`, `add.u32`, `cvt.u32.u16` on it and refuses `ld.f32`, `add.f32`, `cvt.f32.f16`);
+  // an .f16 register keeps its float type everywhere (`ld.u16` into it is refused).
+  if (r.name === 'f16x2' && t.kind !== 'f') r = B32;
   if (mode === 'exact') {
     if (r.bits !== t.bits) return false;
     if (t.kind === 'b') return true;
@@ -215,6 +222,14 @@ function operandWants(c: FnLowerer, t: PtxType, types: PtxType[]): Want[] | unde
       if (c.ins.operands.some((o) => o.kind === 'vec')) return checkMovVector(c, t);
       return [dst(t), ex(t)];
     }
+    case 'createpolicy':
+      return createpolicyWants(c);
+    case 'shf':
+      // shf.{l,r}.{clamp,wrap}.b32 d, a, b, c: the shift amount is an integer (a float register is refused there only)
+      return [dst(B32), ex(B32), ex(B32), ex(U32)];
+    case 'dp4a': case 'dp2a':
+      // dp4a.atype.btype d, a, b, c: every operand an integer register (ptxas refuses .f32 and 16-bit ones)
+      return [dst(U32), ex(U32), ex(U32), ex(U32)];
     case 'ld': case 'ldu':
       return [dst(t, 'relaxed'), 'skip', 'skip'];
     case 'st':
@@ -222,6 +237,27 @@ function operandWants(c: FnLowerer, t: PtxType, types: PtxType[]): Want[] | unde
     default:
       return undefined;
   }
+}
+
+/**
+ * createpolicy (PTX ISA createpolicy; ptxas 13.0.88 verdicts): `.fractional` d, {fraction}: a .b64 policy and an
+ * .f32 fraction in (0, 1]; `.range` d, [a], primary size, total size: .b32 sizes; `.cvt.L2` d, policy: .b64.
+ */
+function createpolicyWants(c: FnLowerer): Want[] | undefined {
+  const B64 = T('b64');
+  const form = c.ins.mods[0];
+  // the policy register is an integer one: ptxas refuses an .f64 register there (which a .b64 operand would take)
+  const d: Want = { t: T('u64'), mode: 'exact', dst: true };
+  if (form === 'fractional') {
+    const f = c.ins.operands[1];
+    if (f?.kind === 'float' && !(f.value > 0 && f.value <= 1)) {
+      fail(c, 'PTX_IMMEDIATE_RANGE', `Argument 2 of instruction 'createpolicy.fractional': value '${f.value.toFixed(6)}' out of range, expected to be in range (0.000000 .. 1.000000]`);
+    }
+    return [d, { t: T('f32'), mode: 'exact' }];
+  }
+  if (form === 'range') return [d, 'skip', { t: B32, mode: 'exact' }, { t: B32, mode: 'exact' }];
+  if (form === 'cvt') return [d, { t: B64, mode: 'exact' }];
+  return undefined;
 }
 
 /**
@@ -367,7 +403,8 @@ function allowedMods(opcode: string, t: PtxType | undefined, mods: readonly stri
     case 'rcp': case 'sqrt':
       return set('approx', 'ftz', ...RND);
     case 'rsqrt': case 'sin': case 'cos': case 'lg2': case 'ex2':
-      return set('approx', 'ftz');
+      // ptxas: "Illegal modifier '.ftz' for instruction 'ex2'" on the f16/bf16 forms
+      return set('approx', !half && !bhalf && 'ftz');
     case 'tanh':
       return set('approx');
     case 'setp': case 'set':
@@ -410,6 +447,8 @@ function illegalModifier(c: FnLowerer, m: string): never {
   fail(c, 'PTX_ILLEGAL_MODIFIER', `Illegal modifier '.${m}' for instruction '${name}'`);
 }
 
+const APPROX_ONLY = new Set(['ex2', 'lg2', 'sin', 'cos', 'rsqrt', 'tanh']);
+
 /** Modifiers the form needs: a rounding mode for fma/mad/div/rcp/sqrt and for conversions that round. */
 function checkRequiredMods(c: FnLowerer, t: PtxType, types: PtxType[]): void {
   const { opcode, mods } = c.ins;
@@ -431,6 +470,9 @@ function checkRequiredMods(c: FnLowerer, t: PtxType, types: PtxType[]): void {
     fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for 'mad' (an integer mad needs .lo, .hi or .wide)`);
   }
   if (opcode === 'testp' && !has(['finite', 'infinite', 'number', 'notanumber', 'normal', 'subnormal'])) need('Test operation');
+  // The approximate-only functions (ptxas 13.0.88: ".approx modifier required for instruction 'ex2'"; the half
+  // forms: "Rounding modifier or '.approx' modifier required").
+  if (APPROX_ONLY.has(opcode) && !mods.includes('approx')) need(F16.includes(t.name) ? "Rounding modifier or '.approx' modifier" : '.approx modifier');
   if (opcode === 'cvt' && types.length === 2) {
     const [d, s] = types as [PtxType, PtxType];
     // cvt.frnd2{.relu}{.satfinite}.{f16x2,bf16x2}.f32 and cvt.frnd2.tf32.f32: rounding .rn/.rz (.rs, and .rna
@@ -511,9 +553,35 @@ function checkCpAsyncSize(c: FnLowerer): void {
   if (!ok.includes(o.value)) fail(c, 'PTX_IMMEDIATE_RANGE', `Argument 2 of instruction 'cp.async': unexpected value '${o.value}', expected to be ${ok.join(' or ')}`);
 }
 
+/**
+ * bar/barrier immediates (ptxas 13.0.88): a barrier number is in [0..15] after truncation to 32 bits (it prints
+ * the 64-bit value: "Barrier number '18446744073709551615' out of range" for -1, and takes 4294967311 as 15); a
+ * thread count is a multiple of the warp size; `bar.arrive` needs its thread count.
+ */
+function checkBarrierImmediates(c: FnLowerer): void {
+  const { opcode, mods, operands: ops } = c.ins;
+  if (mods.includes('warp')) return; // bar.warp.sync membermask
+  const red = mods.includes('red');
+  const idAt = red ? 1 : 0;
+  const countAt = red ? (ops.length === 4 ? 2 : -1) : ops.length >= 2 ? 1 : -1;
+  const name = `${opcode}.${mods.find((m) => m === 'sync' || m === 'arrive' || m === 'red') ?? 'sync'}`;
+  const id = ops[idAt];
+  if (id?.kind === 'int' && BigInt.asUintN(32, id.value) > 15n) {
+    fail(c, 'PTX_IMMEDIATE_RANGE', `Barrier number '${BigInt.asUintN(64, id.value)}' out of range, expected to be in range [0..15]`);
+  }
+  const count = countAt >= 0 ? ops[countAt] : undefined;
+  if (count?.kind === 'int' && BigInt.asUintN(32, count.value) % 32n !== 0n) {
+    fail(c, 'PTX_IMMEDIATE_RANGE', `Number of threads participating in barrier must be in multiple of warp size ('${name}': ${count.value})`);
+  }
+  if (mods.includes('arrive') && !red && ops.length < 2) {
+    fail(c, 'PTX_ARGUMENT_MISMATCH', `Arguments mismatch for instruction '${name}': .arrive needs the number of participating threads`);
+  }
+}
+
 /** bar/barrier operands: barrier ids, thread counts and masks are 32-bit integers; `.red` has a result and a predicate. */
 function checkBarrierOperands(c: FnLowerer, t: PtxType | undefined): void {
   const ops = c.ins.operands;
+  checkBarrierImmediates(c);
   const red = c.ins.mods.includes('red');
   ops.forEach((o, k) => {
     let w: Want = { t: U32, mode: 'exact' };
@@ -545,9 +613,25 @@ function checkModifiers(c: FnLowerer, t: PtxType | undefined): void {
   if ((opcode === 'ld' || opcode === 'st') && mods.includes('volatile') && (mods.includes('local') || mods.includes('param'))) {
     fail(c, 'PTX_ILLEGAL_MODIFIER', `Modifier '.volatile' cannot be applied to '.${mods.includes('local') ? 'local' : 'param'}' space`);
   }
-  if ((opcode === 'ld' || opcode === 'st') && mods.some((m) => m === 'cta' || m === 'cluster' || m === 'gpu' || m === 'sys') && !mods.some((m) => m === 'relaxed' || m === 'acquire' || m === 'release')) {
-    fail(c, 'PTX_ILLEGAL_MODIFIER', `Modifier '.${mods.find((m) => m === 'cta' || m === 'cluster' || m === 'gpu' || m === 'sys')}' requires memory order with '${opcode}' instruction`);
-  }
+  if (opcode === 'ld' || opcode === 'st') checkMemoryOrder(c);
+}
+
+const SCOPES = ['cta', 'cluster', 'gpu', 'sys'];
+const ORDERS = ['relaxed', 'acquire', 'release'];
+
+/**
+ * ld/st memory consistency qualifiers (PTX ISA "Memory Consistency Model"; ptxas 13.0.88 words): a scope needs
+ * a memory order and an order needs a scope ("Modifier '.release' requires scope with 'st' instruction"),
+ * `.weak` takes no scope, and `.volatile` (relaxed.sys) takes neither ("Duplicate .release modifier").
+ */
+function checkMemoryOrder(c: FnLowerer): void {
+  const { opcode, mods } = c.ins;
+  const scope = mods.find((m) => SCOPES.includes(m));
+  const order = mods.find((m) => ORDERS.includes(m));
+  if (mods.includes('volatile') && (order || scope)) fail(c, 'PTX_ILLEGAL_MODIFIER', `Duplicate .${order ?? scope} modifier ('.volatile' is .relaxed.sys)`);
+  if (mods.includes('weak') && scope) fail(c, 'PTX_ILLEGAL_MODIFIER', `Modifier '.weak' cannot be combined with modifier '.${scope}'`);
+  if (scope && !order) fail(c, 'PTX_ILLEGAL_MODIFIER', `Modifier '.${scope}' requires memory order with '${opcode}' instruction`);
+  if (order && !scope) fail(c, 'PTX_ILLEGAL_MODIFIER', `Modifier '.${order}' requires scope with '${opcode}' instruction`);
 }
 
 const MEMORY_OPS = new Set(['ld', 'ldu', 'st', 'atom', 'red', 'prefetch', 'prefetchu']);
@@ -626,6 +710,7 @@ const FEATURE_GATES: readonly FeatureGate[] = [
   { opcodes: ['fence'], sm: 70, ptx: 705, form: (_o, m) => (m.includes('proxy') ? "Feature 'fence.proxy'" : undefined) },
   { opcodes: ['fence'], sm: 90, ptx: 800, form: (_o, m) => (m.includes('proxy') && m.includes('async') ? "Modifier '.async'" : undefined) },
   { opcodes: ['ld', 'st', 'atom', 'red'], sm: 70, ptx: 600, form: (_o, m) => { const x = hasAny(m, ['relaxed', 'acquire', 'release']); return x ? `Feature '.${x}'` : undefined; } },
+  { opcodes: ['ld', 'st'], sm: 70, ptx: 802, form: (_o, m) => (m.includes('mmio') ? "Feature '.mmio'" : undefined) },
   { opcodes: ['atom', 'red'], sm: 60, form: (o, m, t) => (t.includes('f64') && m.includes('add') ? `Instruction '${o}.add.f64${ATOM_SPACE(m)}'` : undefined) },
   { opcodes: ['atom', 'red'], sm: 32, form: (o, m, t) => { const op = hasAny(m, ['min', 'max', 'and', 'or', 'xor']); return op && hasAny(t, ['s64', 'u64', 'b64']) ? `Instruction '${o}.${op}.${hasAny(t, ['s64', 'u64', 'b64'])}${ATOM_SPACE(m)}'` : undefined; } },
   { opcodes: ['match'], sm: 70, ptx: 600, form: () => "Instruction 'match'" },
@@ -692,6 +777,17 @@ function checkForm(c: FnLowerer): { t: PtxType | undefined; types: PtxType[] } {
     fail(c, 'PTX_MODIFIER_REQUIRED', `Clamp modifier required for instruction '${mods.includes('l') ? 'shf.l' : mods.includes('r') ? 'shf.r' : 'shf'}'`);
   }
   if ((opcode === 'dp2a') && !mods.includes('lo') && !mods.includes('hi')) fail(c, 'PTX_MODIFIER_REQUIRED', `'.hi/.lo' modifier required for instruction 'dp2a'`);
+  if (opcode === 'shf' && mods.includes('l') === mods.includes('r')) {
+    if (mods.includes('l')) fail(c, 'PTX_ILLEGAL_MODIFIER', `Illegal modifier for instruction 'shf.l' (.l and .r)`);
+    fail(c, 'PTX_UNKNOWN_INSTRUCTION', `Not a name of any known instruction: 'shf' (shf.l or shf.r)`);
+  }
+  if (opcode === 'dp4a' || opcode === 'dp2a') {
+    // two types, .u32 or .s32 each (ptxas: "Unexpected instruction types specified for 'dp4a'")
+    const ts = mods.filter(isTypeMod);
+    if (ts.length !== 2 || ts.some((x) => x !== 'u32' && x !== 's32')) {
+      fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for '${ptxasName(c)}' (${ts.map((x) => `.${x}`).join('') || 'none'}; it takes .atype.btype, each .u32 or .s32)`);
+    }
+  }
   if ((opcode === 'vote' || opcode === 'shfl') && !mods.includes('sync') && (c.mod.targetSm ?? 0) >= 70 && (c.mod.ptxVersion ?? 0) >= 604) {
     fail(c, 'PTX_SYNC_REQUIRED', `Instruction '${opcode}' without '.sync' is not supported on .target sm_70 and higher from PTX ISA version 6.4`);
   }
@@ -715,7 +811,7 @@ function checkForm(c: FnLowerer): { t: PtxType | undefined; types: PtxType[] } {
   }
   if (allowed && !t && opcode !== 'vote') fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for '${opcode}' (no instruction type; it takes ${allowed.map((x) => `.${x}`).join(' ')})`);
   if (allowed && t && (types.length !== 1 || !allowed.includes(t.name))) {
-    fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for '${opcode}' (${types.map((x) => `.${x.name}`).join('')}; it takes ${allowed.map((x) => `.${x}`).join(' ')})`);
+    fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for '${opcode === 'shf' || opcode === 'createpolicy' ? ptxasName(c) : opcode}' (${types.map((x) => `.${x.name}`).join('')}; it takes ${allowed.map((x) => `.${x}`).join(' ')})`);
   }
   if (opcode === 'vote' && mods.includes('sync')) {
     const mode = mods.find((m) => m === 'ballot' || m === 'all' || m === 'any' || m === 'uni');

@@ -21,6 +21,7 @@ const TEX_OPS = new Set(['tex', 'tld4', 'txq', 'suld', 'sust', 'sured', 'suq', '
  */
 export function lowerPtx(ast: PtxModule, options: LowerOptions): OriModule {
   const m = new OriModule();
+  m.sourceFile = ast.file;
   m.target = options.target.arch;
   const fileIndex = new Map<number, number>();
   for (const [n, name] of [...ast.files].sort((a, b) => a[0] - b[0])) {
@@ -73,7 +74,60 @@ export function lowerPtx(ast: PtxModule, options: LowerOptions): OriModule {
     if (m.getFunction(f.name)) fail('PTX_SEMANTIC', `function '${f.name}' is defined twice`, f.pos);
     m.addFunction(lowerFunction(f, mod, ast, fail));
   }
+  checkStaticShared(ast, m, fail);
   return m;
+}
+
+/** Static shared memory one CTA may declare (48 KiB on every target ptxas 13 compiles for; dynamic shared memory is extra). */
+const MAX_STATIC_SHARED = 0xc000;
+
+/**
+ * ptxas 13.0.88: "Entry function 'k' uses too much shared data (0xc001 bytes, 0xc000 max)" (no line; we point at
+ * the entry). An entry uses the .shared variables its body or any function it calls (transitively) names, and
+ * every .shared variable declared inside those functions (used or not), laid out with their alignments;
+ * `.extern` (dynamic) shared memory does not count.
+ */
+function checkStaticShared(ast: PtxModule, m: OriModule, fail: Fail): void {
+  // a function's own .shared variables are module variables named `<function>.<name>` (lowerFunction)
+  const moduleShared = m.vars.filter((v) => v.space === 'shared' && !v.extern);
+  if (!moduleShared.length) return;
+  const bodies = new Map<string, Statement[]>();
+  for (const f of ast.functions) if (f.body) bodies.set(f.name, f.body);
+  const names = new Map<string, Set<string>>();
+  const namesOf = (f: string): Set<string> => {
+    let n = names.get(f);
+    if (!n) names.set(f, (n = usedNames(bodies.get(f) ?? [])));
+    return n;
+  };
+  for (const f of ast.functions) {
+    if (!f.entry || !f.body) continue;
+    // the call closure, by a worklist (call depth is user-controlled)
+    const seen = new Set<string>([f.name]);
+    const work = [f.name];
+    const used = new Set<string>();
+    while (work.length) {
+      const g = work.pop()!;
+      for (const n of namesOf(g)) {
+        used.add(n);
+        if (bodies.has(n) && !seen.has(n)) {
+          seen.add(n);
+          work.push(n);
+        }
+      }
+    }
+    let bytes = 0;
+    const place = (v: OriVar): void => {
+      const a = Math.max(1, v.align);
+      bytes = Math.ceil(bytes / a) * a + v.size;
+    };
+    for (const v of moduleShared) {
+      const dot = v.name.indexOf('.');
+      if (used.has(v.name) || (dot > 0 && seen.has(v.name.slice(0, dot)))) place(v);
+    }
+    if (bytes > MAX_STATIC_SHARED) {
+      fail('PTX_RESOURCE_LIMIT', `Entry function '${f.name}' uses too much shared data (0x${bytes.toString(16)} bytes, 0x${MAX_STATIC_SHARED.toString(16)} max)`, f.pos);
+    }
+  }
 }
 
 type Fail = (code: string, msg: string, pos: { line: number; col: number }) => never;
@@ -157,6 +211,21 @@ function legacyGenericInit(version: string | undefined): boolean {
   return !!m && (Number(m[1]) < 3 || (Number(m[1]) === 3 && Number(m[2]) < 1));
 }
 
+/**
+ * Initializer values of the variable's type (ptxas 13.0.88, fatal "Initial value type mismatch"): an integer
+ * variable takes no float literal, a float variable no integer literal and no address; untyped .bN variables
+ * take anything (raw bits). A 16-bit float variable takes no initializer at all ("No initial value is allowed
+ * for .f16 type").
+ */
+function checkInitializerTypes(v: VarDecl, t: PtxType, flat: readonly Init[], fail: Fail): void {
+  if (t.kind === 'b' || flat.length === 0) return;
+  if (t.kind === 'f' && t.bits === 16) fail('PTX_INITIALIZER_TYPE', `No initial value is allowed for .${t.name} type ('${v.name}')`, flat[0]!.pos);
+  for (const x of flat) {
+    const bad = t.kind === 'f' ? x.kind !== 'float' : x.kind === 'float';
+    if (bad) fail('PTX_INITIALIZER_TYPE', `Initial value type mismatch: '${v.name}' is .${t.name}, the value is ${x.kind === 'float' ? 'a float literal' : x.kind === 'sym' ? 'an address' : 'an integer'}`, x.pos);
+  }
+}
+
 /** The largest initialized variable ptxforge builds an image of (256 MiB). */
 const MAX_INITIALIZED_BYTES = 256 * 1024 * 1024;
 
@@ -177,6 +246,7 @@ function oriVar(v: VarDecl, t: PtxType, space: OriVar['space'], fail: Fail, reso
       else flat.push(i);
     };
     walk(v.init);
+    checkInitializerTypes(v, t, flat, fail);
     if (unsized) count = Math.ceil(flat.length / Math.max(1, v.vec)) || 1;
     // The initial image is built in memory: refuse a huge one with a located error instead of failing to
     // allocate (ptxas itself runs for minutes on such files; our limit, not a ptxas rule).
