@@ -587,10 +587,6 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
     case 'IMMA':
     case 'DMMA':
     case 'B2R':
-    case 'TEX':
-    case 'TLD':
-    case 'SULD':
-    case 'SUST':
       return unsupported(ctx, `${op} is not lifted yet`);
   }
   if (UNIFORM_TWINS[op]) {
