@@ -84,6 +84,20 @@ describe('texture and surface objects: PTX → sm_90 cubin → lifted run', () =
     samePaths(texKernel('tex.cube.v4.f32.f32', '{%f1, %f2, %f3, %f3}'), texLaunch({ format: 'f32', width: 2, height: 2, cube: true, filter: 'linear' }, ramp(24), COORDS));
   });
 
+  it('a predicated lookup (the handle setup stays unguarded, the results keep their values where the guard is false)', () => {
+    const ptx = texKernel('@%p1 tex.2d.v4.f32.f32', '{%f1, %f2}').replace(
+      '  cvt.rzi.s32.f32 %r3, %f1;',
+      '  cvt.rzi.s32.f32 %r3, %f1;\n  .reg .pred %p<2>;\n  setp.lt.u32 %p1, %r1, 3;\n  mov.f32 %f4, 0f3F800000;\n  mov.f32 %f5, 0f40000000;\n  mov.f32 %f6, 0f40400000;\n  mov.f32 %f7, 0f40800000;',
+    );
+    samePaths(ptx, texLaunch({ format: 'f32', channels: 4, width: 3, height: 2, filter: 'linear' }, ramp(24), COORDS));
+  });
+
+  it('tld4 gathers (TLD4.R/G/B/A)', () => {
+    for (const c of ['r', 'g', 'b', 'a']) {
+      samePaths(texKernel(`tld4.${c}.2d.v4.f32.f32`, '{%f1, %f2}'), texLaunch({ format: 'f32', channels: 4, width: 3, height: 2, address: 'border' }, ramp(24), COORDS));
+    }
+  });
+
   it('tex.1d with s32 coordinates (texel fetch: TLD.LZ)', () => {
     const lines = samePaths(texKernel('tex.1d.v4.f32.s32', '{%r3}'), texLaunch({ format: 'f32', width: 4, filter: 'linear' }, ramp(4), COORDS));
     expect(lines.some((l) => /TEX\.1D\.F32\.S32/.test(l))).toBe(true);
@@ -134,6 +148,7 @@ describe('texture and surface objects: PTX → sm_90 cubin → lifted run', () =
       ['TEX.LL R6, R4, R4, R6, UR4, 0x0, 2D ;', '099e0f06_20000406_04047f60'],
       ['TEX.LL RZ, R5, R4, R9, UR4, 0x0, ARRAY_2D, 0x1 ;', '099e01ff_a0000409_04057f60'],
       ['TLD.LZ RZ, R5, R7, UR4, 0x0, 1D, 0x1 ;', '089e01ff_000004ff_07057f66'],
+      ['TLD4.G R6, R4, R4, RZ, UR4, 0x0, 2D ;', '089e0f06_200004ff_04047f63'],
       ['SULD.D.BA.2D.STRONG.SM.TRAP R3, [R2], UR4, 0x0 ;', '081ea900_70000400_02037f99'],
       ['SULD.D.BA.1D.U16.STRONG.SM.IGN R11, [R16], UR4, 0x0 ;', '081ea500_00000400_100b7f99'],
       ['SULD.D.BA.64.2D_ARRAY.STRONG.SM R6, [R4], UR4, 0x0 ;', '081eab00_88000400_04067f99'],

@@ -13,6 +13,7 @@ import type { MOperand, VFile, VReg, VRegOperand } from './mir.js';
  *                                               without .level is TEX.LL at level -32.0 (ptxas's spelling of
  *                                               "the base level": the level clamps to the texture's range)
  *   TLD.LZ Rd2, Rd, Ra, UR6, 0x0, 1D            integer coordinates (texel fetch), 1D
+ *   TLD4.<R|G|B|A> Rd2, Rd, Ra, RZ, UR6, 0x0, 2D    2D gathers
  *   SULD.D.BA.<GEOM>.STRONG.SM[.TRAP|.IGN] Rd, [Ra], UR6, 0x0    size by the total bytes (U8 U16 - 64 128);
  *   SUST.D.BA.<GEOM>.STRONG.SM[.TRAP] [Ra], Rv, UR6, 0x0         Ra = x (bytes), y, z, then the array index
  *
@@ -21,13 +22,13 @@ import type { MOperand, VFile, VReg, VRegOperand } from './mir.js';
  *
  * The handle must come from a kernel parameter (a constant-bank word): a per-thread handle would need a loop
  * over its distinct values (ptxas's waterfall) and is a CODEGEN_NOT_IMPLEMENTED error naming that, as are
- * TLD4, TXQ, SUQ, `.GRAD` lookups and integer coordinates beyond 1D.
+ * TXQ, SUQ, `.GRAD` lookups and integer coordinates beyond 1D.
  */
 export interface TextureSelector {
   fail(why: string): never;
   newV(file: VFile, width: 1 | 2 | 4, name?: string): VReg;
   vOf(r: Register): VReg;
-  emit(opcode: string, mods: string[], ops: MOperand[], ndefs: number): void;
+  emit(opcode: string, mods: string[], ops: MOperand[], ndefs: number, guard?: null): void;
   r(v: VReg, part?: number, span?: number, mods?: Partial<VRegOperand>): VRegOperand;
   part(o: Operand, part: number, opts?: { float?: boolean }): MOperand;
   def(o: Operand | undefined, part?: number): MOperand;
@@ -82,8 +83,9 @@ function loadHandle(sel: TextureSelector, ins: Instr, pair: boolean): SassOperan
   const off = handleOffset(ins, ins.uses[0]!);
   if (off === undefined) sel.fail('a texture/surface handle that is not a kernel parameter (per-thread handles need a loop over their values)');
   const ur: SassOperand = { k: 'reg', file: 'UR', n: HANDLE_UR };
-  sel.emit('ULDC', [], [ur, { k: 'cbank', bank: 0, off }], 1);
-  if (pair) sel.emit('UMOV', [], [{ k: 'reg', file: 'UR', n: HANDLE_UR + 1 }, URZ], 1);
+  // unguarded: uniform instructions take UP guards only, and loading the handle is harmless for every lane
+  sel.emit('ULDC', [], [ur, { k: 'cbank', bank: 0, off }], 1, null);
+  if (pair) sel.emit('UMOV', [], [{ k: 'reg', file: 'UR', n: HANDLE_UR + 1 }, URZ], 1, null);
   return ur;
 }
 
@@ -99,6 +101,8 @@ export function selectTexture(sel: TextureSelector, ins: Instr): void {
   switch (ins.opcode) {
     case 'TEX':
       return tex(sel, ins);
+    case 'TLD4':
+      return tld4(sel, ins);
     case 'SULD':
       return suld(sel, ins);
     case 'SUST':
@@ -129,6 +133,21 @@ function tex(sel: TextureSelector, ins: Instr): void {
   ins.defs.forEach((o, k) => {
     if (o.kind !== 'reg') return;
     sel.emit('MOV', [], [sel.def(o), sel.r(k < 2 ? d : d2, k & 1)], 1);
+  });
+}
+
+/** `TLD4.<C> Rd2, Rd, Ra, RZ, URh, 0x0, 2D` (2D gathers: Ra = x, y; no level operand). */
+function tld4(sel: TextureSelector, ins: Instr): void {
+  const comp = ins.mods.find((m) => m === 'R' || m === 'G' || m === 'B' || m === 'A');
+  if (!comp || !ins.mods.includes('2D')) sel.fail('gathers other than 2D');
+  if (ins.defs.length !== 4) sel.fail('gather without 4 results');
+  const ra = tuple(sel, ins.uses.slice(1, 3).map((u) => sel.part(u, 0, { float: true })));
+  const ur = loadHandle(sel, ins, true);
+  const d = sel.newV('R', 2);
+  const d2 = sel.newV('R', 2);
+  sel.emit('TLD4', [comp!], [sel.r(d2, 0, 2), sel.r(d, 0, 2), ra, RZ, ur, { k: 'int', v: 0 }, { k: 'name', name: '2D' }], 2);
+  ins.defs.forEach((o, k) => {
+    if (o.kind === 'reg') sel.emit('MOV', [], [sel.def(o), sel.r(k < 2 ? d : d2, k & 1)], 1);
   });
 }
 

@@ -127,7 +127,8 @@ class Selector {
     return v;
   }
 
-  emit(opcode: string, mods: string[], ops: MOperand[], ndefs: number, guard: MGuard | undefined = this.guard): void {
+  /** Emit under the current guard; `null` emits unguarded (uniform-datapath setup the guard cannot predicate). */
+  emit(opcode: string, mods: string[], ops: MOperand[], ndefs: number, guard: MGuard | undefined | null = this.guard): void {
     this.cur.push({ opcode, mods, ops, ndefs, ...(guard ? { guard } : {}), ...(this.line ? { line: this.line } : {}) });
   }
 

@@ -566,6 +566,7 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
       return liftLdgsts(ctx, ops, mods, guard);
     case 'TEX':
     case 'TLD':
+    case 'TLD4':
     case 'SULD':
     case 'SUST':
       return liftTexture(ctx, op, ops, mods, line);
@@ -671,10 +672,6 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
     case 'IMMA':
     case 'DMMA':
     case 'B2R':
-    case 'TEX':
-    case 'TLD':
-    case 'SULD':
-    case 'SUST':
       return unsupported(ctx, `${op} is not lifted yet`);
   }
   if (UNIFORM_TWINS[op]) {
@@ -1227,6 +1224,13 @@ function liftTexture(ctx: Ctx, op: string, ops: readonly SassOperandView[], mods
   const handleOp = ops.find((o) => o.kind === 'ureg');
   if (!handleOp?.reg) unsupported(ctx, `${op} without a uniform handle register (bound textures are not lifted)`);
   const h = regName('UR', handleOp!.reg!.index, 1);
+  if (op === 'TLD4') {
+    const comp = mods.find((m) => ['R', 'G', 'B', 'A'].includes(m));
+    if (!comp || mods.length !== 1 || !ops.some((o) => o.text === '2D')) unsupported(ctx, `TLD4.${mods.join('.')} (2D gathers only)`);
+    const [rd2, rd, ra] = [regOf(ops[0]), regOf(ops[1]), regOf(ops[2])];
+    const defs = [r(rd, 0), rd === 255 ? 'RZ' : r(rd, 1), r(rd2, 0), rd2 === 255 ? 'RZ' : r(rd2, 1)];
+    return line(`${defs.join(', ')} = TLD4.${comp}.2D.F32.F32 ${h}, ${r(ra, 0)}, ${ra === 255 ? 'RZ' : r(ra, 1)}`);
+  }
   if (op === 'TEX' || op === 'TLD') {
     if (mods.some((m) => !['LL', 'LZ'].includes(m))) unsupported(ctx, `${op}.${mods.join('.')}`);
     const geo = ops.find((o) => TEX_COORDS[o.text] !== undefined)?.text;

@@ -59,6 +59,7 @@ const CASES: [string, string, string, string][] = [
   ['sm_90', 'tex.2d (wait for 3 of 4)', '000fc800_00000000_0000d0c0_0000791a', 'DEPBAR.LE SB5, 0x3 ;'],
   ['sm_90', 'tex.2d (wait for 12 of 13)', '000fc800_00000000_0000d300_0000791a', 'DEPBAR.LE SB5, 0xc ;'],
   ['sm_90', 'golden pair', '000fc800_00000000_0000c000_0000791a', 'DEPBAR.LE SB4, 0x0 ;'],
+  ['sm_90', 'tld4.g.2d.v4.f32.f32 (bindless)', '002f6200_089e0f06_200004ff_04047f63', 'TLD4.G R6, R4, R4, RZ, UR4, 0x0, 2D ;'],
   ['sm_90', 'golden pair', '004fc800_00000000_00008040_0000791a', 'DEPBAR.LE SB0, 0x1 ;'],
 ];
 

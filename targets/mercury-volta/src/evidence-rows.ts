@@ -423,6 +423,14 @@ export const EVIDENCE_ROWS: RowSpec[] = [
     order: [],
     set: [[87, 3]],
   }),
+  // TLD4 (sm_90, bindless): ptxas 13 writes tex2Dgather's `tld4.g.2d.v4.f32.f32 {..}, [%rd, {%f, %f}]` as
+  // `...089e0f06_200004ff_04047f63` (TLD4.G R6, R4, R4, RZ, UR4, 0x0, 2D): the sm_75..86 row with bit 60 (.SCR,
+  // fixed there) clear; the component (87..88) and everything else as in that row.
+  ...rowsOf(0xf63, 'R,R,R,R,UR,I,N', (r) => r.archs.includes('sm_86')).map((r) => ({
+    ...variant(r, { dropFixed: ['m:SCR'] }),
+    archs: ['sm_90'],
+    value: hex(BigInt(r.value) & ~(1n << 60n)),
+  })),
   // DEPBAR.LE SBn, N (sm_90): the scoreboard is a 3-bit number in bits 44..46, as sm_80/86 keep it (golden sm_86:
   // 0x...d0c0_0000791a is `DEPBAR.LE SB5, 0x3`). The sm_90 golden pairs show SB0..SB4 only, so the derived row
   // read bits 44..45 and 46 as separate slots and printed SB5 (bits 44 + 46) as SB4; ptxas 13 sm_90 code counts

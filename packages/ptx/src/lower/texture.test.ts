@@ -109,6 +109,43 @@ describe('texture and surface instructions (PTX -> Ori -> interpreter)', () => {
     expect(e4.message).toMatch(/destination vector of 4 elements/);
   });
 
+  it('rejects what ptxas 13 rejects: operand types, missing clamp mode, array index type, vector sizes', () => {
+    const body = (ins: string) => `
+.visible .entry k(.param .u64 t) {
+  .reg .b32 %r<8>; .reg .f32 %f<8>; .reg .b64 %rd<4>; .reg .f64 %fd<4>; .reg .b16 %rs<4>;
+  ld.param.u64 %rd1, [t];
+  ${ins}
+  ret;
+}`;
+    // each of these is an error for ptxas -arch=sm_90 (message in the comment)
+    const rejected: Array<[string, RegExp]> = [
+      ['tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%fd1, %fd1}];', /Arguments mismatch/], // Arguments mismatch for instruction 'tex'
+      ['tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%r1, {%f1, %f1}];', /Arguments mismatch.*handle/],
+      ['tex.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f1}];', /Arguments mismatch/],
+      ['tex.2d.v4.u32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f1}];', /Arguments mismatch/],
+      ['tex.a2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f1, %f1, %f1}];', /array index/], // Array index ... Expecting type .u32
+      ['tex.3d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f1, %f1}];', /4 elements/], // Illegal vector size: 3
+      ['suld.b.2d.b32.trap {%rs1}, [%rd1, {%r1, %r1}];', /Arguments mismatch for instruction 'suld\.b'/],
+      ['suld.b.2d.b32.trap {%r1}, [%rd1, {%f1, %f1}];', /Arguments mismatch/],
+      ['suld.b.2d.b32 {%r1}, [%rd1, {%r1, %r1}];', /Clamp modifier required/],
+      ['suld.b.2d.v4.b32.trap {%r1, %r2}, [%rd1, {%r1, %r1}];', /4 elements/], // Argument vector size mismatch
+    ];
+    for (const [ins, msg] of rejected) {
+      const e = error(body(ins));
+      expect(e.code, ins).toBe('PTX_SEMANTIC');
+      expect(e.message, ins).toMatch(msg);
+      expect(e.format(), ins).toMatch(/^k\.ptx:8:3: /);
+    }
+    // and these it accepts: .b registers for .f32 data, .f32 registers for .b32 surface data, a .b32 level
+    for (const ins of [
+      'tex.2d.v4.f32.f32 {%r1, %r2, %r3, %r4}, [%rd1, {%r1, %r1}];',
+      'suld.b.2d.b32.trap {%f1}, [%rd1, {%r1, %r1}];',
+      'sust.b.2d.b8.trap [%rd1, {%r1, %r1}], {%r1};',
+      'tex.level.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f1}], %r1;',
+      'txq.width.b32 %f1, [%rd1];',
+    ]) expect(() => lower(body(ins)), ins).not.toThrow();
+  });
+
   it('point sampling reads T[floor(x), floor(y)] with clamp addressing', () => {
     const out = floats(run2d('tex.2d.v4.f32.f32', [0.5, 0.5, 2.9, 1.2, -3, 7, 3.99, 0], {}));
     // single-channel texture: y, z components read 0, alpha 1

@@ -1,6 +1,7 @@
 import { RZ, reg, type Operand as OriOperand, type Register } from '@ptxforge/kernel';
 import type { Operand } from '../ast.js';
 import type { FnLowerer } from './context.js';
+import { compatible } from './check.js';
 import { ptxType, type PtxType } from './types.js';
 
 /**
@@ -53,6 +54,21 @@ const SURF_QUERIES: Record<string, string> = {
 /** Cache operators of suld/sust: hints the interpreter ignores. */
 const CACHE_OPS = new Set(['ca', 'cg', 'cs', 'cv', 'wb', 'wt', 'lu']);
 
+/**
+ * ptxas's operand type rule for these instructions (checked against ptxas 13.0.88): a register's declared type
+ * must fit the operand's (`exact`: same size, .b registers fit anything, float and integer kinds do not mix;
+ * `relaxed` for surface data: a wider register holds a narrower element). Otherwise "Arguments mismatch".
+ */
+function checkType(c: FnLowerer, o: Operand, t: PtxType, mode: 'exact' | 'relaxed', what: string): void {
+  if (o.kind !== 'name') return;
+  const s = c.lookup(o.name);
+  if (s?.kind !== 'reg') return;
+  if (!compatible(t, s.type, mode)) {
+    const name = o.comp !== undefined ? `${o.name}.${o.comp}` : o.name;
+    c.fail('PTX_SEMANTIC', `Arguments mismatch for instruction '${c.ins.opcode}${c.ins.opcode === 'suld' || c.ins.opcode === 'sust' ? '.b' : ''}': ${what} '${name}' is a .${s.type.name} register, expected .${t.name}`);
+  }
+}
+
 function has(c: FnLowerer, m: string): boolean {
   return c.ins.mods.includes(m);
 }
@@ -74,6 +90,7 @@ function handleOf(c: FnLowerer, name: string): OriOperand {
     // A .texref/.surfref/.global .texref variable: the bound-reference model CUDA 12 no longer emits.
     c.unsupported(`${c.opText} on '${name}' (a texture/surface reference variable; only texture and surface objects held in .u64 registers are supported)`);
   }
+  checkType(c, { kind: 'name', name }, U64, 'exact', 'the handle');
   return c.src({ kind: 'name', name }, U64);
 }
 
@@ -113,15 +130,21 @@ function coordinates(c: FnLowerer, o: Operand, g: string, ct: PtxType): OriOpera
   for (let k = 0; k < geo.coords; k++) {
     const e = elems[k]!;
     if (e.kind === 'sink') c.fail('PTX_SEMANTIC', `${c.opText}: coordinate ${k} cannot be '_'`);
-    out.push(c.src(e, geo.layered && k === 0 ? U32 : ct));
+    const t = geo.layered && k === 0 ? U32 : ct;
+    checkType(c, e, t, 'exact', geo.layered && k === 0 ? 'the array index' : 'coordinate');
+    out.push(c.src(e, t));
   }
   return out;
 }
 
 /** Destination registers of a 4-vector result (sinks become RZ). */
-function results(c: FnLowerer, o: Operand, n: number): OriOperand[] {
+function results(c: FnLowerer, o: Operand, n: number, dt: PtxType): OriOperand[] {
   if (o.kind === 'pair') c.unsupported(`${c.opText} with a predicate destination (sparse texture residency)`);
-  return vector(c, o, n, 'a destination vector').map((e) => (e.kind === 'sink' ? RZ : reg(checkDst(c, c.dst(e), 1))));
+  return vector(c, o, n, 'a destination vector').map((e) => {
+    if (e.kind === 'sink') return RZ;
+    checkType(c, e, dt, 'exact', 'destination');
+    return reg(checkDst(c, c.dst(e), 1));
+  });
 }
 
 function checkDst(c: FnLowerer, r: Register, width: number): Register {
@@ -146,14 +169,22 @@ const tex: Handler = (c) => {
   if (c.ins.operands.length > 2 + extra) c.unsupported(`${c.opText} with a texel offset or depth-compare operand`);
   c.expectOperands(2 + extra);
   if (grad && ct.name !== 'f32') c.fail('PTX_SEMANTIC', `${c.opText}: .grad needs .f32 coordinates`);
-  const defs = results(c, c.operand(0), 4);
+  const defs = results(c, c.operand(0), 4, dt);
   const { handle, coords } = resource(c, c.operand(1), true);
   const uses = [handle, ...coordinates(c, coords!, g, ct)];
-  if (level) uses.push(c.src(c.operand(2), ct.name === 'f32' ? F32 : S32));
+  if (level) {
+    checkType(c, c.operand(2), ct.name === 'f32' ? F32 : S32, 'exact', 'the level');
+    uses.push(c.src(c.operand(2), ct.name === 'f32' ? F32 : S32));
+  }
   if (grad) {
     const n = GRAD_VEC[g]!;
     const spatial = g === '3d' || g === 'cube' || g === 'acube' ? 3 : n;
-    for (const k of [2, 3]) uses.push(...vector(c, c.operand(k), n, 'a gradient vector').slice(0, spatial).map((e) => c.src(e, F32)));
+    for (const k of [2, 3]) {
+      uses.push(...vector(c, c.operand(k), n, 'a gradient vector').slice(0, spatial).map((e) => {
+        checkType(c, e, F32, 'exact', 'gradient');
+        return c.src(e, F32);
+      }));
+    }
   }
   c.emit('TEX', [GEOMETRY[g]!.ori, dt.name.toUpperCase(), ct.name.toUpperCase(), ...(level ? ['LL'] : grad ? ['GRAD'] : [])], defs, uses);
 };
@@ -178,7 +209,7 @@ const tld4: Handler = (c) => {
   const [dt, ct] = typePair(c, ['f32', 's32', 'u32'], ['f32']);
   if (c.ins.operands.length > 2) c.unsupported(`${c.opText} with a texel offset or depth-compare operand`);
   c.expectOperands(2);
-  const defs = results(c, c.operand(0), 4);
+  const defs = results(c, c.operand(0), 4, dt);
   const { handle, coords } = resource(c, c.operand(1), true);
   c.emit('TLD4', [TLD4_COMPS[comp!]!, GEOMETRY[g]!.ori, dt.name.toUpperCase(), ct.name.toUpperCase()], defs, [handle, ...coordinates(c, coords!, g, ct)]);
 };
@@ -191,6 +222,7 @@ function query(op: 'TXQ' | 'SUQ', table: Record<string, string>): Handler {
     for (const m of c.ins.mods) if (m !== q && m !== 'b32') c.unsupported(`the .${m} modifier of ${c.ins.opcode}`);
     if (!has(c, 'b32')) c.fail('PTX_SEMANTIC', `${c.opText}: expected .b32`);
     c.expectOperands(2);
+    checkType(c, c.operand(0), B32, 'exact', 'destination');
     const d = checkDst(c, c.dst(c.operand(0)), 1);
     const { handle } = resource(c, c.operand(1), false);
     c.emit(op, [table[q!]!], [reg(d)], [handle]);
@@ -212,7 +244,8 @@ function surfaceForm(c: FnLowerer): { g: string; size: number; n: number; mode: 
   const n = has(c, 'v4') ? 4 : has(c, 'v2') ? 2 : 1;
   const modes = c.ins.mods.filter((m) => m in CLAMP_MODES);
   if (modes.length > 1) c.fail('PTX_SEMANTIC', `${c.opText}: more than one of .trap, .clamp, .zero`);
-  const mode: string = modes[0] ?? 'trap';
+  if (!modes.length) c.fail('PTX_SEMANTIC', `Clamp modifier required for instruction '${c.ins.opcode}.b' (.trap, .clamp or .zero)`);
+  const mode: string = modes[0]!;
   const size = SURF_TYPES[ts[0]!]!;
   if (n * size > 16) c.fail('PTX_SEMANTIC', `${c.opText}: a vector of ${n} .${ts[0]} elements is wider than 128 bits`);
   const known = new Set(['b', g, ts[0]!, 'v2', 'v4', ...Object.keys(CLAMP_MODES), ...CACHE_OPS]);
@@ -226,6 +259,7 @@ function surfaceCoords(c: FnLowerer, o: Operand, g: string): OriOperand[] {
   const elems = vector(c, o, geo.vec, 'a coordinate vector');
   return elems.slice(0, geo.coords).map((e, k) => {
     if (e.kind === 'sink') c.fail('PTX_SEMANTIC', `${c.opText}: coordinate ${k} cannot be '_'`);
+    checkType(c, e, S32, 'exact', 'coordinate');
     return c.src(e, B32);
   });
 }
@@ -236,6 +270,7 @@ const suld: Handler = (c) => {
   const width = size === 8 ? 2 : 1;
   const defs = vector(c, c.operand(0), n, 'a destination vector').map((e) => {
     if (e.kind === 'sink') return RZ;
+    checkType(c, e, ptxType(`b${size * 8}`)!, 'relaxed', 'destination');
     const d = c.dst(e);
     if (d.cls !== 'R' || d.width !== width) {
       // sub-word elements may land in 16- or 32-bit registers; .b64 needs a 64-bit one
@@ -254,6 +289,7 @@ const sust: Handler = (c) => {
   const t = ptxType(`b${size * 8}`)!;
   const values = vector(c, c.operand(1), n, 'a source vector').map((e, k) => {
     if (e.kind === 'sink') c.fail('PTX_SEMANTIC', `${c.opText}: source element ${k} cannot be '_'`);
+    checkType(c, e, t, 'relaxed', 'source');
     return c.src(e, t);
   });
   c.emit('SUST', [GEOMETRY[g]!.ori, `B${size * 8}`, CLAMP_MODES[mode]!], [], [handle, ...surfaceCoords(c, coords!, g), ...values]);
