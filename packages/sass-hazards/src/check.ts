@@ -279,6 +279,10 @@ function successors(fn: HazardFunction, i: number, indexOf: Map<number, number>)
   return out;
 }
 
+function compareCodePoints(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 function regName(key: number): string {
   return FILE_OF(key);
 }
@@ -411,7 +415,10 @@ export function prepareHazardCheck(fn: HazardFunction, opts: CheckOptions): Prep
       }
       st = emptyState();
     }
-    const list = [...hz.byId.values()].sort((a, b) => a.addr - b.addr || a.reg.localeCompare(b.reg) || a.kind.localeCompare(b.kind));
+    // Code-point order, not localeCompare: the first localeCompare of a process initialises ICU's collator
+    // (~10-30 ms, a third of a small kernel's scoreboard time), and its order would depend on the locale.
+    // Register names and kinds are [A-Z0-9] only, where both orders agree in the C/en locales.
+    const list = [...hz.byId.values()].sort((a, b) => a.addr - b.addr || compareCodePoints(a.reg, b.reg) || compareCodePoints(a.kind, b.kind));
     return { hazards: list, unknownOpcodes: [...unknownOpcodes], slack };
   };
   return { check, roles: (i) => dec[i]!.roles, timing: (i) => dec[i]!.timing };
