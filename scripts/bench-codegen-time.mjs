@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PerformanceObserver } from 'node:perf_hooks';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -49,6 +50,11 @@ const cpu = () => {
   return (u.user + u.system) / 1000;
 };
 const STEPS = ['select', 'legalize', 'preSched', 'alloc+postSched', 'emit', 'cubin', 'total'];
+// garbage collection pauses during code generation (wall ms, from the gc performance entries): a column of its own
+let gcMs = 0;
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) gcMs += e.duration;
+}).observe({ entryTypes: ['gc'] });
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -57,6 +63,7 @@ const median = (xs) => {
 /** One code generation of the module, timed per step (the same calls as generateCubin/compileFunction). */
 function timedCodegen(m) {
   const t = Object.fromEntries(STEPS.map((s) => [s, 0]));
+  const gc0 = gcMs;
   const data = cg.planModuleData(m);
   const kernels = [];
   const sharedBase = layoutProfileFor(sm)?.sharedReserve ?? 0;
@@ -94,24 +101,26 @@ function timedCodegen(m) {
   const cubin = buildCubin({ arch, functions: kernels });
   t.cubin += cpu() - c0;
   t.total = STEPS.slice(0, -1).reduce((a, s) => a + t[s], 0);
-  return { t, cubin };
+  return { t, cubin, gc0 };
 }
 
 console.log(`code generation CPU (ms, median of reps ${warm + 1}..${reps}), ${arch}, node ${process.version}, ${os.cpus()[0]?.model ?? '?'} x${os.cpus().length}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}, ${new Date().toISOString()}`);
-console.log(`| file | ${STEPS.join(' | ')} |`);
-console.log(`|---|${STEPS.map(() => '---:').join('|')}|`);
+console.log(`| file | ${STEPS.join(' | ')} | gc pauses |`);
+console.log(`|---|${STEPS.map(() => '---:').join('|')}|---:|`);
 for (const f of files) {
   const text = readFileSync(path.resolve(root, f), 'utf8');
   const r = tc.compile({ text, file: f }, { arch, optLevel: 3 });
   const rows = [];
   let first;
   for (let i = 0; i < reps; i++) {
-    const { t, cubin } = timedCodegen(r.module);
+    const { t, cubin, gc0 } = timedCodegen(r.module);
+    // gc entries arrive asynchronously: let them in before reading the sum
+    await new Promise(setImmediate);
+    t.gc = gcMs - gc0;
     // the reference cubin is the library's own generateCubin (kernel attributes included): compare only the code
     if (!first) first = cubin;
     else if (Buffer.compare(Buffer.from(first), Buffer.from(cubin)) !== 0) throw new Error(`${f}: code generation is not deterministic`);
     if (i >= warm) rows.push(t);
-    await new Promise(setImmediate);
   }
-  console.log(`| ${f} | ${STEPS.map((s) => median(rows.map((t) => t[s])).toFixed(1)).join(' | ')} |`);
+  console.log(`| ${f} | ${[...STEPS, 'gc'].map((s) => median(rows.map((t) => t[s])).toFixed(1)).join(' | ')} |`);
 }

@@ -102,18 +102,17 @@ export function emitFunction(fn: MFunction, asg: Assignment, opts: EmitOptions):
   // encode once to obtain the canonical decoded form the checker reads, then generate the control words
   // Equal words decode to equal instructions (decoded at offset 0, so branch offsets are word bits too): each
   // distinct word is decoded and put in the checker's form once (most words of a big function repeat).
-  const byWord = new Map<string, HazardInstr>();
+  const byWord = new WordTable<HazardInstr>();
   const plain: Uint8Array[] = new Array(instrs.length);
   const decoded: HazardInstr[] = instrs.map((ins, i) => {
     const bytes = encodeOne(opts.encoder, ins, i * 16, fn.name);
     plain[i] = bytes;
-    const key = wordKey(bytes);
-    let h = byWord.get(key);
+    let h = byWord.get(bytes);
     if (!h) {
       const d = opts.decoder.decode(bytes, 0) as SassInstruction & { unknown?: boolean };
       if (d.unknown) throw new CodegenError('CODEGEN_NO_FORM', `${fn.name}: ${ins.opcode} at 0x${(i * 16).toString(16)} does not decode after encoding`);
       h = hazardInstrFromSass(0, { ...d, operands: d.operands }, 0n);
-      byWord.set(key, h);
+      byWord.set(bytes, h);
     }
     return { ...h, addr: i * 16, control: { ...h.control } };
   });
@@ -173,17 +172,40 @@ function controlPatcher(enc: Encoder, fn: string): (ins: SassInstruction, plain:
   };
 }
 
-/** A map key for one encoded instruction (its bytes as 16-bit character codes: short to build and to hash). */
-function wordKey(b: Uint8Array): string {
-  const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  if (b.byteLength === 16) {
-    return String.fromCharCode(v.getUint16(0, true), v.getUint16(2, true), v.getUint16(4, true), v.getUint16(6, true),
-      v.getUint16(8, true), v.getUint16(10, true), v.getUint16(12, true), v.getUint16(14, true));
+/**
+ * A map from encoded instructions (byte strings) to values without building a key per look-up: a 32-bit hash of
+ * the bytes picks a short list of entries compared byte by byte.
+ */
+class WordTable<V> {
+  private readonly buckets = new Map<number, Array<{ bytes: Uint8Array; value: V }>>();
+  private static hash(b: Uint8Array): number {
+    let h = 0x811c9dc5 ^ b.length;
+    for (let k = 0; k < b.length; k++) h = Math.imul(h ^ b[k]!, 0x01000193);
+    return h;
   }
-  let k = '';
-  for (let o = 0; o + 2 <= b.byteLength; o += 2) k += String.fromCharCode(v.getUint16(o, true));
-  if (b.byteLength % 2) k += String.fromCharCode(0x10000 + b[b.byteLength - 1]!);
-  return k;
+  get(b: Uint8Array): V | undefined {
+    const list = this.buckets.get(WordTable.hash(b));
+    if (list) for (const e of list) if (sameBytes(e.bytes, b)) return e.value;
+    return undefined;
+  }
+  set(b: Uint8Array, value: V): void {
+    const h = WordTable.hash(b);
+    let list = this.buckets.get(h);
+    if (!list) this.buckets.set(h, (list = []));
+    for (const e of list) {
+      if (sameBytes(e.bytes, b)) {
+        e.value = value;
+        return;
+      }
+    }
+    list.push({ bytes: b, value });
+  }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
 }
 
 function encodeOne(enc: Encoder, ins: SassInstruction, addr: number, fn: string): Uint8Array {

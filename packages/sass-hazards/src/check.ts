@@ -186,9 +186,6 @@ function joinInto(dst: State, src: State): boolean {
   return changed;
 }
 
-interface Decoded extends DecodedShape {
-  ins: HazardInstr;
-}
 /** What `decode` reads from an instruction's opcode, modifiers, guard and operands (not its address or control). */
 interface DecodedShape {
   roles: InstrRoles;
@@ -227,7 +224,7 @@ function decode(t: LatencyTable, ins: HazardInstr): DecodedShape {
     keysOf(d.reg, ks);
     defKeys.push(ks);
   }
-  const useKeys: Decoded['useKeys'] = [];
+  const useKeys: DecodedShape['useKeys'] = [];
   const lateReadKeys: number[] = [];
   for (const u of roles.uses) {
     const ks: number[] = [];
@@ -317,7 +314,7 @@ export function prepareHazardCheck(fn: HazardFunction, opts: CheckOptions): Prep
   const t = opts.table ?? latencyTableFor(opts.arch);
   const keepSlack = opts.slack ?? true;
   const n = fn.instrs.length;
-  const dec: Decoded[] = new Array(n);
+  const dec: DecodedShape[] = new Array(n);
   const indexOf = new Map<number, number>();
   const unknown = new Set<string>();
   // Instructions that share their operand list, modifiers and guard (copies of one decoded word, as code
@@ -334,7 +331,7 @@ export function prepareHazardCheck(fn: HazardFunction, opts: CheckOptions): Prep
       shape = decode(t, ins);
       same.push({ opcode: ins.opcode, mods: ins.mods, guard: ins.guard, shape });
     }
-    dec[i] = { ins, ...shape };
+    dec[i] = shape;
     if (!isKnownOpcode(ins.opcode) && dec[i]!.defKeys.length > 0) unknown.add(ins.opcode);
   }
   let maxLat = 1;
@@ -363,9 +360,12 @@ export function prepareHazardCheck(fn: HazardFunction, opts: CheckOptions): Prep
     preds[j] = (preds[j] ?? 0) + 1;
   }
   const unknownOpcodes = [...unknown].sort();
+  // hazard ids name an instruction by the first index of its address
+  const canon = new Int32Array(n);
+  for (let i = 0; i < n; i++) canon[i] = indexOf.get(fn.instrs[i]!.addr)!;
 
   const check = (control: readonly ControlInfo[]): CheckResult => {
-    const hazards = new Map<string, Hazard>();
+    const hz = new HazardSet(fn, canon, n < 1_000_000);
     const slack: CheckResult['slack'] = new Map();
     const inState: (State | undefined)[] = new Array(n);
     const work: number[] = [];
@@ -391,7 +391,7 @@ export function prepareHazardCheck(fn: HazardFunction, opts: CheckOptions): Prep
       let st = cloneState(inState[i]!);
       let k = i;
       for (;;) {
-        step(t, fn, dec, control, k, st, hazards, keepSlack ? slack : undefined, maxLat);
+        step(t, fn, dec, control, k, st, hz, keepSlack ? slack : undefined, maxLat);
         const ss = succ[k]!;
         if (ss.length === 1 && ss[0] === k + 1 && preds[k + 1] === 1) {
           k = k + 1;
@@ -418,7 +418,7 @@ export function prepareHazardCheck(fn: HazardFunction, opts: CheckOptions): Prep
     // Code-point order, not localeCompare: the first localeCompare of a process initialises ICU's collator
     // (~10-30 ms, a third of a small kernel's scoreboard time), and its order would depend on the locale.
     // Register names and kinds are [A-Z0-9] only, where both orders agree in the C/en locales.
-    const list = [...hazards.values()].sort((a, b) => a.addr - b.addr || compareCodePoints(a.reg, b.reg) || compareCodePoints(a.kind, b.kind));
+    const list = [...hz.byId.values()].sort((a, b) => a.addr - b.addr || compareCodePoints(a.reg, b.reg) || compareCodePoints(a.kind, b.kind));
     return { hazards: list, unknownOpcodes: [...unknownOpcodes], slack };
   };
   return { check, roles: (i) => dec[i]!.roles, timing: (i) => dec[i]!.timing };
@@ -428,27 +428,64 @@ function text(ins: HazardInstr): string {
   return ins.text ?? [ins.opcode, ...ins.mods].join('.');
 }
 
-function record(hazards: Map<string, Hazard>, fn: HazardFunction, kind: Hazard['kind'], second: HazardInstr, first: HazardInstr, key: number, missing: string): void {
-  const id = `${kind}:${second.addr}:${first.addr}:${key}`;
-  if (hazards.has(id)) {
-    // keep the worst (first found) description; the fixed point may revisit with weaker state
-    const h = hazards.get(id)!;
-    if (h.missing !== missing && missing.startsWith('stall')) {
-      const have = (s: string): number => Number(/stall: (\d+)/.exec(s)?.[1] ?? 99);
-      if (have(missing) < have(h.missing)) h.missing = missing;
-    }
-    return;
+const KIND_INDEX: Record<HazardKind, number> = { RAW: 0, WAR: 1, WAW: 2, REUSE: 3 };
+/** Stall count a hazard's description reports ("stall: N of ..."), 99 for other descriptions. */
+const NOT_A_STALL = 99;
+
+/**
+ * The hazards found by one check, one per (kind, later instruction, earlier instruction, register): ids are
+ * numbers (instruction addresses by their first index), and a description is only built when a hazard is new
+ * or replaces a worse one (`wants`, then `put`).
+ */
+class HazardSet {
+  readonly byId = new Map<number | string, Hazard>();
+  /** The stall count each hazard's description reports (the smallest found is kept). */
+  private readonly stallOf = new Map<number | string, number>();
+  private id: number | string = 0;
+  private kind: HazardKind = 'RAW';
+  private second = 0;
+  private first = 0;
+  private key = 0;
+  private stall = NOT_A_STALL;
+  constructor(private readonly fn: HazardFunction, private readonly canon: Int32Array, private readonly numericIds: boolean) {}
+  /**
+   * Whether hazard (kind, instruction `second`, instruction `first`, register `key`) with a description of
+   * `stall` cycles (NOT_A_STALL otherwise) should be written: it is new, or a stall description with fewer
+   * cycles than the one kept (the fixed point may revisit with weaker state). Then `put` writes it.
+   */
+  wants(kind: HazardKind, second: number, first: number, key: number, stall: number): boolean {
+    const n = this.canon.length;
+    const a = this.canon[second]!, b = this.canon[first]!;
+    const id = this.numericIds ? ((KIND_INDEX[kind] * n + a) * n + b) * 1024 + key : `${kind}:${a}:${b}:${key}`;
+    const have = this.stallOf.get(id);
+    if (have !== undefined && !(stall !== NOT_A_STALL && stall < have)) return false;
+    this.id = id;
+    this.kind = kind;
+    this.second = second;
+    this.first = first;
+    this.key = key;
+    this.stall = stall;
+    return true;
   }
-  hazards.set(id, {
-    kind,
-    function: fn.name,
-    addr: second.addr,
-    reg: regName(key),
-    firstAddr: first.addr,
-    firstText: text(first),
-    secondText: text(second),
-    missing,
-  });
+  put(missing: string): void {
+    const h = this.byId.get(this.id);
+    this.stallOf.set(this.id, this.stall);
+    if (h) {
+      h.missing = missing;
+      return;
+    }
+    const second = this.fn.instrs[this.second]!, first = this.fn.instrs[this.first]!;
+    this.byId.set(this.id, {
+      kind: this.kind,
+      function: this.fn.name,
+      addr: second.addr,
+      reg: regName(this.key),
+      firstAddr: first.addr,
+      firstText: text(first),
+      secondText: text(second),
+      missing,
+    });
+  }
 }
 
 const wclassLatencyMax = new WeakMap<LatencyTable, Map<WriterClass, number>>();
@@ -485,16 +522,16 @@ function noteSlack(slack: CheckResult['slack'], key: string, sl: number): void {
 function step(
   t: LatencyTable,
   fn: HazardFunction,
-  dec: Decoded[],
+  dec: DecodedShape[],
   control: readonly ControlInfo[],
   i: number,
   st: State,
-  hazards: Map<string, Hazard>,
+  hz: HazardSet,
   slack: CheckResult['slack'] | undefined,
   maxLat: number,
 ): void {
   const d = dec[i]!;
-  const ins = d.ins;
+  const ins = fn.instrs[i]!;
   const ctl = control[i]!;
   // 1. waits: the wait mask, and DEPBAR.LE SBk, N (at most N younger operations of SBk still outstanding)
   const waitMask = ctl.waitMask;
@@ -524,7 +561,7 @@ function step(
         for (const e of fl) {
           const need = rawLatency(t, e.wclass, u.reader);
           if (e.elapsed < need) {
-            record(hazards, fn, 'RAW', ins, dec[e.writer]!.ins, key, `stall: ${e.elapsed} of ${need} cycles (${e.wclass} result read as ${u.reader})`);
+            if (hz.wants('RAW', i, e.writer, key, e.elapsed)) hz.put(`stall: ${e.elapsed} of ${need} cycles (${e.wclass} result read as ${u.reader})`);
           } else if (slack) {
             noteSlack(slack, `${t.name}:${e.wclass}->${u.reader}`, e.elapsed - need);
           }
@@ -533,11 +570,11 @@ function step(
       const vl = st.vars.get(key);
       if (vl) {
         for (const e of vl) {
-          const w = dec[e.writer]!;
+          if (!hz.wants('RAW', i, e.writer, key, NOT_A_STALL)) continue;
           if (e.sb < 0) {
-            record(hazards, fn, 'RAW', ins, w.ins, key, `write scoreboard: ${w.ins.opcode} is variable-latency and sets none`);
+            hz.put(`write scoreboard: ${fn.instrs[e.writer]!.opcode} is variable-latency and sets none`);
           } else {
-            record(hazards, fn, 'RAW', ins, w.ins, key, `wait on SB${e.sb}`);
+            hz.put(`wait on SB${e.sb}`);
           }
         }
       }
@@ -556,8 +593,7 @@ function step(
         for (const e of vl) {
           // results of one in-order queue land in issue order
           if (isVar && e.queue === myQueue) continue;
-          const w = dec[e.writer]!;
-          record(hazards, fn, 'WAW', ins, w.ins, key, e.sb < 0 ? `write scoreboard on ${w.ins.opcode}` : `wait on SB${e.sb}`);
+          if (hz.wants('WAW', i, e.writer, key, NOT_A_STALL)) hz.put(e.sb < 0 ? `write scoreboard on ${fn.instrs[e.writer]!.opcode}` : `wait on SB${e.sb}`);
         }
       }
       const rl = st.reads.get(key);
@@ -565,14 +601,15 @@ function step(
         for (const e of rl) {
           if (isVar && e.queue === myQueue) continue;
           if (e.reader === i) continue;
-          const r = dec[e.reader]!;
           const window = lateReadWindow(t, e.queue);
           const elapsed = readElapsed(st, e);
           if (elapsed >= window) {
             if (slack) noteSlack(slack, `${t.name}:war-${e.queue}${e.rbar < 0 ? '' : '-sb'}`, elapsed - window);
             continue;
           }
-          record(hazards, fn, 'WAR', ins, r.ins, key, e.rbar < 0 ? `read scoreboard on ${r.ins.opcode} (source read up to ${window} cycles after issue, overwritten after ${elapsed})` : `wait on SB${e.rbar}`);
+          if (hz.wants('WAR', i, e.reader, key, NOT_A_STALL)) {
+            hz.put(e.rbar < 0 ? `read scoreboard on ${fn.instrs[e.reader]!.opcode} (source read up to ${window} cycles after issue, overwritten after ${elapsed})` : `wait on SB${e.rbar}`);
+          }
         }
       }
       if (fixedWriter) {
@@ -582,7 +619,7 @@ function step(
           for (const e of fl) {
             const theirs = rawLatency(t, e.wclass, 'alu');
             const need = Math.max(1, theirs - mine - 1);
-            if (e.elapsed < need) record(hazards, fn, 'WAW', ins, dec[e.writer]!.ins, key, `stall: ${e.elapsed} of ${need} cycles`);
+            if (e.elapsed < need && hz.wants('WAW', i, e.writer, key, e.elapsed)) hz.put(`stall: ${e.elapsed} of ${need} cycles`);
           }
         }
       }
@@ -598,7 +635,7 @@ function step(
       if (!o.reuse || !o.reg) continue;
       const ks: number[] = [];
       keysOf(o.reg, ks);
-      for (const k of ks) if (defSet.has(k)) record(hazards, fn, 'REUSE', ins, ins, k, `reuse flag on a register this instruction overwrites`);
+      for (const k of ks) if (defSet.has(k) && hz.wants('REUSE', i, i, k, NOT_A_STALL)) hz.put(`reuse flag on a register this instruction overwrites`);
     }
   }
 
