@@ -21,7 +21,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const shared = path.resolve(repo, '../shared/corpus');
+// PTXFORGE_CORPUS names the corpus folder when ../shared is elsewhere (e.g. a git worktree)
+const shared = process.env.PTXFORGE_CORPUS ?? path.resolve(repo, '../shared/corpus');
 const argv = process.argv.slice(2);
 const opt = (name, dflt) => {
   const k = argv.indexOf(name);

@@ -5,7 +5,8 @@
 //   node scripts/same-output.mjs --save /tmp/base        (before a change, on main's build)
 //   node scripts/same-output.mjs --compare /tmp/base     (after it; exit 1 and the differing files when any)
 // Options: --arch sm_90 (default), --corpus-every N (default 2: every second corpus file under 40 KB),
-// --no-corpus, --bundle (run the ESM bundle instead of the launcher's V8 snapshot). ../shared/corpus is used when present.
+// --no-corpus, --corpus DIR (default ../shared/corpus, used when present), --bundle (run the ESM bundle instead of the
+// launcher's V8 snapshot).
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -39,7 +40,8 @@ const files = [];
 for (const d of ['bench/compile', 'packages/ptx/test/fixtures/kernels', 'apps/bench-opt/kernels', 'apps/ptxforge/test/fixtures/cuda-kernels']) {
   if (existsSync(path.join(repo, d))) files.push(...walk(path.join(repo, d)));
 }
-const corpus = path.resolve(repo, '../shared/corpus');
+// --corpus DIR (or PTXFORGE_CORPUS) names the corpus elsewhere (a worktree has no ../shared beside it)
+const corpus = path.resolve(opt('--corpus', process.env.PTXFORGE_CORPUS ?? path.join(repo, '../shared/corpus')));
 if (!args.includes('--no-corpus') && existsSync(corpus)) {
   const small = walk(corpus).filter((f) => statSync(f).size < 40_000);
   files.push(...small.filter((_, i) => i % every === 0));

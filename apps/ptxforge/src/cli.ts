@@ -1,9 +1,14 @@
 #!/usr/bin/env node
+import { restoreLauncherEnv } from './launcher-env.js';
+
 // A closed pipe (`ptxforge --list-phases | head`) is not an error.
 process.stdout.on('error', (e: NodeJS.ErrnoException) => {
   if (e.code === 'EPIPE') process.exit(0);
   throw e;
 });
+
+// bin/ptxforge started node without NODE_EXTRA_CA_CERTS: give it back to process.env.
+restoreLauncherEnv();
 
 const argv = process.argv.slice(2);
 // Fast path: `--version` loads nothing but this file and the version module (no kernel, no plugins).

@@ -107,13 +107,31 @@ function expandOptionsFiles(argv: readonly string[], cwd: string): string[] {
   return out;
 }
 
+/**
+ * The command-line parser, built once per process: commander registers ~85 options with a linear search and
+ * an event listener each (a fifth of a small kernel's start-up work when run cold), and a run started from the
+ * V8 snapshot finds the one its warm-up built. Commander 13+ restores the option defaults before every
+ * parse() and gives each parse a fresh options object, so results never leak from one parse into the next;
+ * callers read opts() and args right after parse(), before any await.
+ */
+let sharedProgram: Command | undefined;
+
+/** Parse a command line with the shared parser: its options and operands. Throws what commander throws. */
+function parseCommandLine(argv: readonly string[], io: CliIO, output?: (s: string) => void): { o: CliOptions; args: string[] } {
+  const program = (sharedProgram ??= buildProgram());
+  const write = output ?? (() => undefined);
+  program.configureOutput({ writeOut: write, writeErr: write });
+  program.parse(normalizeArgs(expandOptionsFiles(argv, io.cwd)), { from: 'user' });
+  return { o: program.opts<CliOptions>(), args: [...program.args] };
+}
+
 /** Run the CLI; returns the exit code. Errors are reported as `ptxforge: error CODE: ...`, never a stack. */
 export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
-  const program = buildProgram();
   let help = '';
-  program.configureOutput({ writeOut: (s) => (help += s), writeErr: (s) => (help += s) });
+  let o: CliOptions;
+  let args: string[];
   try {
-    program.parse(normalizeArgs(expandOptionsFiles(argv, io.cwd)), { from: 'user' });
+    ({ o, args } = parseCommandLine(argv, io, (s) => (help += s)));
   } catch (e) {
     if (e instanceof CommanderError) {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') {
@@ -129,7 +147,6 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     }
     throw e;
   }
-  const o = program.opts<CliOptions>();
   if (o.version) {
     io.stdout(versionText());
     return 0;
@@ -156,7 +173,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       }
       return 0;
     }
-    const settings = resolveSettings(o, program.args, io, arch);
+    const settings = resolveSettings(o, args, io, arch);
     if (settings.inputs.length === 0) throw new PtxforgeError('CLI_NO_INPUT', 'no input file given (try --help)');
     if (settings.batch) {
       const { runBatch } = await import('./batch.js');
@@ -194,17 +211,17 @@ async function toolchainFor(o: CliOptions, io: CliIO, arch: string | undefined):
  * compile the inputs they are handed). Throws coded errors.
  */
 export async function prepareCompilation(argv: readonly string[], io: CliIO): Promise<{ tc: Toolchain; settings: CliSettings }> {
-  const program = buildProgram();
+  let o: CliOptions;
+  let args: string[];
   try {
-    program.parse(normalizeArgs(expandOptionsFiles(argv, io.cwd)), { from: 'user' });
+    ({ o, args } = parseCommandLine(argv, io));
   } catch (e) {
     if (e instanceof CommanderError) throw new PtxforgeError('CLI_USAGE', e.message.replace(/^error: /, ''));
     throw e;
   }
-  const o = program.opts<CliOptions>();
   const arch = normalizeArch(o.gpuName);
   const tc = await toolchainFor(o, io, arch);
-  return { tc, settings: resolveSettings(o, program.args, io, arch) };
+  return { tc, settings: resolveSettings(o, args, io, arch) };
 }
 
 export function reportError(e: unknown, io: CliIO): number {

@@ -160,11 +160,16 @@ function controlPatcher(enc: Encoder, fn: string): (ins: SassInstruction, plain:
   };
 }
 
-/** A map key for one encoded instruction (its bytes as four 32-bit numbers). */
+/** A map key for one encoded instruction (its bytes as 16-bit character codes: short to build and to hash). */
 function wordKey(b: Uint8Array): string {
   const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  if (b.byteLength === 16) {
+    return String.fromCharCode(v.getUint16(0, true), v.getUint16(2, true), v.getUint16(4, true), v.getUint16(6, true),
+      v.getUint16(8, true), v.getUint16(10, true), v.getUint16(12, true), v.getUint16(14, true));
+  }
   let k = '';
-  for (let o = 0; o + 4 <= b.byteLength; o += 4) k += `${v.getUint32(o, true)},`;
+  for (let o = 0; o + 2 <= b.byteLength; o += 2) k += String.fromCharCode(v.getUint16(o, true));
+  if (b.byteLength % 2) k += String.fromCharCode(0x10000 + b[b.byteLength - 1]!);
   return k;
 }
 

@@ -1,6 +1,7 @@
 import type { Block, Instr, OriFunction, OriModule, Operand, Register, VarDecl } from '@ptxforge/kernel';
 import type { SassOperand } from '@ptxforge/sass';
 import type { ModuleData } from './data.js';
+import { selectTexture } from './isel-texture.js';
 import {
   CodegenError, type JumpTable, type VMemOperand, type MBlock, type MFunction, type MGuard, type MInstr, type MOperand, type MParam, type VFile, type VReg, type VRegOperand,
 } from './mir.js';
@@ -545,6 +546,13 @@ class Selector {
       }
       case 'SHFL':
         return this.shfl(ins);
+      case 'TEX':
+      case 'TLD4':
+      case 'TXQ':
+      case 'SULD':
+      case 'SUST':
+      case 'SUQ':
+        return selectTexture(this, ins);
       case 'WARPSYNC':
         return this.warpsync(u[0] ?? { kind: 'imm', value: 0xffffffffn, fmt: 'hex' });
       case 'MATCH':

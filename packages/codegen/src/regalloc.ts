@@ -46,6 +46,17 @@ export interface Described {
   useSlots: Slot[];
 }
 
+const GUARD_SLOT: Slot = Object.freeze({ guard: true });
+/** `{ op: i }` slots are immutable: one object per operand position. */
+const OP_SLOTS: Slot[] = [];
+const opSlot = (i: number): Slot => OP_SLOTS[i] ?? (OP_SLOTS[i] = Object.freeze({ op: i }));
+
+const isConstantOperand = (o: MOperand | undefined): boolean => {
+  if (!o) return false;
+  const k = (o as { k: string }).k;
+  return (k === 'int' || k === 'float' || k === 'cbank') && !(o as { reg?: unknown }).reg;
+};
+
 function describe(mi: MInstr, fullyWritten: Set<number>, classify?: SchedClassifier): Described {
   const defs: number[] = [];
   const partialDefs: number[] = [];
@@ -55,9 +66,11 @@ function describe(mi: MInstr, fullyWritten: Set<number>, classify?: SchedClassif
   const useSlots: Slot[] = [];
   if (mi.guard) {
     uses.push(mi.guard.v.id);
-    useSlots.push({ guard: true });
+    useSlots.push(GUARD_SLOT);
   }
-  mi.ops.forEach((o, i) => {
+  const ops = mi.ops;
+  for (let i = 0; i < ops.length; i++) {
+    const o = ops[i]!;
     const k = (o as { k: string }).k;
     if (k === 'vreg') {
       const r = o as VRegOperand;
@@ -68,42 +81,62 @@ function describe(mi: MInstr, fullyWritten: Set<number>, classify?: SchedClassif
         const whole = r.part === 0 && r.span === r.v.width;
         if (!mi.guard && (whole || !fullyWritten.has(r.v.id))) {
           defs.push(r.v.id);
-          defSlots.push({ op: i });
+          defSlots.push(opSlot(i));
           fullyWritten.add(r.v.id);
         } else {
           partialDefs.push(r.v.id);
-          partialSlots.push({ op: i });
+          partialSlots.push(opSlot(i));
         }
       } else {
         uses.push(r.v.id);
-        useSlots.push({ op: i });
+        useSlots.push(opSlot(i));
       }
     } else if (k === 'vmem' && (o as VMemOperand).base) {
       uses.push((o as VMemOperand).base!.id);
-      useSlots.push({ op: i });
+      useSlots.push(opSlot(i));
     } else if (k === 'vcbank') {
       uses.push((o as VCBankOperand).index.id);
-      useSlots.push({ op: i });
+      useSlots.push(opSlot(i));
     }
-  });
-  const src = mi.ops[mi.ndefs];
-  const copy = mi.opcode === 'MOV' && !mi.guard && defs.length === 1 && uses.length === 1 && mi.ndefs === 1 && isWholeVreg(mi.ops[0]!) && isWholeVreg(src!) &&
-    (mi.ops[0] as VRegOperand).v.width === (src as VRegOperand).v.width && !(src as VRegOperand).neg && !(src as VRegOperand).abs;
-  const constant = (o: MOperand | undefined): boolean => !!o && ['int', 'float', 'cbank'].includes((o as { k: string }).k) && !(o as { reg?: unknown }).reg;
-  const remat = !mi.guard && defs.length === 1 && uses.length === 0 && partialDefs.length === 0 && mi.ndefs === 1 && isWholeVreg(mi.ops[0]!) &&
-    (mi.opcode === 'MOV' || mi.opcode === 'LDC') && mi.ops.length === 2 && constant(src);
-  return {
-    ra: {
-      ref: mi, defs, uses, ...(partialDefs.length ? { partialDefs } : {}), ...(copy ? { copy: true } : {}), ...(remat ? { rematerializable: true } : {}),
-      ...(classify ? schedInfo(mi, classify) : {}),
-    },
-    defSlots, partialSlots, useSlots,
-  };
+  }
+  const src = ops[mi.ndefs];
+  const copy = mi.opcode === 'MOV' && !mi.guard && defs.length === 1 && uses.length === 1 && mi.ndefs === 1 && isWholeVreg(ops[0]!) && isWholeVreg(src!) &&
+    (ops[0] as VRegOperand).v.width === (src as VRegOperand).v.width && !(src as VRegOperand).neg && !(src as VRegOperand).abs;
+  const remat = !mi.guard && defs.length === 1 && uses.length === 0 && partialDefs.length === 0 && mi.ndefs === 1 && isWholeVreg(ops[0]!) &&
+    (mi.opcode === 'MOV' || mi.opcode === 'LDC') && ops.length === 2 && isConstantOperand(src);
+  // properties in the order the allocator's callers have always seen them (ref, defs, uses, partialDefs, copy,
+  // rematerializable, then the scheduling facts)
+  const ra: { -readonly [K in keyof RaInstr<MInstr>]: RaInstr<MInstr>[K] } = { ref: mi, defs, uses };
+  if (partialDefs.length) ra.partialDefs = partialDefs;
+  if (copy) ra.copy = true;
+  if (remat) ra.rematerializable = true;
+  if (classify) {
+    const info = schedInfo(mi, classify);
+    ra.op = info.op;
+    if (info.memory) {
+      ra.memory = info.memory;
+      ra.memorySpace = info.memorySpace!;
+    }
+    if (info.fence) ra.fence = true;
+  }
+  return { ra, defSlots, partialSlots, useSlots };
 }
 
 function isWholeVreg(o: MOperand): boolean {
   return (o as { k: string }).k === 'vreg' && (o as VRegOperand).part === 0 && (o as VRegOperand).span === (o as VRegOperand).v.width;
 }
+
+/** What `describeMachineFunction` answered for a function's blocks, kept to answer again where nothing changed. */
+interface DescribedBlocks {
+  classify: SchedClassifier | undefined;
+  blocks: Array<{ instrs: readonly MInstr[]; described: Described[] }>;
+}
+/**
+ * The last description of each machine function. Pre-RA scheduling describes the function, then allocation
+ * describes it again after the reordering; a block whose instruction sequence is unchanged (same objects, same
+ * order: a description depends only on the instruction and those before it in its block) keeps its answer.
+ */
+const lastDescription = new WeakMap<MFunction, DescribedBlocks>();
 
 /**
  * The allocator's and the schedulers' view of a machine function: per instruction its virtual-register defs,
@@ -112,16 +145,33 @@ function isWholeVreg(o: MOperand): boolean {
 export function describeMachineFunction(fn: MFunction, classify?: SchedClassifier): { ra: RaFunction<MInstr>; described: Map<MInstr, Described> } {
   const succs = machineSuccessors(fn);
   const described = new Map<MInstr, Described>();
+  const prev = lastDescription.get(fn);
+  const reuse = prev && prev.classify === classify && prev.blocks.length === fn.blocks.length ? prev.blocks : undefined;
+  const kept: DescribedBlocks = { classify, blocks: [] };
   const blocks = fn.blocks.map((b, i) => {
-    const written = new Set<number>();
-    const instrs = b.instrs.map((mi) => {
-      const d = describe(mi, written, classify);
-      described.set(mi, d);
-      return d.ra;
-    });
+    const old = reuse?.[i];
+    let ds: Described[];
+    if (old && sameSequence(old.instrs, b.instrs)) ds = old.described;
+    else {
+      const written = new Set<number>();
+      ds = b.instrs.map((mi) => describe(mi, written, classify));
+    }
+    kept.blocks.push({ instrs: [...b.instrs], described: ds });
+    const instrs = new Array<RaInstr<MInstr>>(ds.length);
+    for (let k = 0; k < ds.length; k++) {
+      described.set(b.instrs[k]!, ds[k]!);
+      instrs[k] = ds[k]!.ra;
+    }
     return { instrs, succs: succs[i]! };
   });
+  lastDescription.set(fn, kept);
   return { ra: { vregs: fn.vregs.map((v) => ({ cls: v.file, width: v.width })), blocks }, described };
+}
+
+function sameSequence(a: readonly MInstr[], b: readonly MInstr[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Most re-colourings `tightenRegisterCount` tries (each is one allocation of the function). */

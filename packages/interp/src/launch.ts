@@ -11,6 +11,9 @@ import { DEFAULT_MAX_STEPS, Machine, type DynamicCounts } from './interp/machine
 import { GlobalMemory, type Region } from './interp/memory.js';
 import { Program, type LaunchLayout, type SymInfo } from './interp/program.js';
 import { applyRelocations, type PlacedInit } from './interp/relocate.js';
+import { makeSurface, makeTexture, type ResourceObject, type SurfaceSpec, type TextureSpec } from './interp/texture.js';
+
+export type { SurfaceSpec, TextureSpec, TexelFormat, AddressMode } from './interp/texture.js';
 
 export type ScalarType =
   | 'u8' | 's8' | 'u16' | 's16' | 'u32' | 's32' | 'u64' | 's64'
@@ -35,6 +38,9 @@ export interface BufferSpec {
 /** A kernel argument: a buffer's address (plus a byte offset) or a scalar. */
 export type ParamSpec =
   | { readonly buffer: string; readonly offset?: number; readonly kind?: 'ptr' }
+  /** The handle of a texture or surface object of the launch (a 64-bit value below 2^32). */
+  | { readonly texture: string }
+  | { readonly surface: string }
   | { readonly type?: ScalarType; readonly kind?: ScalarType; readonly value: number | string }
   | number;
 
@@ -51,6 +57,10 @@ export interface Launch {
    */
   readonly globalSlack?: number;
   readonly buffers?: Readonly<Record<string, BufferSpec>>;
+  /** Texture objects over buffers (handles 1, 2, ... in listing order; docs/ori-semantics.md). */
+  readonly textures?: Readonly<Record<string, TextureSpec>>;
+  /** Surface objects over buffers (handles after the textures'). */
+  readonly surfaces?: Readonly<Record<string, SurfaceSpec>>;
   /** Positional (kernel parameter order) or by parameter name. */
   readonly params?: ReadonlyArray<ParamSpec> | Readonly<Record<string, ParamSpec>>;
   /** Buffers to report (default: all). */
@@ -276,6 +286,25 @@ function prepare(module: OriModule, kernel: OriFunction, launch: Launch): Prepar
     buffers.push({ name, type: spec.type ?? 'u8', region: r });
   }
 
+  // Texture and surface objects: handle k + 1 for the k-th (textures first, then surfaces).
+  const resources = new Map<bigint, ResourceObject>();
+  const handles = new Map<string, bigint>();
+  const addResource = (kind: 'texture' | 'surface', name: string, spec: TextureSpec | SurfaceSpec): void => {
+    const region = byName.get(spec?.buffer);
+    if (!region) throw new InterpError('bad-launch', `${kind} '${name}' names buffer '${String(spec?.buffer)}', which the launch does not define`);
+    let obj: ResourceObject;
+    try {
+      obj = kind === 'texture' ? makeTexture(name, spec as TextureSpec, region) : makeSurface(name, spec as SurfaceSpec, region);
+    } catch (e) {
+      throw new InterpError('bad-launch', `${kind} '${name}': ${(e as Error).message}`);
+    }
+    const h = BigInt(resources.size + 1);
+    resources.set(h, obj);
+    handles.set(`${kind}:${name}`, h);
+  };
+  for (const [name, spec] of Object.entries(launch.textures ?? {})) addResource('texture', name, spec);
+  for (const [name, spec] of Object.entries(launch.surfaces ?? {})) addResource('surface', name, spec);
+
   // Parameters into bank 0.
   const params = kernel.params;
   const given = launch.params ?? [];
@@ -299,7 +328,12 @@ function prepare(module: OriModule, kernel: OriFunction, launch: Launch): Prepar
     }
     let bits: bigint;
     if (typeof spec === 'number') bits = scalarBits(p.type as ScalarType, spec);
-    else if ('buffer' in spec) {
+    else if ('texture' in spec || 'surface' in spec) {
+      const key = 'texture' in spec ? `texture:${spec.texture}` : `surface:${(spec as { surface: string }).surface}`;
+      const h = handles.get(key);
+      if (h === undefined) throw new InterpError('bad-launch', `parameter ${p.name} names ${key.replace(':', " '")}', which the launch does not define`);
+      bits = h;
+    } else if ('buffer' in spec) {
       const r = byName.get(spec.buffer);
       if (!r) throw new InterpError('bad-launch', `parameter ${p.name} names buffer '${spec.buffer}', which the launch does not define`);
       bits = BigInt(r.base + (spec.offset ?? 0));
@@ -315,7 +349,7 @@ function prepare(module: OriModule, kernel: OriFunction, launch: Launch): Prepar
     [3, bank3],
   ]);
   return {
-    layout: { grid, block, banks, syms, fnSyms, sharedSize, localSize: alignUp(localEnd, 16) },
+    layout: { grid, block, banks, syms, fnSyms, sharedSize, localSize: alignUp(localEnd, 16), ...(resources.size ? { resources } : {}) },
     global,
     buffers,
   };

@@ -1,6 +1,6 @@
 import { instrRoles, type InstrRoles } from './roles.js';
 import { isKnownOpcode, latencyTableFor, opTiming, rawLatency, type LatencyTable, type OpTiming, type ReaderClass, type VariableQueue, type WriterClass } from './latency.js';
-import type { ControlInfo, HazardFunction, HazardInstr, RegFile, RegRef } from './types.js';
+import type { ControlInfo, Guard, HazardFunction, HazardInstr, RegFile, RegRef, SassOperandView } from './types.js';
 
 export type HazardKind = 'RAW' | 'WAR' | 'WAW' | 'REUSE';
 
@@ -65,6 +65,8 @@ interface FixedEntry {
   wclass: WriterClass;
   /** smallest number of cycles issued since the writer, over all paths */
   elapsed: number;
+  /** the longest latency of `wclass` to any reader: the entry is dropped once `elapsed` reaches it */
+  expire: number;
 }
 /** A scoreboard-covered result (or a variable-latency result with no scoreboard at all: sb = -1). */
 interface VarEntry {
@@ -184,8 +186,11 @@ function joinInto(dst: State, src: State): boolean {
   return changed;
 }
 
-interface Decoded {
+interface Decoded extends DecodedShape {
   ins: HazardInstr;
+}
+/** What `decode` reads from an instruction's opcode, modifiers, guard and operands (not its address or control). */
+interface DecodedShape {
   roles: InstrRoles;
   timing: OpTiming;
   defKeys: number[][];
@@ -213,7 +218,7 @@ function readerClassFor(ins: HazardInstr, timing: OpTiming, operand: number, add
   return timing.reader;
 }
 
-function decode(t: LatencyTable, ins: HazardInstr): Decoded {
+function decode(t: LatencyTable, ins: HazardInstr): DecodedShape {
   const roles = instrRoles(ins);
   const timing = opTiming(t, ins);
   const defKeys: number[][] = [];
@@ -244,7 +249,7 @@ function decode(t: LatencyTable, ins: HazardInstr): Decoded {
       depN = cnt?.value ?? 0;
     }
   }
-  return { ins, roles, timing, defKeys, useKeys, lateReadKeys, anyReuse: ins.operands.some((o) => o.reuse), depSb, depN };
+  return { roles, timing, defKeys, useKeys, lateReadKeys, anyReuse: ins.operands.some((o) => o.reuse), depSb, depN };
 }
 
 function isUnconditional(ins: HazardInstr): boolean {
@@ -277,6 +282,10 @@ function successors(fn: HazardFunction, i: number, indexOf: Map<number, number>)
   return out;
 }
 
+function compareCodePoints(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 function regName(key: number): string {
   return FILE_OF(key);
 }
@@ -295,6 +304,9 @@ export function checkHazards(fn: HazardFunction, opts: CheckOptions): CheckResul
 export interface PreparedHazardCheck {
   /** Check with `control[i]` as instruction i's control information (instead of `fn.instrs[i].control`). */
   check(control: readonly ControlInfo[]): CheckResult;
+  /** Instruction i's registers (what `instrRoles` answers) and timing (`opTiming`), as the checks read them. */
+  roles(i: number): InstrRoles;
+  timing(i: number): OpTiming;
 }
 
 /**
@@ -308,10 +320,21 @@ export function prepareHazardCheck(fn: HazardFunction, opts: CheckOptions): Prep
   const dec: Decoded[] = new Array(n);
   const indexOf = new Map<number, number>();
   const unknown = new Set<string>();
+  // Instructions that share their operand list, modifiers and guard (copies of one decoded word, as code
+  // generation makes them) share one decoding: the shape depends on nothing else.
+  const shapes = new Map<SassOperandView[], Array<{ opcode: string; mods: string[]; guard: Guard | undefined; shape: DecodedShape }>>();
   for (let i = 0; i < n; i++) {
     const ins = fn.instrs[i]!;
     indexOf.set(ins.addr, i);
-    dec[i] = decode(t, ins);
+    let same = shapes.get(ins.operands);
+    if (!same) shapes.set(ins.operands, (same = []));
+    let shape: DecodedShape | undefined;
+    for (const c of same) if (c.opcode === ins.opcode && c.mods === ins.mods && c.guard === ins.guard) shape = c.shape;
+    if (!shape) {
+      shape = decode(t, ins);
+      same.push({ opcode: ins.opcode, mods: ins.mods, guard: ins.guard, shape });
+    }
+    dec[i] = { ins, ...shape };
     if (!isKnownOpcode(ins.opcode) && dec[i]!.defKeys.length > 0) unknown.add(ins.opcode);
   }
   let maxLat = 1;
@@ -392,10 +415,13 @@ export function prepareHazardCheck(fn: HazardFunction, opts: CheckOptions): Prep
       }
       st = emptyState();
     }
-    const list = [...hazards.values()].sort((a, b) => a.addr - b.addr || a.reg.localeCompare(b.reg) || a.kind.localeCompare(b.kind));
+    // Code-point order, not localeCompare: the first localeCompare of a process initialises ICU's collator
+    // (~10-30 ms, a third of a small kernel's scoreboard time), and its order would depend on the locale.
+    // Register names and kinds are [A-Z0-9] only, where both orders agree in the C/en locales.
+    const list = [...hazards.values()].sort((a, b) => a.addr - b.addr || compareCodePoints(a.reg, b.reg) || compareCodePoints(a.kind, b.kind));
     return { hazards: list, unknownOpcodes: [...unknownOpcodes], slack };
   };
-  return { check };
+  return { check, roles: (i) => dec[i]!.roles, timing: (i) => dec[i]!.timing };
 }
 
 function text(ins: HazardInstr): string {
@@ -608,7 +634,7 @@ function step(
         // fp64 compares (DSETP): the predicate results have their own row (ready before fp64 register results)
         if (w === 'fp64' && d.roles.defs[di]!.reg.file === 'P') w = 'fp64pred';
         const list = st.fixed.get(key) ?? [];
-        list.push({ writer: i, wclass: w, elapsed: 0 });
+        list.push({ writer: i, wclass: w, elapsed: 0, expire: maxLatencyOf(t, w) });
         st.fixed.set(key, list);
       } else if (isVar || d.timing.kind === 'variable') {
         const list = st.vars.get(key) ?? [];
@@ -644,10 +670,10 @@ function step(
     let drop = 0;
     for (const e of list) {
       e.elapsed += cyc;
-      if (e.elapsed >= maxLatencyOf(t, e.wclass)) drop++;
+      if (e.elapsed >= e.expire) drop++;
     }
     if (drop === list.length) st.fixed.delete(k);
-    else if (drop > 0) st.fixed.set(k, list.filter((e) => e.elapsed < maxLatencyOf(t, e.wclass)));
+    else if (drop > 0) st.fixed.set(k, list.filter((e) => e.elapsed < e.expire));
   }
   void maxLat;
 }

@@ -493,6 +493,11 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
     }
     case 'LDGSTS':
       return liftLdgsts(ctx, ops, mods, guard);
+    case 'TEX':
+    case 'TLD':
+    case 'SULD':
+    case 'SUST':
+      return liftTexture(ctx, op, ops, mods, line);
     case 'HADD2':
     case 'HMUL2': {
       if (mods.includes('F32')) {
@@ -1133,4 +1138,76 @@ export function liftCubin(cubin: Cubin, kernelName?: string): LiftedKernel {
     throw new LiftError('LIFT_UNSUPPORTED', `${fn.name}: lifted Ori does not parse: ${(e as Error).message}${bad ? ` (\`${bad}\`)` : ''}`);
   }
   return { arch, kernel: fn.name, module, oriText, localBytes };
+}
+
+/** Coordinates per texture geometry (array index first, as Ori has them). */
+const TEX_COORDS: Record<string, number> = { '1D': 1, '2D': 2, '3D': 3, CUBE: 3, ARRAY_1D: 2, ARRAY_2D: 3, ARRAY_CUBE: 4 };
+/** Surface geometry tokens -> Ori geometry and coordinate count (SASS order: x, y, z, then the array index). */
+const SURFACE_GEO: Record<string, [string, number]> = { '1D': ['1D', 1], '2D': ['2D', 2], '3D': ['3D', 3], '1D_ARRAY': ['ARRAY_1D', 2], '2D_ARRAY': ['ARRAY_2D', 3] };
+const SURFACE_BYTES: Record<string, number> = { U8: 1, S8: 1, U16: 2, S16: 2, '64': 8, '128': 16 };
+
+/**
+ * Bindless texture and surface instructions to the Ori forms of docs/ori-semantics.md "Textures and surfaces"
+ * (the handle is the 32-bit uniform register ptxas loads from the parameter; the result kind follows the texture,
+ * so the lifted type modifiers are F32):
+ *   TEX.LL Rd2, Rd, Ra, Rb, URh, 0x0, GEOM[, mask]    enabled components land in Rd, Rd+1, Rd2, Rd2+1 in order
+ *   TLD.LZ Rd2, Rd, Ra, URh, 0x0, 1D[, mask]          integer coordinates
+ *   SULD.D.BA.<geo>...[.TRAP|.IGN] Rd, [Ra], URh, 0x0  Ra = x (bytes), y, z, array index
+ *   SUST.D.BA.<geo>...[.TRAP|.IGN] [Ra], Rv, URh, 0x0
+ */
+function liftTexture(ctx: Ctx, op: string, ops: readonly SassOperandView[], mods: readonly string[], line: LineFn): Lifted {
+  const regOf = (o: SassOperandView | undefined): number => {
+    if (!o) unsupported(ctx, `${op} operand missing`);
+    if (o!.kind === 'mem') {
+      const m = /^\[R(\d+|Z)\]$/.exec(o!.text.trim());
+      if (!m) unsupported(ctx, `${op} address ${o!.text}`);
+      return m![1] === 'Z' ? 255 : Number(m![1]);
+    }
+    if (o!.kind !== 'reg' && o!.kind !== 'ureg') unsupported(ctx, `${op} operand ${o!.text}`);
+    return o!.reg ? o!.reg.index : o!.kind === 'ureg' ? 63 : 255;
+  };
+  const r = (n: number, k: number): string => (n === 255 ? 'RZ' : regName('R', n + k, 1));
+  const handleOp = ops.find((o) => o.kind === 'ureg');
+  if (!handleOp?.reg) unsupported(ctx, `${op} without a uniform handle register (bound textures are not lifted)`);
+  const h = regName('UR', handleOp!.reg!.index, 1);
+  if (op === 'TEX' || op === 'TLD') {
+    if (mods.some((m) => !['LL', 'LZ'].includes(m))) unsupported(ctx, `${op}.${mods.join('.')}`);
+    const geo = ops.find((o) => TEX_COORDS[o.text] !== undefined)?.text;
+    if (!geo) unsupported(ctx, `${op} geometry`);
+    const geoAt = ops.findIndex((o) => o.text === geo);
+    const maskOp = ops[geoAt + 1];
+    const mask = maskOp ? intText(maskOp.text) : 0xf;
+    const n = TEX_COORDS[geo!]!;
+    const [rd2, rd, ra] = [regOf(ops[0]), regOf(ops[1]), regOf(ops[2])];
+    const slots = [r(rd, 0), rd === 255 ? 'RZ' : r(rd, 1), r(rd2, 0), rd2 === 255 ? 'RZ' : r(rd2, 1)];
+    const defs = ['RZ', 'RZ', 'RZ', 'RZ'];
+    let k = 0;
+    for (let c = 0; c < 4; c++) if ((mask >> c) & 1) defs[c] = slots[k++]!;
+    const coords = Array.from({ length: n }, (_, i) => r(ra, ra === 255 ? 0 : i));
+    if (op === 'TLD') {
+      if (!mods.includes('LZ')) unsupported(ctx, 'TLD with a level');
+      return line(`${defs.join(', ')} = TEX.${geo}.F32.S32 ${h}, ${coords.join(', ')}`);
+    }
+    if (!mods.includes('LL')) unsupported(ctx, 'TEX without an explicit level');
+    const rb = regOf(ops[3]);
+    return line(`${defs.join(', ')} = TEX.${geo}.F32.F32.LL ${h}, ${coords.join(', ')}, ${r(rb, 0)}`);
+  }
+  const geoTok = mods.find((m) => SURFACE_GEO[m] !== undefined);
+  if (!geoTok || !mods.includes('D') || !mods.includes('BA')) unsupported(ctx, `${op}.${mods.join('.')} (only unformatted byte-addressed accesses)`);
+  const [geo, n] = SURFACE_GEO[geoTok!]!;
+  const bytes = SURFACE_BYTES[mods.find((m) => SURFACE_BYTES[m] !== undefined) ?? ''] ?? 4;
+  const mode = mods.includes('TRAP') ? 'TRAP' : mods.includes('IGN') ? 'ZERO' : 'CLAMP';
+  const [elem, count] = bytes < 4 ? [`B${bytes * 8}`, 1] : ['B32', bytes / 4];
+  const addrOp = ops.find((o) => o.kind === 'mem');
+  const ra = regOf(addrOp);
+  const sassCoords = Array.from({ length: n }, (_, i) => r(ra, ra === 255 ? 0 : i));
+  const coords = geo.startsWith('ARRAY') ? [sassCoords[n - 1]!, ...sassCoords.slice(0, n - 1)] : sassCoords;
+  if (op === 'SULD') {
+    const rd = regOf(ops[0]);
+    const defs = Array.from({ length: count }, (_, i) => r(rd, rd === 255 ? 0 : i));
+    return line(`${defs.join(', ')} = SULD.${geo}.${elem}.${mode} ${h}, ${coords.join(', ')}`);
+  }
+  const rv = regOf(ops[1]);
+  const vals = Array.from({ length: count }, (_, i) => r(rv, rv === 255 ? 0 : i));
+  return line(`SUST.${geo}.${elem}.${mode} ${h}, ${[...coords, ...vals].join(', ')}`);
 }

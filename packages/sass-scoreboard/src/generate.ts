@@ -1,6 +1,6 @@
 import {
-  instrRoles, latencyTableFor, opTiming, prepareHazardCheck,
-  type ControlInfo, type Hazard, type HazardFunction, type LatencyTable,
+  latencyTableFor, prepareHazardCheck,
+  type ControlInfo, type Hazard, type HazardFunction, type LatencyTable, type PreparedHazardCheck,
 } from '@ptxforge/sass-hazards';
 
 /**
@@ -91,13 +91,14 @@ class BarrierPool {
   }
 }
 
-function initialControl(fn: HazardFunction, t: LatencyTable): ControlInfo[] {
+function initialControl(fn: HazardFunction, decoded: PreparedHazardCheck): ControlInfo[] {
   const pool = new BarrierPool();
-  return fn.instrs.map((ins) => {
+  return fn.instrs.map((_, i) => {
     const c: ControlInfo = { stall: 1, yield: false, wbar: null, rbar: null, waitMask: 0, reuse: 0 };
-    const timing = opTiming(t, ins);
+    // the checker's decoding (opTiming and instrRoles of the instruction)
+    const timing = decoded.timing(i);
     if (timing.kind !== 'variable') return c;
-    const roles = instrRoles(ins);
+    const roles = decoded.roles(i);
     const hasDefs = roles.defs.some((d) => !(d.reg.file === 'B'));
     if (hasDefs) c.wbar = pool.take();
     // Sources read late (memory operands, store data) must not be overwritten before they are read; with a write
@@ -144,13 +145,13 @@ function addStall(control: ControlInfo[], preds: readonly number[][], i: number,
 export function generateScoreboards(fn: HazardFunction, opts: ScoreboardOptions): ScoreboardResult {
   const t = opts.table ?? latencyTableFor(opts.arch);
   const maxRounds = opts.maxRounds ?? 16;
-  const control = initialControl(fn, t);
+  // decoded once; each round checks the current control words (no slack histogram: only hazards matter here)
+  const checker = prepareHazardCheck(fn, { arch: opts.arch, table: t, slack: false });
+  const control = initialControl(fn, checker);
   const preds = predecessors(fn);
   const index = new Map<number, number>();
   fn.instrs.forEach((ins, i) => index.set(ins.addr, i));
   const pool = new BarrierPool();
-  // decoded once; each round checks the current control words (no slack histogram: only hazards matter here)
-  const checker = prepareHazardCheck(fn, { arch: opts.arch, table: t, slack: false });
   let rounds = 0;
   let hazards: Hazard[] = [];
   const stuck = new Set<string>();

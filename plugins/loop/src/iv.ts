@@ -71,24 +71,74 @@ const CMPS = new Set<string>(['LT', 'LE', 'GT', 'GE', 'NE', 'EQ']);
 /** Largest trip count found by simulating a constant loop; longer loops count as unknown. */
 export const MAX_SIMULATED_TRIP = 1 << 16;
 
+/** Registers with at most this many definitions are filtered directly; others go through the loop's index. */
+const FEW_DEFS = 16;
+
+/**
+ * The definitions of registers inside one loop, for one analysis of it. A register reused all over a big function
+ * (a loop counter every loop of the function redefines, an accumulator) has thousands of defs: filtering them per
+ * loop made phase 22 O(loops x defs). Such a register is looked up in an index of the loop's own instructions,
+ * built once per analysis (O(loop size)); a register with few defs is filtered directly. Built per call, never
+ * kept: the loop's blocks change when it is transformed.
+ */
+export class LoopDefs {
+  private index: Map<Register, Instr[]> | undefined;
+  constructor(readonly loop: Loop) {}
+  /** The instructions of the loop that define `r` (each once). */
+  of(r: Register): readonly Instr[] {
+    if (r.defs.size <= FEW_DEFS) {
+      const out: Instr[] = [];
+      for (const d of r.defs) if (d.block && this.loop.blockSet.has(d.block)) out.push(d);
+      return out;
+    }
+    if (!this.index) {
+      this.index = new Map();
+      for (const b of this.loop.blocks) {
+        for (const i of b.instrs) {
+          for (const x of i.defRegs()) {
+            let l = this.index.get(x);
+            if (!l) this.index.set(x, (l = []));
+            if (l[l.length - 1] !== i) l.push(i);
+          }
+        }
+      }
+    }
+    return this.index.get(r) ?? [];
+  }
+  has(r: Register): boolean {
+    return this.of(r).length > 0;
+  }
+  /** The one definition of `r` outside the loop, when it has exactly one there. */
+  singleOutside(r: Register): Instr | undefined {
+    if (r.defs.size - this.of(r).length !== 1) return undefined;
+    for (const d of r.defs) if (!d.block || !this.loop.blockSet.has(d.block)) return d;
+    return undefined;
+  }
+}
+
 /** Whether `o` has the same value in every iteration of `loop` (no def of what it reads inside the loop). */
-export function invariantOperand(o: Operand, loop: Loop): boolean {
+export function invariantOperand(o: Operand, loop: Loop, defs: LoopDefs = new LoopDefs(loop)): boolean {
   switch (o.kind) {
     case 'imm':
     case 'rz':
     case 'pt':
       return true;
     case 'cbank':
-      return !o.index || !definedIn(o.index, loop);
+      return !o.index || !defs.has(o.index);
     case 'reg':
-      return !definedIn(o.reg, loop);
+      return !defs.has(o.reg);
     default:
       return false;
   }
 }
 
-function definedIn(r: Register, loop: Loop): boolean {
-  for (const d of r.defs) if (d.block && loop.blockSet.has(d.block)) return true;
+/**
+ * Whether `r` is read exactly once in the whole function (one operand of one instruction), without counting every
+ * use of a register with many readers.
+ */
+function readOnce(r: Register): boolean {
+  if (r.uses.size !== 1) return false;
+  for (const c of r.uses.values()) return c === 1;
   return false;
 }
 
@@ -112,6 +162,7 @@ export function compare(cmp: Cmp, signed: boolean, a: bigint, b: bigint, bits = 
  */
 export function analyzeCountedLoop(loop: Loop, dom: DomTree): CountedLoop | Rejection {
   const header = loop.header;
+  const defs = new LoopDefs(loop);
   if (loop.latches.length !== 1) return { code: 17, reason: `irregular loop: ${loop.latches.length} back edges into the header` };
   const latch = loop.latches[0]!;
   // The latch ends `@p BRA header` and falls through to the exit, or `@p BRA header; BRA exit` (nvcc's
@@ -131,7 +182,7 @@ export function analyzeCountedLoop(loop: Loop, dom: DomTree): CountedLoop | Reje
   }
   const p = back.guard.reg;
   let cmpInstr: Instr | undefined;
-  for (const d of p.defs) if (d.block && loop.blockSet.has(d.block)) {
+  for (const d of defs.of(p)) {
     if (cmpInstr) return { code: 14, reason: `the loop predicate ${p.name} has several definitions in the loop` };
     cmpInstr = d;
   }
@@ -140,14 +191,14 @@ export function analyzeCountedLoop(loop: Loop, dom: DomTree): CountedLoop | Reje
   // may be the IV compare (a counted loop with an extra exit condition, e.g. `while (x > 1 && c < 200)`).
   let sideCondition = false;
   if (cmpInstr.opcode === 'PLOP3' && !back.guard.not) {
-    const inner = conjunctiveCompare(cmpInstr, loop, latch);
+    const inner = conjunctiveCompare(cmpInstr, loop, latch, defs);
     if (inner) {
       cmpInstr = inner;
       sideCondition = true;
     }
   }
   if (cmpInstr.opcode === 'FSETP' && !sideCondition) {
-    const f = floatCountedLoop(loop, dom, latch, back, exit, cmpInstr);
+    const f = floatCountedLoop(loop, dom, latch, back, exit, cmpInstr, defs);
     if (f) return f;
   }
   if (cmpInstr.opcode === 'FSETP' || cmpInstr.opcode === 'DSETP' || cmpInstr.opcode === 'HSETP2') {
@@ -169,8 +220,8 @@ export function analyzeCountedLoop(loop: Loop, dom: DomTree): CountedLoop | Reje
     return { code: 16, reason: `bound extraction failed: the compare ${cmpInstr.fullOpcode} combines with another predicate` };
   }
   const [a, b] = [cmpInstr.uses[0]!, cmpInstr.uses[1]!];
-  const aVar = isPlainReg(a) && definedIn(a.reg, loop);
-  const bVar = isPlainReg(b) && definedIn(b.reg, loop);
+  const aVar = isPlainReg(a) && defs.has(a.reg);
+  const bVar = isPlainReg(b) && defs.has(b.reg);
   if (isPlainReg(a) && isPlainReg(b) && a.reg === b.reg) return { code: 18, reason: 'the IV limit register is the IV itself' };
   if (!aVar && !bVar) return { code: 14, reason: 'neither compare operand changes in the loop' };
   let cmp = cmpMod as Cmp;
@@ -178,7 +229,7 @@ export function analyzeCountedLoop(loop: Loop, dom: DomTree): CountedLoop | Reje
   let bound: Operand;
   if (aVar && bVar) {
     // Both change in the loop: one of them is the limit, redefined in the body (VerifyStride bit 0).
-    const aInc = simpleIncrement(a.kind === 'reg' ? a.reg : undefined, loop);
+    const aInc = simpleIncrement(a.kind === 'reg' ? a.reg : undefined, defs);
     return { code: 18, reason: `the IV limit ${operandName(aInc ? b : a)} is redefined in the loop body` };
   }
   if (aVar) {
@@ -189,17 +240,17 @@ export function analyzeCountedLoop(loop: Loop, dom: DomTree): CountedLoop | Reje
     bound = a;
     cmp = SWAP[cmp];
   }
-  if (!invariantOperand(bound, loop)) return { code: 16, reason: `bound extraction failed: ${operandName(bound)} is not loop-invariant` };
+  if (!invariantOperand(bound, loop, defs)) return { code: 16, reason: `bound extraction failed: ${operandName(bound)} is not loop-invariant` };
   if (ivOp.kind !== 'reg' || ivOp.neg || ivOp.abs || ivOp.not) return { code: 14, reason: 'the IV operand of the compare carries a modifier' };
   const iv = ivOp.reg;
   if (iv.cls !== 'R' || iv.width !== bits / 32) return { code: 15, reason: `the IV ${iv.name} is not a ${bits}-bit integer register` };
   if (back.guard.not) cmp = INVERT[cmp];
-  const inLoopDefs = [...iv.defs].filter((d) => d.block && loop.blockSet.has(d.block));
+  const inLoopDefs = defs.of(iv);
   if (inLoopDefs.length !== 1) return { code: 17, reason: `stride verification failed: the IV ${iv.name} is defined ${inLoopDefs.length} times in the loop` };
   const inc = inLoopDefs[0]!;
-  const incForm = simpleIncrement(iv, loop, bits);
+  const incForm = simpleIncrement(iv, defs, bits);
   if (!incForm) {
-    if (isInvariantStrideAdd(inc, iv, loop)) return { code: 16, reason: `bound extraction failed: the stride of ${iv.name} is a loop-invariant register, not a constant` };
+    if (isInvariantStrideAdd(inc, iv, loop, defs)) return { code: 16, reason: `bound extraction failed: the stride of ${iv.name} is a loop-invariant register, not a constant` };
     return { code: 14, reason: `IV analysis failed: ${iv.name} is not updated by IADD3 ${iv.name}, K` };
   }
   if (!dom.dominates(inc.block!, latch)) return { code: 17, reason: `irregular loop: the IV update of ${iv.name} does not run in every iteration` };
@@ -212,7 +263,7 @@ export function analyzeCountedLoop(loop: Loop, dom: DomTree): CountedLoop | Reje
     return { code: 19, reason: `the IV stride ${step} is inconsistent with the loop condition ${iv.name} ${cmp} ${operandName(bound)}` };
   }
   const signed = tyMod === 'S32' || tyMod === 'S64';
-  const tripCount = constantTrip(loop, dom, iv, step, cmp, signed, bound, delta, bits);
+  const tripCount = constantTrip(loop, dom, defs, iv, step, cmp, signed, bound, delta, bits);
   return { header, latch, backBranch: back, exit, cmpInstr, iv, inc, float: false, bits, step, cmp, signed, bound, delta, tripCount, sideCondition };
 }
 
@@ -223,15 +274,15 @@ export function analyzeCountedLoop(loop: Loop, dom: DomTree): CountedLoop | Reje
  * (Math.fround of the double sum is the correctly rounded f32 sum); undefined when no such loop or no finite
  * trip count within MAX_SIMULATED_TRIP.
  */
-function floatCountedLoop(loop: Loop, dom: DomTree, latch: Block, back: Instr, exit: Block, fsetp: Instr): CountedLoop | undefined {
+function floatCountedLoop(loop: Loop, dom: DomTree, latch: Block, back: Instr, exit: Block, fsetp: Instr, defs: LoopDefs): CountedLoop | undefined {
   if (fsetp.block !== latch || fsetp.guard || fsetp.defs.length !== 1 || fsetp.uses.length !== 3) return undefined;
   const [cmpMod, combine, ...extra] = fsetp.mods;
   if (!cmpMod || !CMPS.has(cmpMod) || combine !== 'AND' || extra.length) return undefined;
   const third = fsetp.uses[2]!;
   if (third.kind !== 'pt' || third.not) return undefined;
   const [a, b] = [fsetp.uses[0]!, fsetp.uses[1]!];
-  const aVar = isPlainReg(a) && definedIn(a.reg, loop);
-  const bVar = isPlainReg(b) && definedIn(b.reg, loop);
+  const aVar = isPlainReg(a) && defs.has(a.reg);
+  const bVar = isPlainReg(b) && defs.has(b.reg);
   if (aVar === bVar) return undefined;
   const ivOp = aVar ? a : b;
   const bound = aVar ? b : a;
@@ -241,9 +292,9 @@ function floatCountedLoop(loop: Loop, dom: DomTree, latch: Block, back: Instr, e
   const iv = ivOp.reg;
   const n = constBits(bound, 32);
   if (n === undefined) return undefined;
-  const inLoop = [...iv.defs].filter((d) => d.block && loop.blockSet.has(d.block));
-  const outside = [...iv.defs].filter((d) => !d.block || !loop.blockSet.has(d.block));
-  if (inLoop.length !== 1 || outside.length !== 1) return undefined;
+  const inLoop = defs.of(iv);
+  const init = defs.singleOutside(iv);
+  if (inLoop.length !== 1 || !init) return undefined;
   const inc = inLoop[0]!;
   if (inc.opcode !== 'FADD' || inc.guard || inc.mods.length || inc.defs.length !== 1 || inc.uses.length !== 2) return undefined;
   if (!dom.dominates(inc.block!, latch)) return undefined;
@@ -251,7 +302,6 @@ function floatCountedLoop(loop: Loop, dom: DomTree, latch: Block, back: Instr, e
   const kOp = inc.uses[1 - selfAt];
   const k = selfAt >= 0 && kOp ? constBits(kOp, 32) : undefined;
   if (k === undefined) return undefined;
-  const init = outside[0]!;
   if (init.guard || init.opcode !== 'MOV' || init.uses.length !== 1 || !init.block || !dom.dominates(init.block, loop.header)) return undefined;
   const v0 = constBits(init.uses[0]!, 32);
   if (v0 === undefined) return undefined;
@@ -280,24 +330,24 @@ function floatCountedLoop(loop: Loop, dom: DomTree, latch: Block, back: Instr, e
  * For `p = PLOP3.LUT a, b, PT, 0xC0, 0` (p = a AND b; LUT over the inputs 0xF0, 0xCC, 0xAA), the input that is
  * an unguarded integer ISETP in the latch, defined once in the loop, with a plain PT combine: the IV compare.
  */
-function conjunctiveCompare(plop: Instr, loop: Loop, latch: Block): Instr | undefined {
+function conjunctiveCompare(plop: Instr, loop: Loop, latch: Block, loopDefs: LoopDefs): Instr | undefined {
   if (plop.guard || plop.defs.length !== 1 || plop.uses.length !== 5) return undefined;
   const [a, b, c, lut, lut2] = plop.uses;
   if (!a || !b || !c || c.kind !== 'pt' || c.not || constBits(lut!, 32) !== 0xc0n || constBits(lut2!, 32) !== 0n) return undefined;
   for (const o of [a, b]) {
     if (!isPlainReg(o)) continue;
-    const defs = [...o.reg.defs].filter((d) => d.block && loop.blockSet.has(d.block));
+    const defs = loopDefs.of(o.reg);
     const d = defs[0];
     if (defs.length !== 1 || !d || d.opcode !== 'ISETP' || d.block !== latch || d.guard || d.defs.length !== 1) continue;
-    if (o.reg.useCount !== 1) continue;
+    if (!readOnce(o.reg)) continue;
     const third = d.uses[2];
     if (d.mods[2] !== 'AND' || d.uses.length !== 3 || !third || third.kind !== 'pt' || third.not) continue;
     const [x, y] = [d.uses[0]!, d.uses[1]!];
-    const xVar = isPlainReg(x) && definedIn(x.reg, loop);
-    const yVar = isPlainReg(y) && definedIn(y.reg, loop);
+    const xVar = isPlainReg(x) && loopDefs.has(x.reg);
+    const yVar = isPlainReg(y) && loopDefs.has(y.reg);
     if (xVar === yVar) continue;
     const ivOp = xVar ? x : y;
-    if (ivOp.kind === 'reg' && simpleIncrement(ivOp.reg, loop, ivOp.reg.width === 2 ? 64 : 32)) return d;
+    if (ivOp.kind === 'reg' && simpleIncrement(ivOp.reg, loopDefs, ivOp.reg.width === 2 ? 64 : 32)) return d;
   }
   return undefined;
 }
@@ -313,16 +363,16 @@ function operandName(o: Operand): string {
  * `iv = IADD3 iv, K, RZ` (any operand order), unguarded, without modifiers: returns K as a signed step, which
  * must fit 32 bits also for a 64-bit IV.
  */
-function simpleIncrement(iv: Register | undefined, loop: Loop, bits = 32): { step: number } | undefined {
+function simpleIncrement(iv: Register | undefined, loopDefs: LoopDefs, bits = 32): { step: number } | undefined {
   if (!iv) return undefined;
-  const defs = [...iv.defs].filter((d) => d.block && loop.blockSet.has(d.block));
+  const defs = loopDefs.of(iv);
   if (defs.length !== 1) return undefined;
   let inc = defs[0]!;
   // `t = IADD3 iv, K; ...; iv = MOV t` (the increment through a copy, as nvcc's PTX has it when the compare
   // reads the old value): t defined once in the loop, in the same block before the copy.
   if (inc.opcode === 'MOV' && !inc.guard && !inc.mods.length && inc.uses.length === 1 && isPlainReg(inc.uses[0]!)) {
     const t = inc.uses[0].reg;
-    const tDefs = [...t.defs].filter((d) => d.block && loop.blockSet.has(d.block));
+    const tDefs = loopDefs.of(t);
     const td = tDefs[0];
     if (tDefs.length !== 1 || !td || td.block !== inc.block || td.block!.indexOf(td) > inc.block!.indexOf(inc)) return undefined;
     inc = td;
@@ -344,23 +394,22 @@ function simpleIncrement(iv: Register | undefined, loop: Loop, bits = 32): { ste
   return { step: Number(step) };
 }
 
-function isInvariantStrideAdd(inc: Instr, iv: Register, loop: Loop): boolean {
+function isInvariantStrideAdd(inc: Instr, iv: Register, loop: Loop, defs: LoopDefs): boolean {
   if (inc.opcode !== 'IADD3' || inc.guard) return false;
   let self = 0;
   for (const o of inc.uses) {
     if (isPlainReg(o) && o.reg === iv) self++;
-    else if (!invariantOperand(o, loop)) return false;
+    else if (!invariantOperand(o, loop, defs)) return false;
   }
   return self === 1;
 }
 
 /** Trip count of a loop whose IV starts from a constant and whose bound is a constant (by simulation). */
-function constantTrip(loop: Loop, dom: DomTree, iv: Register, step: number, cmp: Cmp, signed: boolean, bound: Operand, delta: 0 | 1, bits: 32 | 64): number | undefined {
+function constantTrip(loop: Loop, dom: DomTree, defs: LoopDefs, iv: Register, step: number, cmp: Cmp, signed: boolean, bound: Operand, delta: 0 | 1, bits: 32 | 64): number | undefined {
   const n = constBits(bound, bits);
   if (n === undefined) return undefined;
-  const outside = [...iv.defs].filter((d) => !d.block || !loop.blockSet.has(d.block));
-  if (outside.length !== 1) return undefined;
-  const init = outside[0]!;
+  const init = defs.singleOutside(iv);
+  if (!init) return undefined;
   if (init.guard || init.opcode !== 'MOV' || init.uses.length !== 1 || !init.block || !dom.dominates(init.block, loop.header)) return undefined;
   const v0 = constBits(init.uses[0]!, bits);
   if (v0 === undefined) return undefined;

@@ -96,10 +96,15 @@ export function killedLoopControl(cl: CountedLoop | undefined): number {
   if (cl.sideCondition) return 1;
   let n = 1;
   const p = cl.backBranch.guard!.reg;
-  const pOnlyBranch = p.useCount === 1;
+  // Read by the back branch alone (p.useCount === 1, without summing the uses of a predicate every loop reuses).
+  let pOnlyBranch = false;
+  if (p.uses.size === 1) for (const c of p.uses.values()) pOnlyBranch = c === 1;
   if (pOnlyBranch) n++;
-  let ivOther = false;
-  for (const u of cl.iv.uses.keys()) if (u !== cl.inc && u !== cl.cmpInstr) ivOther = true;
+  // Whether the IV has a reader other than its increment and the compare: by counting, not by visiting every
+  // reader of a counter register the whole function reuses.
+  const iv = cl.iv;
+  const known = (iv.uses.has(cl.inc) ? 1 : 0) + (cl.cmpInstr !== cl.inc && iv.uses.has(cl.cmpInstr) ? 1 : 0);
+  const ivOther = iv.uses.size > known;
   if (pOnlyBranch && !ivOther && cl.iv.defs.size <= 2) n++;
   return n;
 }
@@ -400,15 +405,25 @@ export function unrollFunction(ctx: PhaseContext, fn: OriFunction, k: UnrollKnob
   // Loop nest and dominators kept across a transformation when they provably still hold for every loop left
   // to decide (see keepsAnalyses); recomputing them after each of many sibling loops was O(loops x blocks).
   let kept: { loops: LoopInfo; dom: DomTree } | undefined;
+  // Where the search for the next loop resumes in `loops.all`, and the headers of that nest (see below).
+  let cursor = -1;
+  let headers: Set<Block> | undefined;
+  let forLoops: LoopInfo | undefined;
   for (;;) {
     const loops = kept?.loops ?? ctx.analysis(fn, LoopAnalysis);
     const dom = kept?.dom ?? ctx.analysis(fn, DominatorAnalysis);
-    // Innermost first: deepest loops, then later headers in layout (spec: reverse RPO).
+    if (loops !== forLoops) {
+      forLoops = loops;
+      cursor = loops.all.length - 1;
+      headers = new Set(loops.all.map((l) => l.header));
+    }
+    // Innermost first: deepest loops, then later headers in layout (spec: reverse RPO). `loops.all` has children
+    // after their parents, so the last loop not yet decided has every child decided: it is the next one. With
+    // the same nest, `done` only grows, so the search resumes where it stopped (O(loops) per nest, not per loop).
     let loop: Loop | undefined;
-    for (let j = loops.all.length - 1; j >= 0; j--) {
-      const l = loops.all[j]!;
+    for (; cursor >= 0; cursor--) {
+      const l = loops.all[cursor]!;
       if (done.has(l.header)) continue;
-      if (l.children.some((c) => !done.has(c.header))) continue;
       loop = l;
       break;
     }
@@ -462,9 +477,9 @@ export function unrollFunction(ctx: PhaseContext, fn: OriFunction, k: UnrollKnob
       continue;
     }
     // Blocks the transformation touches are done, except headers of loops still to decide (the preheader it
-    // reuses may be an enclosing loop's header).
-    const pending = new Set<Block>();
-    for (const l of loops.all) if (!done.has(l.header)) pending.add(l.header);
+    // reuses may be an enclosing loop's header). Asked per touched block rather than collected per loop.
+    const nestHeaders = headers!;
+    const pending = { has: (b: Block): boolean => nestHeaders.has(b) && !done.has(b) };
     let innerTrips = 1;
     for (const b of loop.blocks) innerTrips = Math.max(innerTrips, unrolledTrips.get(b) ?? 1);
     const d = chooseFactor(cl, body, k, ov === 'force', loop.children.length === 0, innerTrips);

@@ -12,6 +12,8 @@ import { describeInstr, evaluatePure, PURE_OPCODES, type PureInstr, type PureVal
 import { Trap } from './errors.js';
 import { buildFastPath } from './fastpaths.js';
 import { buildMemoryOp, buildWarpOp } from './memops.js';
+import { buildTextureOp } from './texops.js';
+import type { ResourceObject } from './texture.js';
 import type { Warp } from './warp.js';
 
 export const enum K {
@@ -111,6 +113,8 @@ export interface LaunchLayout {
   readonly fnSyms: ReadonlyMap<OriFunction, ReadonlyMap<string, SymInfo>>;
   readonly sharedSize: number;
   readonly localSize: number;
+  /** Texture and surface objects by handle (texture.ts). */
+  readonly resources?: ReadonlyMap<bigint, ResourceObject>;
 }
 
 export interface ProgramOptions {
@@ -488,6 +492,11 @@ export class Program {
     const mem = buildMemoryOp(this, fn, i);
     if (mem) {
       op.exec = mem;
+      return op;
+    }
+    const tex = buildTextureOp(this, fn, i);
+    if (tex) {
+      op.exec = tex;
       return op;
     }
     const warp = buildWarpOp(this, fn, i);

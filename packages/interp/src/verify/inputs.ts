@@ -5,6 +5,8 @@
  */
 import { mulberry32, type OriFunction, type OriModule } from '@ptxforge/kernel';
 import type { BufferSpec, Launch, ParamSpec, ScalarType } from '../launch.js';
+import type { SurfaceSpec, TextureSpec } from '../interp/texture.js';
+import { resourceParams, type ResourceUse } from './resources.js';
 
 /** The project's seeded PRNG (mulberry32, from the kernel), re-exported for the generator. */
 export const rng: (seed: number) => () => number = mulberry32;
@@ -22,8 +24,21 @@ export function generateLaunch(module: OriModule, fn: OriFunction, seed: number)
   const by = maxntid ? Math.max(1, Math.min(maxntid[1] ?? 1, Math.floor(1024 / bx))) : 1;
   const buffers: Record<string, BufferSpec> = {};
   const params: ParamSpec[] = [];
+  const textures: Record<string, TextureSpec> = {};
+  const surfaces: Record<string, SurfaceSpec> = {};
+  const handles = resourceParams(fn);
   fn.params.forEach((p, k) => {
     const t = p.type.toLowerCase();
+    const res = handles.get(k);
+    if (res) {
+      const name = `param${k}_${p.name}`;
+      const made = generateResource(res, rand);
+      buffers[name] = made.buffer;
+      if (made.texture) textures[name] = { ...made.texture, buffer: name };
+      else surfaces[name] = { ...made.surface!, buffer: name };
+      params.push(made.texture ? { texture: name } : { surface: name });
+      return;
+    }
     if (p.count > 0) {
       params.push({ type: 'u32', value: 0 });
       return;
@@ -45,7 +60,51 @@ export function generateLaunch(module: OriModule, fn: OriFunction, seed: number)
   });
   // kernels sized by the launch's dynamic shared memory (extern .shared arrays) get some, as a real launch would
   const dynamicShared = module.vars.some((v) => v.space === 'shared' && v.extern) || module.functions.some((f) => f.vars.some((v) => v.space === 'shared' && v.extern));
-  return { kernel: fn.name, grid: [2, 1, 1], block: [bx, by, 1], buffers, params, ...(dynamicShared ? { sharedBytes: GENERATED_DYNAMIC_SHARED_BYTES } : {}) };
+  return {
+    kernel: fn.name, grid: [2, 1, 1], block: [bx, by, 1], buffers, params,
+    ...(Object.keys(textures).length ? { textures } : {}), ...(Object.keys(surfaces).length ? { surfaces } : {}),
+    ...(dynamicShared ? { sharedBytes: GENERATED_DYNAMIC_SHARED_BYTES } : {}),
+  };
+}
+
+/** Texture sizes per geometry: [width, height, depth, layers] (cube maps: 6 faces per layer on top). */
+const TEXTURE_SHAPES: Record<string, [number, number, number, number]> = {
+  '1D': [4096, 1, 1, 1], '2D': [64, 64, 1, 1], '3D': [16, 16, 16, 1], ARRAY_1D: [256, 1, 1, 4], ARRAY_2D: [32, 32, 1, 4],
+  CUBE: [16, 16, 1, 1], ARRAY_CUBE: [8, 8, 1, 2],
+};
+/** Surface sizes per geometry: [row bytes, height, depth, layers] (1 MiB or less). */
+const SURFACE_SHAPES: Record<string, [number, number, number, number]> = {
+  '1D': [65536, 1, 1, 1], '2D': [4096, 256, 1, 1], '3D': [1024, 64, 16, 1], ARRAY_1D: [4096, 1, 1, 16], ARRAY_2D: [2048, 64, 1, 8],
+};
+
+/**
+ * A texture or surface for a handle parameter, shaped by its first use: the geometry's sizes above, 4-channel
+ * f32 texels (f32 results; half the seeds filter linearly) or u32/s32 ones (integer results), unnormalized
+ * coordinates, clamp addressing; surfaces get elements as wide as the widest access.
+ */
+function generateResource(res: ResourceUse, rand: () => number): { buffer: BufferSpec; texture?: Omit<TextureSpec, 'buffer'>; surface?: Omit<SurfaceSpec, 'buffer'> } {
+  if (res.kind === 'texture') {
+    const [width, height, depth, layers] = TEXTURE_SHAPES[res.geometry] ?? TEXTURE_SHAPES['2D']!;
+    const cube = res.geometry === 'CUBE' || res.geometry === 'ARRAY_CUBE';
+    const float = res.result !== 'S32' && res.result !== 'U32';
+    const n = width * height * depth * layers * (cube ? 6 : 1) * 4;
+    const values: number[] = [];
+    for (let i = 0; i < n; i++) values.push(float ? f32bits(Math.round((rand() - 0.5) * 2000) / 8) : Math.floor(rand() * 256));
+    const texture: Omit<TextureSpec, 'buffer'> = {
+      format: float ? 'f32' : res.result === 'S32' ? 's32' : 'u32', channels: 4, width, height, depth,
+      ...(layers > 1 || res.geometry.startsWith('ARRAY') ? { layers } : {}), ...(cube ? { cube: true } : {}),
+      filter: float && rand() < 0.5 ? 'linear' : 'point', address: 'clamp',
+    };
+    return { buffer: { type: 'u32', values }, texture };
+  }
+  const [rowBytes, height, depth, layers] = SURFACE_SHAPES[res.geometry] ?? SURFACE_SHAPES['2D']!;
+  const elementBytes = res.elementBytes;
+  const words: number[] = [];
+  for (let i = 0; i < (rowBytes * height * depth * layers) / 4; i++) words.push(Math.floor(rand() * 0x100000000));
+  return {
+    buffer: { type: 'u32', values: words },
+    surface: { width: rowBytes / elementBytes, height, depth, layers, elementBytes },
+  };
 }
 
 function f32bits(x: number): number {

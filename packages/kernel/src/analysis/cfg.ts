@@ -21,6 +21,8 @@ export function computeRpo(fn: OriFunction): RpoInfo {
   if (n) {
     const entry = fn.entry;
     void entry.succs;
+    // The CFG update keeps positions exact only where it looks; the arrays below need every one.
+    fn._renumberBlocks();
     const stackB: Block[] = [entry];
     const stackK = new Int32Array(n);
     seen[entry._pos] = 1;

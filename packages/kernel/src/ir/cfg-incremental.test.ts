@@ -119,4 +119,36 @@ describe('incremental CFG', () => {
     expect(preds).toBe(n - 2);
     expect(snapshot(f)).toEqual(fromScratch(f));
   });
+
+  it('keeps layout positions and edges exact when blocks come and go in bursts between queries (stale positions looked up nearby)', () => {
+    for (let seed = 1; seed <= 3; seed++) {
+      const f = build(600);
+      const r = rng(seed * 104729);
+      const pick = (): Block => f.blocks[r(f.blocks.length)]!;
+      for (let round = 0; round < 16; round++) {
+        // A burst of placements and removals (some longer than the nearby-lookup window) without a query.
+        const burst = r(3) === 0 ? 80 : 1 + r(20);
+        for (let e = 0; e < burst; e++) {
+          if (r(2) === 0) {
+            const nb = f.createBlock({ after: pick() });
+            nb.append(new Instr('BRA', { uses: [label(pick())] }));
+          } else {
+            const b = pick();
+            if (b !== f.blocks[0] && b.preds.length === 0) f.removeBlock(b);
+          }
+        }
+        // Queries that read stale positions: indices, layout neighbours, edges of a few blocks.
+        for (let q = 0; q < 10; q++) {
+          const k = r(f.blocks.length);
+          const b = f.blocks[k]!;
+          expect(b.index, `seed ${seed} round ${round}`).toBe(k);
+          expect(b.layoutNext).toBe(f.blocks[k + 1]);
+          void b.preds;
+        }
+        const inc = snapshot(f);
+        expect(f.blocks.map((b) => b.index)).toEqual(f.blocks.map((_, k) => k));
+        expect(fromScratch(f), `seed ${seed} round ${round}`).toEqual(inc);
+      }
+    }
+  });
 });

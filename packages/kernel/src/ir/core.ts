@@ -770,9 +770,28 @@ export class OriFunction {
     // Detached blocks have position -1 (set when made and when taken out), so they cost nothing here.
     if (b.fn !== this || k < 0) return -1;
     const list = this.blocks;
-    if (k >= 0 && k < list.length && list[k] === b) return k;
-    for (let n = 0; n < list.length; n++) list[n]!._pos = n;
+    if (k < list.length && list[k] === b) return k;
+    // Each placement or removal since the last renumbering moved a block by at most one position, so a stale
+    // position is at most `posEdits` away: look there first. Renumbering the whole layout per stale query made
+    // passes that remove or add blocks one at a time (branch folding, unrolling) O(edits x blocks); now a
+    // full renumbering comes once per ~sqrt(blocks) edits.
+    const e = this.posEdits;
+    if (e <= 16 + Math.sqrt(list.length)) {
+      for (let d = 1; d <= e; d++) {
+        if (list[k - d] === b) return (b._pos = k - d);
+        if (list[k + d] === b) return (b._pos = k + d);
+      }
+    }
+    this._renumberBlocks();
     return list[b._pos] === b ? b._pos : -1;
+  }
+  /** Blocks placed or taken out since every placed block's `_pos` was last exact (see _blockIndex). */
+  private posEdits = 0;
+  /** Internal: make every placed block's `_pos` its layout index (computeRpo indexes arrays by it). */
+  _renumberBlocks(): void {
+    const list = this.blocks;
+    for (let n = 0; n < list.length; n++) list[n]!._pos = n;
+    this.posEdits = 0;
   }
   private syncLabels(): void {
     // Cheap guard against edits that bypassed the API (a direct push on the array in old code).
@@ -787,6 +806,7 @@ export class OriFunction {
       b._pos = k;
       if (!this.labelMap.has(b.label)) this.labelMap.set(b.label, b);
     }
+    this.posEdits = 0;
     this.labelCount = this.blocks.length;
   }
   /** Record a block just placed (the label map was in sync before it was placed). */
@@ -823,7 +843,7 @@ export class OriFunction {
     else list.splice(index, 0, b);
     b._pos = index;
     this.addLabel(b);
-    this.cfgPosStale = true;
+    this.posEdits++;
     if (fresh) {
       this._cfgChanged(b);
       if (index > 0) this._cfgChanged(list[index - 1]);
@@ -925,6 +945,7 @@ export class OriFunction {
       copy[k]!._pos = k;
       list.push(copy[k]!);
     }
+    this.posEdits = 0;
     this.labelCount = list.length;
   }
   private unplaceBlock(b: Block, k: number): void {
@@ -938,7 +959,7 @@ export class OriFunction {
     if (k === list.length - 1) list.pop();
     else list.splice(k, 1);
     b._pos = -1;
-    this.cfgPosStale = true;
+    this.posEdits++;
     this.dropLabel(b);
   }
   /** Move a block in layout (fall-through edges into and out of it are made explicit first). */
@@ -1170,7 +1191,7 @@ export class OriFunction {
     }
     this.cfgDirty = false;
     this.cfgDirtyBlocks.clear();
-    this.cfgPosStale = false;
+    this.posEdits = 0;
     const list = this.blocks;
     // Fresh arrays (a caller may still be iterating the old ones), but no other garbage: on big functions
     // the collector, not this loop, dominated the rebuild (kernel-scaling benchmark).
@@ -1187,8 +1208,6 @@ export class OriFunction {
     }
   }
   private readonly cfgDirtyBlocks = new Set<Block>();
-  /** Some block's `_pos` may be stale (a block was placed or taken out since the last renumbering). */
-  private cfgPosStale = true;
   /**
    * The successors of placed block `b` at layout position `k`: branch targets in order, then the
    * fall-through. Only the control-flow tail is read (control flow stands last in a block, the verifier's
@@ -1221,11 +1240,7 @@ export class OriFunction {
    * layout order (each kept sorted by position). Lists that change are fresh arrays, as in the full rebuild.
    */
   private updateCfg(): void {
-    const list = this.blocks;
-    if (this.cfgPosStale) {
-      for (let k = 0; k < list.length; k++) list[k]!._pos = k;
-      this.cfgPosStale = false;
-    }
+    // Positions come from _blockIndex (exact, without renumbering the layout per update).
     const dirty = [...this.cfgDirtyBlocks];
     this.cfgDirtyBlocks.clear();
     for (const b of dirty) {
@@ -1236,18 +1251,19 @@ export class OriFunction {
       }
     }
     for (const b of dirty) {
-      const k = b._pos;
-      b._succs = k >= 0 && list[k] === b ? this.computeSuccs(b, k) : [];
+      const k = this._blockIndex(b);
+      b._succs = k >= 0 ? this.computeSuccs(b, k) : [];
     }
     for (const b of dirty) {
-      const pos = b._pos;
+      if (!b._succs.length) continue;
+      const pos = this._blockIndex(b);
       for (const s of b._succs) {
         const ps = s._preds;
         let lo = 0;
         let hi = ps.length;
         while (lo < hi) {
           const mid = (lo + hi) >> 1;
-          if (ps[mid]!._pos < pos) lo = mid + 1;
+          if (this._blockIndex(ps[mid]!) < pos) lo = mid + 1;
           else hi = mid;
         }
         s._preds = ps.slice(0, lo).concat([b], ps.slice(lo));
@@ -1257,7 +1273,7 @@ export class OriFunction {
 
   /** Add branch target `t` to `succ` when it is placed in this function (`succ` is small: a few targets). */
   private _addSucc(succ: Block[], seen: Set<Block>, t: Block): void {
-    if (t.fn === this && this.blocks[t._pos] === t && !seen.has(t)) {
+    if (t.fn === this && this._blockIndex(t) >= 0 && !seen.has(t)) {
       seen.add(t);
       succ.push(t);
     }

@@ -220,8 +220,8 @@ def({ name: 'CCTL', category: 'memory', hasSideEffects: true, defs: [], uses: ['
 def({ name: 'MEMBAR', category: 'sync', hasSideEffects: true, defs: [], uses: [], description: 'memory barrier (.CTA .GPU .SYS)' });
 def({ name: 'FENCE', category: 'sync', hasSideEffects: true, defs: [], uses: [], description: 'memory fence' });
 def({ name: 'ERRBAR', category: 'sync', hasSideEffects: true, defs: [], uses: [], description: 'error barrier' });
-// ---- texture / surface (parsed and carried; no interpreter semantics yet) -----------------------
-for (const n of ['TEX', 'TLD', 'TLD4', 'TXQ', 'SULD', 'SUST', 'SURED']) {
+// ---- texture / surface (docs/ori-semantics.md "Textures and surfaces": TEX TLD4 TXQ SULD SUST SUQ) --------
+for (const n of ['TEX', 'TLD', 'TLD4', 'TXQ', 'SULD', 'SUST', 'SURED', 'SUQ']) {
   def({ name: n, category: 'texture', mayLoad: true, mayStore: n.startsWith('SUST') || n === 'SURED', hasSideEffects: n === 'SUST' || n === 'SURED', defs: ['x*'], uses: ['x*'], description: 'texture/surface access' });
 }
 // ---- control flow ----------------------------------------------------------------------------

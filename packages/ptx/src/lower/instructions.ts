@@ -3,6 +3,7 @@ import type { Operand } from '../ast.js';
 import { B32, F32, FnLowerer, PRED, S32, S64, U32, U64, isSpecialRegister, type FormalParam } from './context.js';
 import { byteSize, convMod, intMod, isTypeMod, ptxType, regShape, type PtxType } from './types.js';
 import { lowerLdmatrix, lowerMma } from './warp-matrix.js';
+import { TEXTURE_HANDLERS } from './texture.js';
 
 /**
  * PTX instruction -> Ori, one handler per PTX opcode. Each handler reads `c.ins` (opcode, modifiers,
@@ -1452,6 +1453,7 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   bar, barrier: bar, membar, fence, shfl, vote, activemask, match, redux,
   nanosleep: nop, prefetch: nop, prefetchu: nop, pmevent: nop, createpolicy, griddepcontrol,
   mma: lowerMma, ldmatrix: lowerLdmatrix,
+  ...TEXTURE_HANDLERS,
 };
 
 export { PRED };

@@ -136,8 +136,8 @@ DONE:
   });
 
   it('refuses unsupported constructs with a located PTX_UNSUPPORTED error naming them', () => {
-    const e = errorOf(() => lower(kernel('.reg .f32 %f<5>; .reg .b64 %rd<2>;\n  tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex0, {%f1, %f2}];')));
-    expect(e.format()).toBe("k.ptx:7:3: error PTX_UNSUPPORTED: texture/surface instruction 'tex.2d.v4.f32.f32' is not supported by the PTX front end");
+    const e = errorOf(() => lower(kernel('.reg .b64 %rd<2>;\n  sured.b.add.2d.u32.trap [%rd1, {%r1, %r1}], %r1;')));
+    expect(e.format()).toBe("k.ptx:7:3: error PTX_UNSUPPORTED: texture/surface instruction 'sured.b.add.2d.u32.trap' is not supported by the PTX front end");
     const e2 = errorOf(() => lower(kernel('.reg .f32 %f<3>;\n  min.xorsign.abs.f32 %f1, %f2, %f2;')));
     expect(e2.format()).toBe('k.ptx:7:3: error PTX_UNSUPPORTED: the .xorsign modifier of min is not supported by the PTX front end');
   });

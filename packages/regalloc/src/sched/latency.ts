@@ -27,11 +27,26 @@ const DEFAULT_FIXED = 4;
  */
 export function schedLatencyFromModel(model: LatencyModel, variable: Readonly<Partial<Record<MachineQueue, number>>> = {}): SchedLatency {
   const est = { ...DEFAULT_VARIABLE_LATENCY, ...variable };
-  const cache = new Map<string, number>();
+  // Each distinct opcode+modifiers gets a small number once per SchedOp object (schedulers ask about the same
+  // op objects many times: no key string per question); a pair's latency is cached under both numbers.
+  const opIds = new Map<string, number>();
+  const idOfOp = new WeakMap<SchedOp, number>();
+  const idOf = (op: SchedOp): number => {
+    let id = idOfOp.get(op);
+    if (id === undefined) {
+      const k = `${op.opcode}.${(op.mods ?? []).join('.')}`;
+      id = opIds.get(k);
+      if (id === undefined) opIds.set(k, (id = opIds.size + 1));
+      idOfOp.set(op, id);
+    }
+    return id;
+  };
+  const cache = new Map<number, number>();
   return {
     latency(writer, reader) {
       if (!writer) return 1;
-      const k = `${writer.opcode}.${(writer.mods ?? []).join('.')}>${reader ? `${reader.opcode}.${(reader.mods ?? []).join('.')}` : ''}`;
+      // ids start at 1; 0 stands for "no reader"
+      const k = idOf(writer) * 0x100000 + (reader ? idOf(reader) : 0);
       let l = cache.get(k);
       if (l !== undefined) return l;
       if (model.operandLatency && model.machineTiming) {

@@ -39,10 +39,12 @@ function conflicts(a: string, b: string): boolean {
  */
 export function buildDag(nodes: readonly SchedNode[], lat: SchedLatency): SchedDag {
   const n = nodes.length;
-  const preds: number[][] = Array.from({ length: n }, () => []);
-  const predLat: number[][] = Array.from({ length: n }, () => []);
-  const lastWriter = new Map<number, number>();
-  const readersSince = new Map<number, number[]>();
+  const preds: number[][] = new Array(n);
+  const predLat: number[][] = new Array(n);
+  // per register key: the last writer and the readers since it, valid while their stamp is `gen` (a fence
+  // forgets everything older by moving to a new stamp; no per-block clearing of the key-indexed arrays)
+  const rt = regTable;
+  rt.next();
   const lastStore = new Map<string, number>();
   const accessesSince = new Map<string, number[]>(); // loads since the last store of the space
   let lastFence = -1;
@@ -50,21 +52,25 @@ export function buildDag(nodes: readonly SchedNode[], lat: SchedLatency): SchedD
   const seen = new Int32Array(n).fill(-1);
   const slotOf = new Int32Array(n);
   let edges = 0;
-  for (let i = 0; i < n; i++) {
+  let i = 0;
+  let ps: number[] = [];
+  let pl: number[] = [];
+  const edge = (p: number, l: number): void => {
+    if (p < 0 || p === i) return;
+    if (seen[p] === i) {
+      const k = slotOf[p]!;
+      if (l > pl[k]!) pl[k] = l;
+      return;
+    }
+    seen[p] = i;
+    slotOf[p] = ps.length;
+    ps.push(p);
+    pl.push(l);
+  };
+  for (; i < n; i++) {
     const node = nodes[i]!;
-    const ps = preds[i]!, pl = predLat[i]!;
-    const edge = (p: number, l: number): void => {
-      if (p < 0 || p === i) return;
-      if (seen[p] === i) {
-        const k = slotOf[p]!;
-        if (l > pl[k]!) pl[k] = l;
-        return;
-      }
-      seen[p] = i;
-      slotOf[p] = ps.length;
-      ps.push(p);
-      pl.push(l);
-    };
+    ps = preds[i] = [];
+    pl = predLat[i] = [];
     if (node.fence) {
       for (const p of sinceFence) edge(p, 0);
       edge(lastFence, 1);
@@ -72,21 +78,21 @@ export function buildDag(nodes: readonly SchedNode[], lat: SchedLatency): SchedD
       edge(lastFence, 1);
     }
     for (const k of node.reads) {
-      const w = lastWriter.get(k);
-      if (w !== undefined) edge(w, lat.latency(nodes[w]!.op, node.op));
-      let rs = readersSince.get(k);
-      if (!rs) readersSince.set(k, (rs = []));
-      rs.push(i);
+      rt.reserve(k);
+      const w = rt.writer(k);
+      if (w >= 0) edge(w, lat.latency(nodes[w]!.op, node.op));
+      rt.readers(k).push(i);
     }
     for (const k of node.writes) {
-      const rs = readersSince.get(k);
+      rt.reserve(k);
+      const rs = rt.readersIfAny(k);
       if (rs) for (const r of rs) edge(r, 0);
-      const w = lastWriter.get(k);
-      if (w !== undefined) edge(w, 1);
+      const w = rt.writer(k);
+      if (w >= 0) edge(w, 1);
     }
     for (const k of node.writes) {
-      lastWriter.set(k, i);
-      readersSince.set(k, []);
+      rt.setWriter(k, i);
+      rt.readers(k).length = 0;
     }
     if (node.memory) {
       const space = node.memorySpace && node.memorySpace !== 'generic' ? node.memorySpace : GENERIC;
@@ -110,28 +116,88 @@ export function buildDag(nodes: readonly SchedNode[], lat: SchedLatency): SchedD
       lastFence = i;
       sinceFence = [];
       // everything before the fence is ordered through it: forget older state
-      lastWriter.clear();
-      readersSince.clear();
+      rt.next();
       lastStore.clear();
       accessesSince.clear();
-      for (const k of node.reads) readersSince.set(k, [i]);
-      for (const k of node.writes) lastWriter.set(k, i);
+      for (const k of node.reads) {
+        const rs = rt.readers(k);
+        rs.length = 0;
+        rs.push(i);
+      }
+      for (const k of node.writes) rt.setWriter(k, i);
     } else {
       sinceFence.push(i);
     }
     edges += ps.length;
   }
-  const succs: number[][] = Array.from({ length: n }, () => []);
-  const succLat: number[][] = Array.from({ length: n }, () => []);
-  for (let i = 0; i < n; i++) {
-    const ps = preds[i]!;
+  const succs: number[][] = new Array(n);
+  const succLat: number[][] = new Array(n);
+  for (let j = 0; j < n; j++) {
+    succs[j] = [];
+    succLat[j] = [];
+  }
+  for (let j = 0; j < n; j++) {
+    const ps = preds[j]!;
     for (let k = 0; k < ps.length; k++) {
-      succs[ps[k]!]!.push(i);
-      succLat[ps[k]!]!.push(predLat[i]![k]!);
+      succs[ps[k]!]!.push(j);
+      succLat[ps[k]!]!.push(predLat[j]![k]!);
     }
   }
   return { preds, predLat, succs, succLat, edges };
 }
+
+/**
+ * The DAG builder's per-register state, indexed by register key (vreg id, or physical key) and shared by
+ * every call: an entry counts only while its stamp equals `gen`, so starting a block or passing a fence is one
+ * increment instead of clearing tables sized by the function's registers. (Single-threaded: no call nests.)
+ */
+class RegTable {
+  private gen = 0;
+  private stamp = new Int32Array(256);
+  private lastWriter = new Int32Array(256);
+  private readersSince: number[][] = [];
+  /** Forget every entry. */
+  next(): void {
+    if (++this.gen === 0x7fffffff) {
+      this.stamp.fill(0);
+      this.gen = 1;
+    }
+  }
+  reserve(k: number): void {
+    if (k < this.stamp.length) return;
+    let size = this.stamp.length;
+    while (size <= k) size *= 2;
+    const stamp = new Int32Array(size);
+    stamp.set(this.stamp);
+    const lw = new Int32Array(size);
+    lw.set(this.lastWriter);
+    this.stamp = stamp;
+    this.lastWriter = lw;
+  }
+  private fresh(k: number): void {
+    if (this.stamp[k] === this.gen) return;
+    this.stamp[k] = this.gen;
+    this.lastWriter[k] = -1;
+    const rs = this.readersSince[k];
+    if (rs) rs.length = 0;
+    else this.readersSince[k] = [];
+  }
+  writer(k: number): number {
+    return this.stamp[k] === this.gen ? this.lastWriter[k]! : -1;
+  }
+  setWriter(k: number, i: number): void {
+    this.fresh(k);
+    this.lastWriter[k] = i;
+  }
+  readers(k: number): number[] {
+    this.fresh(k);
+    return this.readersSince[k]!;
+  }
+  readersIfAny(k: number): number[] | undefined {
+    return this.stamp[k] === this.gen ? this.readersSince[k] : undefined;
+  }
+}
+const regTable = new RegTable();
 
 /** Longest latency path from each node to the end of the region (critical-path priority). */
 export function criticalHeights(dag: SchedDag): Int32Array {
@@ -188,24 +254,37 @@ export function listSchedule(
   const remaining = new Int32Array(n);
   const readyAt = new Float64Array(n);
   for (let i = 0; i < n; i++) remaining[i] = dag.preds[i]!.length;
+  // The ready nodes: the `window` earliest in `win` (ascending), the rest in a min-heap whose every element is
+  // above every element of `win`. A pick scans `win` in order; no heap traffic for candidates not picked.
   const heap = new IndexHeap();
-  for (let i = 0; i < n; i++) if (!remaining[i]) heap.push(i);
+  const win: number[] = [];
+  const ready = (x: number): void => {
+    if (win.length < window) {
+      insertSorted(win, x);
+      return;
+    }
+    if (x < win[win.length - 1]!) {
+      insertSorted(win, x);
+      heap.push(win.pop()!);
+    } else heap.push(x);
+  };
+  for (let i = 0; i < n; i++) if (!remaining[i]) ready(i);
   const order: number[] = [];
   let cycle = 0;
-  const cands: number[] = [];
-  while (heap.size) {
-    cands.length = 0;
-    while (cands.length < window && heap.size) cands.push(heap.pop());
-    let best = -1;
+  while (win.length) {
+    let bestAt = -1;
     let bestC: Candidate | undefined;
-    for (const c of cands) {
+    for (let w = 0; w < win.length; w++) {
+      const c = win[w]!;
       const cand: Candidate = { node: c, ready: readyAt[c]!, height: heights[c]! };
       if (!bestC || better(cand, bestC, cycle)) {
-        best = c;
+        bestAt = w;
         bestC = cand;
       }
     }
-    for (const c of cands) if (c !== best) heap.push(c);
+    const best = win[bestAt]!;
+    win.splice(bestAt, 1);
+    if (heap.size) win.push(heap.pop());
     order.push(best);
     onIssue(best);
     const t = Math.max(cycle, readyAt[best]!);
@@ -214,11 +293,22 @@ export function listSchedule(
     for (let k = 0; k < ss.length; k++) {
       const s = ss[k]!;
       readyAt[s] = Math.max(readyAt[s]!, t + sl[k]!);
-      if (--remaining[s]! === 0) heap.push(s);
+      if (--remaining[s]! === 0) ready(s);
     }
   }
   if (order.length !== n) throw new RegallocError('SCHED_BAD_INPUT', `dependence cycle: scheduled ${order.length} of ${n} instructions`);
   return order;
+}
+
+/** Inserts `x` into the ascending array `a` (short: at most the chooser's window). */
+function insertSorted(a: number[], x: number): void {
+  let i = a.length;
+  a.push(x);
+  while (i > 0 && a[i - 1]! > x) {
+    a[i] = a[i - 1]!;
+    i--;
+  }
+  a[i] = x;
 }
 
 /** Min-heap of node indices (original order). */

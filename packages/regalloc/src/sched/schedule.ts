@@ -43,74 +43,128 @@ function nodeOf(ins: RaInstr, reads: readonly number[], writes: readonly number[
   return { reads, writes, memory: ins.memory, memorySpace: ins.memorySpace, fence: ins.fence, op: ins.op };
 }
 
-/** Per-class pressure simulation of one block order (see `blockPressure`). */
+/**
+ * Per-vreg arrays of one function shared by the pressure trackers of its blocks (class, width; and the
+ * counters a tracker sets and clears again for the vregs it touched), so a block costs its own size, not the
+ * function's vreg count.
+ */
+class PressureScratch {
+  readonly cls: Uint8Array;
+  readonly width: Float64Array;
+  readonly remaining: Int32Array;
+  readonly live: Uint8Array;
+  readonly liveOut: Uint8Array;
+  constructor(fn: RaFunction) {
+    const n = fn.vregs.length;
+    this.cls = new Uint8Array(n);
+    this.width = new Float64Array(n);
+    for (let v = 0; v < n; v++) {
+      this.cls[v] = CLASS_INDEX[fn.vregs[v]!.cls];
+      this.width[v] = fn.vregs[v]!.width;
+    }
+    this.remaining = new Int32Array(n);
+    this.live = new Uint8Array(n);
+    this.liveOut = new Uint8Array(n);
+  }
+}
+
+/** Per-class pressure simulation of one block order (see `blockPressure`); `release` clears its marks. */
 class PressureTracker {
   readonly cur = new Float64Array(5);
   readonly peak = new Float64Array(5);
-  private readonly remainingUses: Map<number, number>;
-  private readonly live = new Set<number>();
-  constructor(
-    private readonly fn: RaFunction, private readonly instrs: readonly RaInstr[], liveIn: Int32Array,
-    private readonly liveOut: Set<number>,
-  ) {
-    this.remainingUses = new Map();
+  private readonly touched: number[] = [];
+  constructor(private readonly s: PressureScratch, private readonly instrs: readonly RaInstr[], liveIn: Int32Array, liveOut: Int32Array) {
+    const touched = this.touched;
     for (const ins of instrs) {
-      for (const u of ins.uses) this.remainingUses.set(u, (this.remainingUses.get(u) ?? 0) + 1);
-      for (const u of ins.partialDefs ?? []) this.remainingUses.set(u, (this.remainingUses.get(u) ?? 0) + 1);
+      for (const u of ins.uses) {
+        s.remaining[u]!++;
+        touched.push(u);
+      }
+      if (ins.partialDefs) {
+        for (const u of ins.partialDefs) {
+          s.remaining[u]!++;
+          touched.push(u);
+        }
+      }
+      for (const d of ins.defs) touched.push(d);
     }
-    for (const v of liveIn) this.add(v);
+    for (const v of liveOut) {
+      s.liveOut[v] = 1;
+      touched.push(v);
+    }
+    for (const v of liveIn) {
+      this.add(v);
+      touched.push(v);
+    }
     for (let c = 0; c < 5; c++) this.peak[c] = this.cur[c]!;
   }
-  private w(v: number): number {
-    return this.fn.vregs[v]!.width;
-  }
-  private c(v: number): number {
-    return CLASS_INDEX[this.fn.vregs[v]!.cls];
+  /** Clears the shared arrays for the next block. */
+  release(): void {
+    const s = this.s;
+    for (const v of this.touched) {
+      s.remaining[v] = 0;
+      s.live[v] = 0;
+      s.liveOut[v] = 0;
+    }
+    this.touched.length = 0;
   }
   private add(v: number): void {
-    if (this.live.has(v)) return;
-    this.live.add(v);
-    this.cur[this.c(v)] += this.w(v);
+    const s = this.s;
+    if (s.live[v]) return;
+    s.live[v] = 1;
+    this.cur[s.cls[v]!] += s.width[v]!;
+  }
+  private kill(v: number): void {
+    const s = this.s;
+    if (!s.live[v]) return;
+    s.live[v] = 0;
+    this.cur[s.cls[v]!] -= s.width[v]!;
   }
   /** Pressure change per class if instruction `i` issued now (new defs minus dying uses). */
   delta(i: number, out: Float64Array): void {
     out.fill(0);
+    const s = this.s;
     const ins = this.instrs[i]!;
-    for (const d of ins.defs) if (!this.live.has(d)) out[this.c(d)] += this.w(d);
+    for (const d of ins.defs) if (!s.live[d]) out[s.cls[d]!] += s.width[d]!;
     const uses = ins.uses;
     for (let j = 0; j < uses.length; j++) {
       const u = uses[j]!;
-      if (this.liveOut.has(u) || ins.defs.includes(u)) continue;
+      if (s.liveOut[u] || ins.defs.includes(u)) continue;
       // each distinct use once (an instruction's operand list is short)
       let dup = false;
       for (let k = 0; k < j && !dup; k++) dup = uses[k] === u;
       if (dup) continue;
       let n = 0;
       for (const x of uses) if (x === u) n++;
-      if (this.remainingUses.get(u) === n) out[this.c(u)] -= this.w(u);
+      if (s.remaining[u] === n) out[s.cls[u]!] -= s.width[u]!;
     }
   }
   issue(i: number): void {
+    const s = this.s;
     const ins = this.instrs[i]!;
     for (const d of ins.defs) this.add(d);
-    for (const d of ins.partialDefs ?? []) this.add(d);
+    if (ins.partialDefs) for (const d of ins.partialDefs) this.add(d);
     for (let c = 0; c < 5; c++) this.peak[c] = Math.max(this.peak[c]!, this.cur[c]!);
-    for (const u of [...ins.uses, ...(ins.partialDefs ?? [])]) {
-      const r = this.remainingUses.get(u)! - 1;
-      this.remainingUses.set(u, r);
-      if (r === 0 && !this.liveOut.has(u) && this.live.delete(u)) this.cur[this.c(u)] -= this.w(u);
-    }
+    const dying = (u: number): void => {
+      const r = --s.remaining[u]!;
+      if (r === 0 && !s.liveOut[u]) this.kill(u);
+    };
+    for (const u of ins.uses) dying(u);
+    if (ins.partialDefs) for (const u of ins.partialDefs) dying(u);
     // a definition nobody reads dies at once
-    for (const d of ins.defs) {
-      if (!this.remainingUses.get(d) && !this.liveOut.has(d) && this.live.delete(d)) this.cur[this.c(d)] -= this.w(d);
-    }
+    for (const d of ins.defs) if (!s.remaining[d] && !s.liveOut[d]) this.kill(d);
   }
 }
 
 /** Peak pressure per class of `instrs` issued in `order`. */
 export function blockPressure(fn: RaFunction, instrs: readonly RaInstr[], order: readonly number[], liveIn: Int32Array, liveOut: Int32Array): Float64Array {
-  const t = new PressureTracker(fn, instrs, liveIn, new Set(liveOut));
+  return blockPressureWith(new PressureScratch(fn), instrs, order, liveIn, liveOut);
+}
+
+function blockPressureWith(s: PressureScratch, instrs: readonly RaInstr[], order: readonly number[], liveIn: Int32Array, liveOut: Int32Array): Float64Array {
+  const t = new PressureTracker(s, instrs, liveIn, liveOut);
   for (const i of order) t.issue(i);
+  t.release();
   return t.peak;
 }
 
@@ -132,16 +186,20 @@ export function schedulePreRA<Ref>(fn: RaFunction<Ref>, opts: PreRaScheduleOptio
   const input = { numVregs: fn.vregs.length, blocks: fn.blocks };
   const lv = restrictToDefined(input, computeBlockLiveness(input), fn.entryDefs);
   let reordered = 0, reverted = 0, cyclesBefore = 0, cyclesAfter = 0, pBefore = 0, pAfter = 0, dagEdges = 0;
+  const scratch = new PressureScratch(fn);
   const blocks = fn.blocks.map((blk, b) => {
     const instrs = blk.instrs;
-    const nodes = instrs.map((ins) => nodeOf(ins, [...ins.uses, ...(ins.partialDefs ?? [])], [...ins.defs, ...(ins.partialDefs ?? [])]));
+    // partial defs are read and written (the untouched part lives on); without any, the lists are the node's own
+    const nodes = instrs.map((ins) => ins.partialDefs?.length
+      ? nodeOf(ins, [...ins.uses, ...ins.partialDefs], [...ins.defs, ...ins.partialDefs])
+      : nodeOf(ins, ins.uses, ins.defs));
     const dag = buildDag(nodes, opts.latency);
     dagEdges += dag.edges;
     const identity = instrs.map((_, i) => i);
-    const before = blockPressure(fn, instrs, identity, lv.liveIn[b]!, lv.liveOut[b]!);
+    const before = blockPressureWith(scratch, instrs, identity, lv.liveIn[b]!, lv.liveOut[b]!);
     const cb = orderCycles(dag, identity);
     const heights = criticalHeights(dag);
-    const tracker = new PressureTracker(fn, instrs, lv.liveIn[b]!, new Set(lv.liveOut[b]!));
+    const tracker = new PressureTracker(scratch, instrs, lv.liveIn[b]!, lv.liveOut[b]!);
     // A candidate's pressure change depends only on the tracker, which changes only when a node issues: its
     // excess over the bounds and its summed change are computed once per candidate and pick (the chooser
     // compares the best so far with every other candidate of the window).
@@ -182,6 +240,7 @@ export function schedulePreRA<Ref>(fn: RaFunction<Ref>, opts: PreRaScheduleOptio
       version++;
     };
     let order = listSchedule(dag, heights, better, onIssue, opts.window);
+    tracker.release();
     const after = tracker.peak;
     let ca = orderCycles(dag, order);
     let worse = false;
@@ -229,21 +288,27 @@ export interface PostRaScheduleOptions {
 export function schedulePostRA<Ref>(res: RaResult<Ref>, opts: PostRaScheduleOptions): { result: RaResult<Ref>; stats: ScheduleStats } {
   const stl = opts.spillStoreOp ?? { opcode: 'STL' };
   const ldl = opts.reloadOp ?? { opcode: 'LDL' };
-  const keys = (vs: readonly number[]): number[] => {
-    const out: number[] = [];
+  const classOf = res.vregs.map((v) => CLASS_INDEX[v.cls] * 256);
+  const put = (out: number[], vs: readonly number[]): void => {
     for (const v of vs) {
-      const vr = res.vregs[v]!;
-      const base = res.assignment[v]!;
-      for (let k = 0; k < vr.width; k++) out.push(CLASS_INDEX[vr.cls] * 256 + base + k);
+      const base = classOf[v]! + res.assignment[v]!;
+      const w = res.vregs[v]!.width;
+      for (let k = 0; k < w; k++) out.push(base + k);
     }
+  };
+  const keys = (vs: readonly number[], more?: readonly number[]): number[] => {
+    const out: number[] = [];
+    put(out, vs);
+    if (more) put(out, more);
     return out;
   };
   const nodeFor = (ins: RaOutInstr<Ref>): SchedNode => {
     switch (ins.kind) {
       case 'instr': {
         const s = ins.source;
-        const clob = (s.clobbers ?? []).flatMap((p) => Array.from({ length: p.width ?? 1 }, (_, k) => CLASS_INDEX[p.cls] * 256 + p.index + k));
-        return nodeOf(s, keys([...ins.uses, ...ins.partialDefs]), [...keys([...ins.defs, ...ins.partialDefs]), ...clob]);
+        const writes = keys(ins.defs, ins.partialDefs);
+        if (s.clobbers) for (const p of s.clobbers) for (let k = 0; k < (p.width ?? 1); k++) writes.push(CLASS_INDEX[p.cls] * 256 + p.index + k);
+        return nodeOf(s, keys(ins.uses, ins.partialDefs), writes);
       }
       case 'spill-store':
         return { reads: keys([ins.vreg]), writes: [], memory: 'store', memorySpace: 'spill', op: stl };
