@@ -189,4 +189,55 @@ SKIP:
       expect(texts.some((x) => x.includes(t)), `${t} in\n${texts.join('\n')}`).toBe(true);
     }
   });
+
+  it('div.rz/rm/rp.f64: bit-exact beside the interpreter over exact, tie-free, subnormal, overflowing and special quotients', () => {
+    const ptx = `${HEAD}.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<10>;
+  .reg .f64 %fd<8>;
+  .reg .b32 %r<4>;
+  ld.param.u64 %rd1, [output];
+  ld.param.u64 %rd3, [input];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd3, %rd3;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 16;
+  add.u64 %rd4, %rd3, %rd2;
+  ld.global.f64 %fd1, [%rd4];
+  ld.global.f64 %fd2, [%rd4+8];
+  div.rz.f64 %fd3, %fd1, %fd2;
+  div.rm.f64 %fd4, %fd1, %fd2;
+  div.rp.f64 %fd5, %fd1, %fd2;
+  mul.wide.u32 %rd5, %r1, 24;
+  add.u64 %rd6, %rd1, %rd5;
+  st.global.f64 [%rd6], %fd3;
+  st.global.f64 [%rd6+8], %fd4;
+  st.global.f64 [%rd6+16], %fd5;
+  ret;
+}`;
+    const pairs: Array<[number, number]> = [
+      [1, 3], [-1, 3], [2, 1], [7, 7], [1, 10], [-1, 10], [1e-300, 1e10], [-1e-300, 1e10], [5e-324, 2], [-5e-324, 2], [1.5e-323, 2],
+      [1e308, 1e-10], [-1e308, 1e-10], [Number.MAX_VALUE, 0.5], [3, -0], [0, 5], [-0, 5], [NaN, 1], [Infinity, Infinity], [Infinity, -2],
+      [1e-310, 3e-310], [2.2250738585072014e-308, 3], [4.9e-322, 7], [1, Number.MAX_VALUE], [-1, Number.MAX_VALUE * 0.75],
+    ];
+    // and quotients of a linear congruential sequence of mantissas and exponents (deterministic)
+    let x = 12345;
+    const next = (): number => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
+    while (pairs.length < 64) pairs.push([(next() + 1) * 2 ** Math.floor(next() * 200 - 100) * (next() < 0.3 ? -1 : 1), (next() + 1) * 2 ** Math.floor(next() * 200 - 100)]);
+    const input = Buffer.alloc(16 * pairs.length);
+    pairs.forEach(([a, b], i) => {
+      input.writeDoubleLE(a, 16 * i);
+      input.writeDoubleLE(b, 16 * i + 8);
+    });
+    const { out } = sameAsPtxPath(ptx, launchOf(pairs.length, input, 24 * pairs.length));
+    const o = Buffer.from(out, 'hex');
+    // spot checks against JavaScript's round-to-nearest quotient: rz <= |q| <= rp and rm <= rp, one ulp apart at most
+    const q13 = 1 / 3;
+    expect(o.readDoubleLE(0)).toBe(q13);
+    expect(o.readDoubleLE(8)).toBe(q13);
+    expect(o.readDoubleLE(16)).toBeGreaterThan(q13);
+    expect(o.readDoubleLE(24 * 8 + 8)).toBe(0);
+    expect(o.readDoubleLE(24 * 8 + 16)).toBe(5e-324);
+    expect(o.readDoubleLE(24 * 11 + 16)).toBe(Infinity);
+    expect(o.readDoubleLE(24 * 11 + 8)).toBe(Number.MAX_VALUE);
+  });
 });
