@@ -1580,13 +1580,13 @@ bb8:
 .target sm_90
 .address_size 64
 .visible .entry k(.param .u64 a, .param .u64 b) {
-  .reg .f64 %f<4>;
+  .reg .f32 %f<4>;
   .reg .u64 %rd<3>;
   ld.param.u64 %rd1, [a];
   ld.param.u64 %rd2, [b];
-  ld.global.f64 %f1, [%rd1];
-  div.rz.f64 %f2, %f1, %f1;
-  st.global.f64 [%rd2], %f2;
+  ld.global.f32 %f1, [%rd1];
+  div.rz.f32 %f2, %f1, %f1;
+  st.global.f32 [%rd2], %f2;
   ret;
 }`;
     expect(() => compileToCubin(tc, ptx, { arch: 'sm_90' })).toThrow(/not implemented: FDIV.RZ \(directed-rounding or approximate division\)/);

@@ -563,6 +563,7 @@ class Selector {
       case 'ATOM':
       case 'ATOMG':
       case 'ATOMS':
+      case 'RED':
         return this.atomic(ins);
       case 'LDC': {
         const c = u[0]!;
@@ -586,7 +587,17 @@ class Selector {
         return selectTexture(this, ins);
       case 'WARPSYNC':
         return this.warpsync(u[0] ?? { kind: 'imm', value: 0xffffffffn, fmt: 'hex' });
+      case 'MATCH':
+        return this.match(ins);
+      case 'REDUX':
+        return this.redux(ins);
+      case 'KILL':
+        // trap: ptxas's `BPT.TRAP 0x1` (the lifted word kills the thread, as the PTX path)
+        return this.emit('BPT', ['TRAP'], [{ k: 'int', v: 1 }], 0);
+      case 'FENCE':
+        return this.fence(ins);
       case 'BAR': {
+        if (mods.includes('RED')) return this.barRed(ins);
         if (!mods.includes('SYNC') || d.length || u.length > 1) this.fail('barrier form');
         const id = u[0] ? this.part(u[0], 0) : { k: 'int' as const, v: 0 };
         return this.emit('BAR', ['SYNC', 'DEFER_BLOCKING'], [id], 0);
@@ -841,6 +852,7 @@ class Selector {
     const num = ins.uses[0]!;
     const mode = ins.mods.find((m) => m === 'RZ' || m === 'RM' || m === 'RP');
     if (this.widthOf(d) === 2 && mode && num.kind === 'imm' && num.value === 0x3ff0000000000000n) return this.frcp64Directed(d, ins.uses[1]!, mode);
+    if (mode && this.widthOf(d) === 2) return this.fdiv64(d, ins.uses[0]!, ins.uses[1]!, mode);
     if (ins.mods.some((m) => ['RZ', 'RM', 'RP', 'APPROX', 'FULL'].includes(m))) this.fail('directed-rounding or approximate division');
     if (ins.mods.includes('F64') || this.widthOf(d) === 2) return this.fdiv64(d, ins.uses[0]!, ins.uses[1]!);
     const ftz = ins.mods.includes('FTZ');
@@ -1009,7 +1021,7 @@ class Selector {
    *   the same way with DMUL.RP;
    * - zeros, infinities and NaNs by selects at the end (NaN: the interpreter's canonical 0x7fffffff_ffffffff).
    */
-  fdiv64(d: Operand, ao: Operand, bo: Operand): void {
+  fdiv64(d: Operand, ao: Operand, bo: Operand, mode?: 'RZ' | 'RM' | 'RP'): void {
     const R = (): VReg => this.newV('R', 1);
     const W = (): VReg => this.newV('R', 2);
     const P = (): VReg => this.newV('P', 1);
@@ -1072,21 +1084,24 @@ class Selector {
     this.emit('DFMA', ['RM'], [w(lo), w(p), w(F2), w(nz)], 1);
     const hi = W();
     this.emit('DFMA', ['RP'], [w(hi), w(p), w(F2), w(nz)], 1);
-    const m = W();
-    this.emit('DADD', [], [w(m), w(lo), w(hi)], 1);
-    const mm = W();
-    this.emit('DMUL', [], [w(mm), w(m), w(G)], 1);
-    const mid = P();
-    this.emit('DSETP', ['EQ', 'AND'], [this.r(mid), PT(), w(mm), w(p), PT()], 2);
-    const up = P();
-    this.emit('DSETP', ['GT', 'AND'], [this.r(up), PT(), w(rem), c2rz(), this.r(mid)], 2);
-    const down = P();
-    this.emit('DSETP', ['LT', 'AND'], [this.r(down), PT(), w(rem), c2rz(), this.r(mid)], 2);
-    const v1 = W();
     const v2 = W();
-    for (let k = 0; k < 2; k++) {
-      this.emit('SEL', [], [this.r(v1, k), this.r(hi, k), this.r(y, k), this.r(up)], 1);
-      this.emit('SEL', [], [this.r(v2, k), this.r(lo, k), this.r(v1, k), this.r(down)], 1);
+    if (mode) this.directedQuotient(v2, lo, hi, rem, A, B, mode);
+    else {
+      const m = W();
+      this.emit('DADD', [], [w(m), w(lo), w(hi)], 1);
+      const mm = W();
+      this.emit('DMUL', [], [w(mm), w(m), w(G)], 1);
+      const mid = P();
+      this.emit('DSETP', ['EQ', 'AND'], [this.r(mid), PT(), w(mm), w(p), PT()], 2);
+      const up = P();
+      this.emit('DSETP', ['GT', 'AND'], [this.r(up), PT(), w(rem), c2rz(), this.r(mid)], 2);
+      const down = P();
+      this.emit('DSETP', ['LT', 'AND'], [this.r(down), PT(), w(rem), c2rz(), this.r(mid)], 2);
+      const v1 = W();
+      for (let k = 0; k < 2; k++) {
+        this.emit('SEL', [], [this.r(v1, k), this.r(hi, k), this.r(y, k), this.r(up)], 1);
+        this.emit('SEL', [], [this.r(v2, k), this.r(lo, k), this.r(v1, k), this.r(down)], 1);
+      }
     }
     // the sign, then zeros, infinities and NaNs
     const sign = R();
@@ -1109,6 +1124,52 @@ class Selector {
     this.emit('SEL', [], [this.r(l1), c2rz(), this.r(v2, 0), this.r(special)], 1);
     this.emit('SEL', [], [this.def(d, 1), int(0x7fffffff), this.r(h2), this.r(nan)], 1);
     this.emit('SEL', [], [this.def(d, 0), int(0xffffffff), this.r(l1), this.r(nan)], 1);
+  }
+
+  /**
+   * div.rz/rm/rp.f64: the quotient's magnitude rounded down or up (by the mode and the result's sign). lo/hi are
+   * q·2^e rounded down and up at the result's precision, q = RN(ma/mb) and rem = ma − mb·q (exact). No grid point
+   * of the result lies strictly between q·2^e and the exact quotient (q is the nearest 53-bit value, the result's
+   * grid a subset of those points), so lo/hi are the answer unless q·2^e is itself representable (lo = hi): then
+   * the exact quotient lies above it when rem > 0 (rounding up gives the next value: bits + 1) and below when
+   * rem < 0 (rounding down gives the previous one: bits − 1). Overflow: hi is ∞ and lo the largest finite.
+   */
+  directedQuotient(v: VReg, lo: VReg, hi: VReg, rem: VReg, A: VReg, B: VReg, mode: 'RZ' | 'RM' | 'RP'): void {
+    const R = (): VReg => this.newV('R', 1);
+    const P = (): VReg => this.newV('P', 1);
+    const int = (x: number): MOperand => ({ k: 'int', v: x >>> 0 });
+    const w = (x: VReg): VRegOperand => this.r(x, 0, 2);
+    const exact = P();
+    this.emit('DSETP', ['EQ', 'AND'], [this.r(exact), PT(), w(lo), w(hi), PT()], 2);
+    const above = P();
+    this.emit('DSETP', ['GT', 'AND'], [this.r(above), PT(), w(rem), c2rz(), this.r(exact)], 2);
+    const below = P();
+    this.emit('DSETP', ['LT', 'AND'], [this.r(below), PT(), w(rem), c2rz(), this.r(exact)], 2);
+    // up = hi + (above ? 1 : 0), down = lo − (below ? 1 : 0), as 64-bit integers
+    const inc = R();
+    this.emit('SEL', [], [this.r(inc), int(1), c2rz(), this.r(above)], 1);
+    const up = this.newV('R', 2);
+    const cu = P();
+    this.emit('IADD3', [], [this.r(up, 0), this.r(cu), PT(), this.r(hi, 0), this.r(inc), c2rz()], 3);
+    this.emit('IADD3', ['X'], [this.r(up, 1), this.r(hi, 1), c2rz(), c2rz(), this.r(cu), PT(true)], 1);
+    const dec = R();
+    this.emit('SEL', [], [this.r(dec), int(0xffffffff), c2rz(), this.r(below)], 1);
+    const down = this.newV('R', 2);
+    const cd = P();
+    this.emit('IADD3', [], [this.r(down, 0), this.r(cd), PT(), this.r(lo, 0), this.r(dec), c2rz()], 3);
+    this.emit('IADD3', ['X'], [this.r(down, 1), this.r(lo, 1), this.r(dec), c2rz(), this.r(cd), PT(true)], 1);
+    if (mode === 'RZ') {
+      for (let k = 0; k < 2; k++) this.emit('MOV', [], [this.r(v, k), this.r(down, k)], 1);
+      return;
+    }
+    // the result is negative when the signs differ: rp rounds its magnitude down, rm up
+    const sx = R();
+    this.emit('LOP3', ['LUT'], [this.r(sx), this.r(A, 1), this.r(B, 1), int(0x80000000), int(0x28), PT(true)], 1);
+    const neg = P();
+    this.emit('ISETP', ['NE', 'U32', 'AND'], [this.r(neg), PT(), this.r(sx), c2rz(), PT()], 2);
+    for (let k = 0; k < 2; k++) {
+      this.emit('SEL', [], [this.r(v, k), mode === 'RP' ? this.r(down, k) : this.r(up, k), mode === 'RP' ? this.r(up, k) : this.r(down, k), this.r(neg)], 1);
+    }
   }
 
   /**
@@ -1496,7 +1557,8 @@ class Selector {
    * compare and new value in a consecutive pair, address without the descriptor), shared `ATOMS.<op> Rd, [Ra], Rb`.
    */
   atomic(ins: Instr): void {
-    const op = ins.opcode;
+    // (red.global: an ATOMG whose result is unused, except f64 add, which has RED's own opcode: atomic64)
+    const op = ins.opcode === 'RED' ? 'ATOMG' : ins.opcode;
     const mods = ins.mods;
     const d = ins.defs[0];
     const u = ins.uses;
@@ -1535,13 +1597,23 @@ class Selector {
 
   /**
    * 64-bit global atomics as ptxas writes them (sm_90 evidence rows): `ATOMG.E.ADD.64` (u64 add, exch, unsigned
-   * min/max) and `.S64` (signed min/max) on register pairs. f64 add is another opcode ptxas uses (0x9a3) and
-   * 64-bit compare-and-swap takes a register quad: neither has a row yet.
+   * min/max) and `.S64` (signed min/max) on register pairs; f64 add as `ATOMG.E.ADD.F64.RN` (its own opcode on
+   * sm_90, 0x9a3), `RED.E.ADD.F64.RN` (0x9a6) when the result is unused, and on shared memory as ptxas's
+   * compare-and-store loop. 64-bit compare-and-swap takes a register quad and has no row yet.
    */
   atomic64(ins: Instr, kind: string, type: string): void {
     const d = ins.defs[0];
     const u = ins.uses;
-    if (ins.opcode !== 'ATOMG') this.fail(`64-bit ${ins.opcode === 'ATOMS' ? 'shared-memory' : 'generic'} atomic`);
+    if (type === 'F64' && kind === 'ADD' && ins.opcode === 'ATOMS') return this.sharedAtomicAddF64(d, u[0]!, u[1]!);
+    if (type === 'F64' && kind === 'ADD' && (ins.opcode === 'ATOMG' || ins.opcode === 'RED')) {
+      const scope = ins.mods.includes('CTA') ? 'SM' : ins.mods.includes('SYS') ? 'SYS' : 'GPU';
+      const src = this.dsrc(u[1]!);
+      this.usesGlobal = true;
+      const addr = this.address(u[0]!, true) as VMemOperand;
+      if (!d || d.kind !== 'reg') return this.emit('RED', ['E', 'ADD', 'F64', 'RN', 'STRONG', scope], [addr, src], 0);
+      return this.emit('ATOMG', ['E', 'ADD', 'F64', 'RN', 'STRONG', scope], [PT(), this.defWhole(d), addr, src], 2);
+    }
+    if (ins.opcode !== 'ATOMG' && ins.opcode !== 'RED') this.fail(`64-bit ${ins.opcode === 'ATOMS' ? 'shared-memory' : 'generic'} atomic`);
     if (type === 'F64' || kind === 'CAS' || !['ADD', 'MIN', 'MAX', 'EXCH'].includes(kind)) this.fail(`64-bit atomic ${kind}.${type}`);
     if (kind === 'ADD' || kind === 'EXCH' ? false : type !== 'U64' && type !== 'S64' && type !== 'B64') this.fail(`64-bit atomic ${kind}.${type}`);
     const typeMods = (kind === 'MIN' || kind === 'MAX') && type === 'S64' ? ['S64'] : ['64'];
@@ -1580,6 +1652,38 @@ class Selector {
     this.cur = this.created[cont]!.instrs;
     // (red.shared.add.f32 has no destination: the loop alone is the reduction)
     if (d && d.kind === 'reg') this.emit('MOV', [], [this.def(d), this.r(pair, 0)], 1);
+  }
+
+  /**
+   * f64 add on shared memory, as ptxas writes it (sm_90): read the double, `DADD`, then `ATOMS.CAST.SPIN.64 ok,
+   * [a], old, new` (compare and new value in a register quad, the 64-bit result is 1 when it stored); retry until
+   * it did. The result is the old value. (No FTZ here: DADD keeps f64 subnormals, as atom.add.f64 does.)
+   */
+  sharedAtomicAddF64(d: Operand | undefined, addr: Operand, val: Operand): void {
+    const v = this.dsrc(val);
+    const a = this.address(addr, false);
+    const cont = this.newBlock(`${this.created[this.layout[this.layout.length - 1]!]!.label}.atom${this.created.length}`);
+    const guard = this.guard;
+    if (guard) this.emit('BRA', [], [{ k: 'label', block: cont }], 0, { v: guard.v, not: !guard.not });
+    const loop = this.newBlock(`${this.created[this.layout[this.layout.length - 1]!]!.label}.cas${this.created.length}`);
+    this.layout.push(loop);
+    this.cur = this.created[loop]!.instrs;
+    const quad = this.newV('R', 4);
+    const ok = this.newV('R', 2);
+    const done = this.newV('P', 1);
+    this.emit('LDS', ['64'], [this.r(quad, 0, 2), a], 1, undefined);
+    this.emit('DADD', [], [this.r(quad, 2, 2), this.r(quad, 0, 2), v], 1, undefined);
+    this.emit('ATOMS', ['CAST', 'SPIN', '64'], [this.r(ok, 0, 2), a, this.r(quad, 0, 2), this.r(quad, 2, 2)], 1, undefined);
+    const lo = this.newV('P', 1);
+    this.emit('ISETP', ['EQ', 'U32', 'AND'], [this.r(lo), PT(), this.r(ok, 0), { k: 'int', v: 1 }, PT()], 2, undefined);
+    this.emit('ISETP', ['EQ', 'U32', 'AND', 'EX'], [this.r(done), PT(), this.r(ok, 1), c2rz(), PT(), this.r(lo)], 2, undefined);
+    this.emit('BRA', [], [{ k: 'label', block: loop }], 0, { v: done, not: true });
+    this.layout.push(cont);
+    this.cur = this.created[cont]!.instrs;
+    if (d && d.kind === 'reg') {
+      this.emit('MOV', [], [this.def(d, 0), this.r(quad, 0)], 1);
+      this.emit('MOV', [], [this.def(d, 1), this.r(quad, 1)], 1);
+    }
   }
 
   /** A 64-bit integer source as a register pair (RZ stays RZ; a 32-bit register is zero-extended). */
@@ -1839,6 +1943,63 @@ class Selector {
     if (mask && !(mask.kind === 'imm' && u32(mask.value) === 0xffffffff)) this.warpsync(mask);
     const [rd, pd] = ins.defs;
     this.emit('SHFL', [mode], [pd ? this.def(pd) : PT(), this.def(rd), this.inReg(this.part(a, 0)), this.part(b, 0), this.part(c, 0)], 2);
+  }
+
+  /**
+   * match.any.sync: `MATCH.ANY Rd, Ra` (`.U64` on a register pair), the lanes holding the same value; a partial
+   * member mask synchronizes first, as for shfl. (MATCH.ALL, with its predicate result, has no sm_90 row yet.)
+   */
+  match(ins: Instr): void {
+    if (!ins.mods.includes('ANY') || ins.defs.length !== 1) this.fail('match.all (MATCH.ALL)');
+    const [a, mask] = ins.uses;
+    if (!a) this.fail('match operands');
+    if (mask) this.warpsync(mask);
+    const wide = a.kind === 'reg' && a.reg.width === 2;
+    this.emit('MATCH', ['ANY', ...(wide ? ['U64'] : [])], [this.def(ins.defs[0]), wide ? this.whole(a) : this.inReg(this.part(a, 0))], 1);
+  }
+
+  /**
+   * redux.sync: `REDUX.<op>[.S32] URd, Ra` writes a uniform register (ptxas then moves it to a vector register),
+   * .S32 only where signedness matters (sum bits are the same, ptxas still prints .S32 for add.s32).
+   */
+  redux(ins: Instr): void {
+    const op = ins.mods.find((m) => ['SUM', 'MIN', 'MAX', 'AND', 'OR', 'XOR'].includes(m));
+    if (!op) this.fail('warp reduction operation');
+    const [a, mask] = ins.uses;
+    if (!a) this.fail('warp reduction operands');
+    if (mask) this.warpsync(mask);
+    const signed = ins.mods.includes('S32') && (op === 'SUM' || op === 'MIN' || op === 'MAX');
+    const u = this.newV('UR', 1);
+    this.emit('REDUX', [op, ...(signed ? ['S32'] : [])], [this.r(u), this.inReg(this.part(a, 0))], 1);
+    this.emit('IMAD', ['U32'], [this.def(ins.defs[0]), c2rz(), c2rz(), this.r(u)], 1);
+  }
+
+  /**
+   * bar.red.{and,or}.pred / bar.red.popc: `BAR.RED.<op>.DEFER_BLOCKING id, Pin` then `B2R.RESULT Rd, Pd` reads the
+   * reduction (ptxas: the predicate for .and/.or, the count for .popc); the Ori value is 0/1 or the count.
+   */
+  barRed(ins: Instr): void {
+    const op = ins.mods.find((m) => m === 'AND' || m === 'OR' || m === 'POPC');
+    if (!op || ins.defs.length !== 1 || ins.uses.length !== 2) this.fail('barrier reduction form (a thread count)');
+    const [id, p] = ins.uses;
+    if (id!.kind !== 'imm' || p!.kind !== 'reg') this.fail('barrier reduction with a register barrier id');
+    const pin = this.part(p!, 0);
+    this.emit('BAR', ['RED', ...(op === 'POPC' ? [] : [op]), 'DEFER_BLOCKING'], [{ k: 'int', v: Number(id!.value) }, pin], 0);
+    if (op === 'POPC') return this.emit('B2R', ['RESULT'], [this.def(ins.defs[0]), PT()], 2);
+    const q = this.newV('P', 1);
+    this.emit('B2R', ['RESULT'], [c2rz(), this.r(q)], 2);
+    this.emit('SEL', [], [this.def(ins.defs[0]), c2rz(), { k: 'int', v: 1 }, this.r(q, 0, 1, { not: true })], 1);
+  }
+
+  /**
+   * griddepcontrol (Ori FENCE.GRIDDEP): `.wait` is `ACQBULK` (wait for the prerequisite grids' memory), and
+   * `.launch_dependents` is `PREEXIT` (dependents may start), as ptxas writes them on sm_90.
+   */
+  fence(ins: Instr): void {
+    if (!ins.mods.includes('GRIDDEP')) this.fail('fence form');
+    if (ins.mods.includes('WAIT')) return this.emit('ACQBULK', [], [], 0);
+    if (ins.mods.includes('LAUNCH_DEPENDENTS')) return this.emit('PREEXIT', [], [], 0);
+    this.fail('griddepcontrol form');
   }
 
   /** bar.warp.sync: nothing for the full warp (as ptxas: the lanes run in step), else `WARPSYNC Rmask`. */

@@ -171,7 +171,8 @@ export function instrRoles(ins: HazardInstr): InstrRoles {
       for (let i = n; i < ops.length; i++) srcWidth.set(i, defWidth);
     }
   } else if (STORES.has(op)) {
-    const w = sizeCount(mods);
+    // (RED.E.ADD.F64 names its pair by the type, as ATOMG does)
+    const w = (op === 'RED' || op === 'REDG') && mods.some(is64Type) ? 2 : sizeCount(mods);
     for (let i = 0; i < ops.length; i++) if (ops[i]!.kind === 'reg') srcWidth.set(i, w);
   } else if (FP64.has(op)) {
     if (op !== 'DSETP') defWidth = 2;
@@ -195,6 +196,9 @@ export function instrRoles(ins: HazardInstr): InstrRoles {
     }
     if (dst && is64Type(dst)) defWidth = 2;
     if (src && is64Type(src)) for (let i = n; i < ops.length; i++) if (ops[i]!.kind === 'reg') srcWidth.set(i, 2);
+  } else if (op === 'MATCH') {
+    // MATCH.ANY.U64 compares register pairs
+    if (mods.includes('U64')) for (let i = n; i < ops.length; i++) if (ops[i]!.kind === 'reg') srcWidth.set(i, 2);
   } else if (op === 'CS2R') {
     defWidth = mods.includes('32') ? 1 : 2;
   } else if (op === 'LEPC') {

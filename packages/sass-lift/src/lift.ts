@@ -159,6 +159,9 @@ function unsupported(ctx: Ctx, why: string): never {
   throw new LiftError('LIFT_UNSUPPORTED', `${ctx.fn} 0x${ctx.addr.toString(16).padStart(4, '0')}: \`${ctx.text}\`: ${why}`);
 }
 
+/** The barrier reduction's result between BAR.RED and B2R.RESULT (a lifted temporary below the others). */
+const BAR_RESULT = '%r998';
+
 function regName(file: 'R' | 'UR', index: number, width: number): string {
   const p = file === 'R' ? 'r' : 'ur';
   return `%${p}${width === 2 ? 'd' : width === 4 ? 'q' : ''}${index}`;
@@ -516,6 +519,11 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
       if (mods.includes('CLEAR') || ops[0]?.kind === 'cbar') return { lines: [], ends: false };
       return unsupported(ctx, 'BMOV to a register');
     case 'BAR': {
+      if (mods.includes('RED') && ops.length === 2) {
+        // BAR.RED.<op> id, Pin: the reduction lands in the barrier's result, which B2R.RESULT reads
+        const red = mods.includes('AND') ? 'AND' : mods.includes('OR') ? 'OR' : 'POPC';
+        return line(`${BAR_RESULT} = BAR.RED.${red} ${operand(ctx, ops[0]!, 1, undefined)}, ${operand(ctx, ops[1]!, 1, undefined)}`);
+      }
       if (mods.includes('SYNC') && ops.length === 1) return line(`BAR.SYNC ${operand(ctx, ops[0]!, 1, undefined)}`);
       if (mods.includes('SYNC') && ops.length === 2) return line(`BAR.SYNC ${operand(ctx, ops[0]!, 1, undefined)}, ${operand(ctx, ops[1]!, 1, undefined)}`);
       return unsupported(ctx, 'barrier form');
@@ -667,11 +675,22 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
       if (!d) unsupported(ctx, 'LEPC without a destination');
       return line(`${regName('R', d!.reg!.index, 2)} = MOV ${ctx.addr + 16 + (off ? intText(off.text) : 0)}`);
     }
+    case 'B2R': {
+      // B2R.RESULT Rd, Pd after BAR.RED: the count (.popc) or the and/or as a predicate
+      if (!mods.includes('RESULT') || ops.length < 1 || ops.length > 2) return unsupported(ctx, 'B2R form');
+      const lines: string[] = [];
+      if (ops[0]!.reg && ops[0]!.text !== 'RZ') lines.push(`  ${guard}${operand(ctx, ops[0]!, 1, undefined)} = MOV ${BAR_RESULT}`);
+      if (ops[1]?.reg && ops[1].reg.index !== 7) lines.push(`  ${guard}${operand(ctx, ops[1]!, 1, undefined)} = ISETP.NE.U32.AND ${BAR_RESULT}, RZ, PT`);
+      return { lines, ends: false };
+    }
+    case 'ACQBULK':
+    case 'PREEXIT':
+      // griddepcontrol: one launch has no other grid to wait for or to release
+      return { lines: [], ends: false };
     case 'R2P':
     case 'HMMA':
     case 'IMMA':
     case 'DMMA':
-    case 'B2R':
       return unsupported(ctx, `${op} is not lifted yet`);
   }
   if (UNIFORM_TWINS[op]) {
@@ -736,7 +755,24 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
         const x = `%r${ctx.tmp + 2}`;
         ctx.tmp += 4;
         const t = mods.includes('64') ? 'B64' : 'B32';
-        if (t === 'B64') unsupported(ctx, '64-bit ATOMS.CAST.SPIN');
+        if (t === 'B64') {
+          // 64-bit: compare and new value are pairs, the result a pair (1 or 0 in the low word)
+          const cmp = ops[n + 1];
+          if (!cmp?.reg) unsupported(ctx, '64-bit ATOMS.CAST.SPIN without a compare register');
+          const lo = `%r${cmp.reg.index}`;
+          const hi = `%r${cmp.reg.index + 1}`;
+          const w = ctx.tmp;
+          ctx.tmp += 6;
+          const dIdx = defOps[0]?.reg?.index;
+          if (dIdx === undefined) unsupported(ctx, '64-bit ATOMS.CAST.SPIN without a result register');
+          pre.push(`  ${guard}%rd${w} = ${op}.CAS.B64 ${useTexts.join(', ')}`);
+          pre.push(`  ${guard}%r${w + 2} = LOP3.LUT %r${w}, ${lo}, RZ, 60, !PT`);
+          pre.push(`  ${guard}%r${w + 3} = LOP3.LUT %r${w + 1}, ${hi}, RZ, 60, !PT`);
+          pre.push(`  ${guard}%r${w + 2} = LOP3.LUT %r${w + 2}, %r${w + 3}, RZ, 252, !PT`);
+          pre.push(`  ${guard}%r${w + 2} = IMNMX.U32 %r${w + 2}, 1, PT`);
+          pre.push(`  ${guard}%r${dIdx} = IADD3 -%r${w + 2}, 1, RZ`);
+          return line(`%r${dIdx + 1} = MOV RZ`);
+        }
         pre.push(`  ${guard}${old} = ${op}.CAS.${t} ${useTexts.join(', ')}`);
         pre.push(`  ${guard}${x} = LOP3.LUT ${old}, ${useTexts[1]}, RZ, 60, !PT`);
         pre.push(`  ${guard}${x} = IMNMX.U32 ${x}, 1, PT`);

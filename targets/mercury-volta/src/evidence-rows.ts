@@ -110,6 +110,8 @@ function atomgSlot(base: RowSpec): SlotSpec {
   const map: Record<number, string[]> = {};
   // the golden combinations, bit 78 (constant 1 in the derived row) now part of the scope field
   for (const [k, toks] of Object.entries(old.map)) {
+    // (f64 add is its own opcode on sm_90, 0x9a3 below: the golden F64 combination came from the sm_80/86 words)
+    if (toks.includes('m:F64^0')) continue;
     const v = Number(k);
     const scope = ((v >> 3) & 1) | 2 | (((v >> 4) & 3) << 2);
     map[(v & 7) | (scope << 3) | ((v >> 6) << 7)] = [...toks];
@@ -431,6 +433,47 @@ export const EVIDENCE_ROWS: RowSpec[] = [
     archs: ['sm_90'],
     value: hex(BigInt(r.value) & ~(1n << 60n)),
   })),
+  // f64 atomic add (sm_90): ptxas 13 no longer writes ATOMG/RED type 6 (sm_80/86's F64 code) but opcodes of their
+  // own. Words for atom.global{,.sys,.cta}.add.f64 (`...08040479a3 / 0x001ea200081effc6`, `.../...081f5fc6`,
+  // `.../...081ebfc6`) and red.global{,.sys,.cta}.add.f64 (`...1006020079a6 / 0x004fe8000c10ff86`, ...5f86, ...bf86)
+  // keep ATOMG/RED's operand fields (destination 16..23, address 24..31 + 40..63, descriptor 64..69, source
+  // 32..39, predicate result 81..83) and scope in 77..80 (7 = GPU, 10 = SYS, 5 = CTA printed as SM, as ATOMG's).
+  newRow({
+    archs: ['sm_90'],
+    op: 0x9a3,
+    name: 'ATOMG',
+    sig: 'P,R,Md,R',
+    guard: 'P',
+    atoms: [
+      { key: '0', parts: [[81, 3]], enc: 'u' },
+      { key: '1', parts: [[16, 8]], enc: 'u' },
+      { key: '2.d', parts: [[64, 6]], enc: 'u' },
+      { key: '2.b', parts: [[24, 8]], enc: 'u' },
+      { key: '2.o', parts: [[40, 24]], enc: 's' },
+      { key: '3', parts: [[32, 8]], enc: 'u' },
+    ],
+    slots: [{ bits: [[77, 4]], map: { 5: ['m:SM'], 7: ['m:GPU'], 10: ['m:SYS'] } }],
+    fixed: ['m:E', 'm:ADD', 'm:F64^0', 'm:RN', 'm:STRONG', '2.64'],
+    order: ['m:E', 'm:ADD', 'm:F64^0', 'm:RN', 'm:STRONG', 'm:SM', 'm:GPU', 'm:SYS', '2.64'],
+    set: [[70, 7], [84, 1], [91, 1]],
+  }),
+  newRow({
+    archs: ['sm_90'],
+    op: 0x9a6,
+    name: 'RED',
+    sig: 'Md,R',
+    guard: 'P',
+    atoms: [
+      { key: '0.d', parts: [[64, 6]], enc: 'u' },
+      { key: '0.b', parts: [[24, 8]], enc: 'u' },
+      { key: '0.o', parts: [[40, 24]], enc: 's' },
+      { key: '1', parts: [[32, 8]], enc: 'u' },
+    ],
+    slots: [{ bits: [[77, 4]], map: { 5: ['m:SM'], 7: ['m:GPU'], 10: ['m:SYS'] } }],
+    fixed: ['m:E', 'm:ADD', 'm:F64^0', 'm:RN', 'm:STRONG', '0.64'],
+    order: ['m:E', 'm:ADD', 'm:F64^0', 'm:RN', 'm:STRONG', 'm:SM', 'm:GPU', 'm:SYS', '0.64'],
+    set: [[71, 6], [84, 1], [90, 2]],
+  }),
   // DEPBAR.LE SBn, N (sm_90): the scoreboard is a 3-bit number in bits 44..46, as sm_80/86 keep it (golden sm_86:
   // 0x...d0c0_0000791a is `DEPBAR.LE SB5, 0x3`). The sm_90 golden pairs show SB0..SB4 only, so the derived row
   // read bits 44..45 and 46 as separate slots and printed SB5 (bits 44 + 46) as SB4; ptxas 13 sm_90 code counts

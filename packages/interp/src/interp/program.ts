@@ -157,6 +157,36 @@ export function physicalSlotOf(r: Register): number {
 }
 
 /** The register file layout: data slots (Uint32 per lane) and predicate slots (lane bitmasks). */
+/**
+ * The kernel and the functions it may reach: callees named by CALL, functions whose name any operand takes,
+ * transitively (a worklist, no recursion). A call through a register may reach any function: then all of
+ * them. (A module of 200 kernels runs one kernel without decoding the other 199: verify-each runs each
+ * kernel after every phase that changed it.)
+ */
+function reachableFunctions(module: OriModule, kernel: OriFunction): OriFunction[] {
+  const seen = new Set<OriFunction>([kernel]);
+  const out: OriFunction[] = [kernel];
+  for (let k = 0; k < out.length; k++) {
+    for (const b of out[k]!.blocks) {
+      for (const i of b.instrs) {
+        if (i.opcode === 'CALL' && i.uses[0]?.kind !== 'sym') return [kernel, ...module.functions.filter((f) => f !== kernel)];
+        for (const u of i.uses) {
+          if (u.kind !== 'sym') continue;
+          const f = module.getFunction(u.name);
+          if (f && !seen.has(f)) {
+            seen.add(f);
+            out.push(f);
+          }
+        }
+      }
+    }
+  }
+  // module order after the kernel (the code layout stays the one the whole-module decode gave)
+  const rank = new Map<OriFunction, number>();
+  module.functions.forEach((f, n) => rank.set(f, n));
+  return [kernel, ...out.slice(1).sort((a, b) => rank.get(a)! - rank.get(b)!)];
+}
+
 export class Program {
   readonly code: Op[] = [];
   readonly opcodes: string[] = [];
@@ -180,8 +210,8 @@ export class Program {
     opts: ProgramOptions = {},
   ) {
     this.fastPaths = opts.fastPaths !== false;
-    // The kernel first, then every other function (callees), each decoded once.
-    const fns = [kernel, ...module.functions.filter((f) => f !== kernel)];
+    // The kernel first, then the functions it may call, each decoded once.
+    const fns = reachableFunctions(module, kernel);
     if (opts.physicalRegisters) for (const f of fns) this.allocPhysical(f);
     else for (const f of fns) this.allocRegs(f);
     const blockStart = new Map<Block, number>();

@@ -140,4 +140,29 @@ describe('--verify-each', () => {
     expect(v.report.skipped[0]!.kernel).toBe('scale');
     expect(v.report.skipped[0]!.reason).toContain("'missing'");
   });
+
+  it('re-runs only the kernels a phase changed (a module of many kernels)', () => {
+    // three kernels; the phase removes the dead IADD3 of @b only: one re-run after the three reference runs
+    const three = ['a', 'b', 'c'].map((k) => SRC.replace('.target sm_90\n', '').replace('@scale', `@${k}`)).join('\n');
+    const onlyB = (edit: (ctx: PhaseContext) => void) => (ctx: PhaseContext): void => {
+      // the phase sees a view of the module holding @b alone
+      const b = ctx.module.functions.find((f) => f.name === 'b')!;
+      edit({ ...ctx, module: Object.assign(Object.create(Object.getPrototypeOf(ctx.module) as object), ctx.module, { functions: [b] }) } as PhaseContext);
+    };
+    const plugin = (wrong: boolean) =>
+      definePlugin(
+        { name: '@ptxforge/test-one-kernel', version: '0.1.0', api: '^1.0.0' },
+        { phases: { GeneralOptimizeEarly: () => ({ execute: onlyB(wrong ? wrongConst : goodDce) }) } },
+      );
+    const good = createVerifyEachInstrumentation({ seed: 7 });
+    createToolchain({ plugins: [corePlugin, targetSm90Plugin, plugin(false)] }).compile(parseOri(`.target sm_90\n${three}`), { arch: 'sm_90', optLevel: 3, instrumentation: [good] });
+    expect(good.report.mismatch).toBeUndefined();
+    expect(good.report.skipped).toEqual([]);
+    expect(good.report.runs).toBe(3 + 1);
+    const bad = createVerifyEachInstrumentation({ seed: 7 });
+    expect(() =>
+      createToolchain({ plugins: [corePlugin, targetSm90Plugin, plugin(true)] }).compile(parseOri(`.target sm_90\n${three}`), { arch: 'sm_90', optLevel: 3, instrumentation: [bad] }),
+    ).toThrow(/phase 13 GeneralOptimizeEarly \(@ptxforge\/test-one-kernel\) changed the behaviour of kernel @b/);
+    expect(bad.report.runs).toBe(3 + 1);
+  });
 });

@@ -1212,6 +1212,9 @@ function atomic(isRed: boolean): Handler {
     const space = spaceOf(c);
     const op = space === 'shared' ? 'ATOMS' : space === '' ? 'ATOM' : 'ATOMG';
     const mods = [ATOM_OPS[opMod]!, atomType(c, t)];
+    // the scope of global/generic atomics (.gpu is the default): code generation writes it (STRONG.SM / .SYS)
+    if (op !== 'ATOMS' && has(c, 'cta')) mods.push('CTA');
+    else if (op !== 'ATOMS' && has(c, 'sys')) mods.push('SYS');
     if (isRed) {
       c.expectOperands(2);
       const a = c.address(c.operand(0), space);
@@ -1422,6 +1425,14 @@ const redux: Handler = (c: FnLowerer) => {
   const mods = [REDUX_OPS[op]!, ...(t.kind === 's' ? ['S32'] : t.kind === 'u' ? ['U32'] : [])];
   c.emit('REDUX', mods, [reg(c.dst(c.operand(0)))], [c.src(c.operand(1), t), c.src(c.operand(2), B32)]);
 };
+// griddepcontrol (sm_90, programmatic dependent launch): .wait orders this grid after its prerequisite grids'
+// memory, .launch_dependents lets dependent grids start early. A single launch has no other grid: for the
+// interpreter both are fences with nothing to wait for; code generation gives ptxas's ACQBULK / PREEXIT.
+const griddepcontrol: Handler = (c: FnLowerer) => {
+  c.expectOperands(0);
+  const what = has(c, 'wait') ? 'WAIT' : has(c, 'launch_dependents') ? 'LAUNCH_DEPENDENTS' : c.fail('PTX_SEMANTIC', `${c.opText}: expected .wait or .launch_dependents`);
+  c.emit('FENCE', ['GRIDDEP', what], [], []);
+};
 const createpolicy: Handler = (c: FnLowerer) => {
   // Cache policies are hints the interpreter ignores; the policy value itself is opaque.
   c.emit('MOV', [], [reg(c.dst(c.operand(0)))], [imm(0)]);
@@ -1440,7 +1451,7 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   ld, ldu: ld, st, cp, bmsk, atom: atomic(false), red: atomic(true),
   bra, brx, exit, ret, trap, call,
   bar, barrier: bar, membar, fence, shfl, vote, activemask, match, redux,
-  nanosleep: nop, prefetch: nop, prefetchu: nop, pmevent: nop, createpolicy,
+  nanosleep: nop, prefetch: nop, prefetchu: nop, pmevent: nop, createpolicy, griddepcontrol,
   mma: lowerMma, ldmatrix: lowerLdmatrix,
   ...TEXTURE_HANDLERS,
 };

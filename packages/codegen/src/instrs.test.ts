@@ -1,0 +1,243 @@
+// The PTX real programs use (issue #16, CUDA samples): f64 atomics, warp reductions and matches, grid dependency
+// control, barrier reductions, traps. Each case compiles PTX → our sm_90 cubin, checks the words with the hazard
+// checker, lifts the cubin and runs it in the interpreter beside the PTX path: the outputs must be the same bytes.
+import { describe, expect, it } from 'vitest';
+import { createToolchain, Decoder } from '@ptxforge/kernel';
+import corePlugin from '@ptxforge/plugin-core';
+import { ptxFrontendPlugin } from '@ptxforge/ptx';
+import targetSm90Plugin from '@ptxforge/target-sm90';
+import { decodeAttribute, readCubin } from '@ptxforge/cubin';
+import { runKernel, type Launch } from '@ptxforge/interp';
+import { runCubin } from '@ptxforge/sass-lift';
+import { checkHazards, hazardInstrFromSass } from '@ptxforge/sass-hazards';
+import { formatInstruction, wordFromBytes, type SassInstruction } from '@ptxforge/sass';
+import { compileToCubin } from './index.js';
+
+const tc = createToolchain({ plugins: [corePlugin, ptxFrontendPlugin, targetSm90Plugin] });
+const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
+
+/** The cubin's instructions, decoded from its bytes: texts and the hazard count. */
+function decodeCubin(bytes: Uint8Array, arch: string): { texts: string[]; hazards: number } {
+  const cubin = readCubin(bytes);
+  const dec = tc.services(arch).service(Decoder);
+  const texts: string[] = [];
+  let hazards = 0;
+  for (const f of cubin.functions) {
+    const instrs = [];
+    for (let a = 0; a + 16 <= f.code.length; a += 16) {
+      const d = dec.decode(f.code, a) as SassInstruction;
+      texts.push(formatInstruction(d));
+      const w = wordFromBytes(f.code, a);
+      instrs.push(hazardInstrFromSass(a, d, (BigInt(w[3]!) << 32n) | BigInt(w[2]!)));
+    }
+    const indirectTargets: number[] = [];
+    for (const r of f.attributes) {
+      const v = decodeAttribute(r);
+      if (v.kind === 'branchTargets') for (const b of v.branches) indirectTargets.push(...b.targets);
+    }
+    hazards += checkHazards({ name: f.name, instrs, indirectTargets }, { arch }).hazards.length;
+  }
+  return { texts, hazards };
+}
+
+/** PTX → optimized Ori → interpreter, and PTX → our cubin → lifted → interpreter: the same output bytes. */
+function sameAsPtxPath(ptx: string, launch: Launch, arch = 'sm_90'): { out: string; texts: string[] } {
+  const file = 'k.ptx';
+  const r = compileToCubin(tc, ptx, { arch, file, optLevel: 3 });
+  expect(r.kernels.every((k) => k.hazards === 0)).toBe(true);
+  const { texts, hazards } = decodeCubin(r.cubin, arch);
+  expect(hazards).toBe(0);
+  const ref = runKernel(tc.compile({ text: ptx, file }, { arch, optLevel: 3 }).module, launch);
+  expect(ref.errors ?? []).toEqual([]);
+  expect(ref.ok).toBe(true);
+  const got = runCubin(r.cubin, launch);
+  expect(got.result.errors).toEqual([]);
+  for (const name of launch.outputs ?? []) expect(hex(got.result.buffers[name]!.bytes)).toBe(hex(ref.buffers[name]!.bytes));
+  return { out: hex(got.result.buffers[launch.outputs![0]!]!.bytes), texts };
+}
+
+const launchOf = (threads: number, input: Buffer, outBytes: number): Launch => ({
+  kernel: 'k', grid: [1, 1, 1], block: [threads, 1, 1],
+  buffers: { input: { hex: input.toString('hex') }, output: { hex: '00'.repeat(outBytes) } },
+  params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+});
+
+const HEAD = `.version 8.0
+.target sm_90
+.address_size 64
+`;
+
+describe('PTX → sm_90 cubin → lifted run: instructions of the CUDA samples', () => {
+  it('f64 atomic add: global (ATOMG.E.ADD.F64.RN), unused result (RED.E.ADD.F64.RN), shared (ATOMS.CAST.SPIN.64 loop)', () => {
+    const ptx = `${HEAD}.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<12>;
+  .reg .f64 %fd<8>;
+  .reg .b32 %r<4>;
+  .reg .pred %p<2>;
+  .shared .align 8 .f64 acc[2];
+  ld.param.u64 %rd1, [output];
+  ld.param.u64 %rd3, [input];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd3, %rd3;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 8;
+  add.u64 %rd4, %rd3, %rd2;
+  ld.global.f64 %fd1, [%rd4];
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra.uni SKIP;
+  mov.f64 %fd7, 0d3FF0000000000000;
+  st.shared.f64 [acc], %fd7;
+  st.shared.f64 [acc+8], %fd7;
+SKIP:
+  bar.sync 0;
+  atom.global.add.f64 %fd2, [%rd1], %fd1;
+  red.global.sys.add.f64 [%rd1+8], %fd1;
+  atom.global.cta.add.f64 %fd6, [%rd1+16], %fd1;
+  mov.u64 %rd5, acc;
+  atom.shared.add.f64 %fd3, [%rd5], %fd1;
+  red.shared.add.f64 [%rd5+8], %fd1;
+  bar.sync 0;
+  ld.shared.f64 %fd4, [acc];
+  ld.shared.f64 %fd5, [acc+8];
+  st.global.f64 [%rd1+24], %fd4;
+  st.global.f64 [%rd1+32], %fd5;
+  add.u64 %rd6, %rd1, 40;
+  add.u64 %rd6, %rd6, %rd2;
+  add.f64 %fd2, %fd2, %fd3;
+  add.f64 %fd2, %fd2, %fd6;
+  st.global.f64 [%rd6], %fd2;
+  ret;
+}`;
+    // exact sums in any order: 1.5 + 2.25 - 0.5 + 2^-1074 (a subnormal: f64 atomics keep it) + 8
+    const vals = [1.5, 2.25, -0.5, 5e-324, 8];
+    const input = Buffer.alloc(8 * vals.length);
+    vals.forEach((v, i) => input.writeDoubleLE(v, 8 * i));
+    const { out, texts } = sameAsPtxPath(ptx, launchOf(vals.length, input, 40 + 8 * vals.length));
+    const o = Buffer.from(out, 'hex');
+    const sum = vals.reduce((a, b) => a + b, 0);
+    expect(o.readDoubleLE(0)).toBe(sum);
+    expect(o.readDoubleLE(8)).toBe(sum);
+    expect(o.readDoubleLE(16)).toBe(sum);
+    expect(o.readDoubleLE(24)).toBe(1 + sum);
+    expect(o.readDoubleLE(32)).toBe(1 + sum);
+    for (const t of ['ATOMG.E.ADD.F64.RN.STRONG.GPU PT, R', 'ATOMG.E.ADD.F64.RN.STRONG.SM PT, R', 'RED.E.ADD.F64.RN.STRONG.SYS desc']) {
+      expect(texts.some((x) => x.includes(t)), `${t} in\n${texts.join('\n')}`).toBe(true);
+    }
+    expect(texts.filter((t) => t.includes('ATOMS.CAST.SPIN.64 '))).toHaveLength(2);
+  });
+
+  it('warp reductions and matches (REDUX to a uniform register, MATCH.ANY[.U64]), barrier reductions (BAR.RED + B2R.RESULT), griddepcontrol, trap', () => {
+    const ptx = `${HEAD}.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<8>;
+  .reg .b32 %r<20>;
+  .reg .pred %p<6>;
+  ld.param.u64 %rd1, [output];
+  ld.param.u64 %rd3, [input];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd3, %rd3;
+  griddepcontrol.wait;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd4, %rd3, %rd2;
+  ld.global.u32 %r2, [%rd4];
+  setp.eq.s32 %p4, %r2, 100000;
+  @%p4 trap;
+  redux.sync.add.s32 %r3, %r2, -1;
+  redux.sync.max.s32 %r4, %r2, -1;
+  redux.sync.min.u32 %r5, %r2, -1;
+  redux.sync.xor.b32 %r6, %r2, -1;
+  and.b32 %r7, %r2, 3;
+  match.any.sync.b32 %r8, %r7, -1;
+  cvt.u64.u32 %rd5, %r7;
+  shl.b64 %rd5, %rd5, 32;
+  or.b64 %rd5, %rd5, 1;
+  match.any.sync.b64 %r9, %rd5, -1;
+  setp.eq.s32 %p1, %r2, 7;
+  bar.red.or.pred %p2, 0, %p1;
+  selp.u32 %r10, 1, 0, %p2;
+  setp.gt.s32 %p3, %r2, -12;
+  bar.red.and.pred %p5, 0, %p3;
+  selp.u32 %r11, 1, 0, %p5;
+  bar.red.popc.u32 %r12, 0, %p1;
+  mul.wide.u32 %rd6, %r1, 32;
+  add.u64 %rd6, %rd1, %rd6;
+  st.global.v4.u32 [%rd6], {%r3, %r4, %r5, %r6};
+  st.global.v4.u32 [%rd6+16], {%r8, %r9, %r10, %r11};
+  st.global.u32 [%rd6+12], %r12;
+  griddepcontrol.launch_dependents;
+  ret;
+}`;
+    // two warps (the barrier reductions span both); lane values -11..11, 7 once per warp
+    const n = 64;
+    const vals = Array.from({ length: n }, (_, i) => ((i * 7 + 3) % 23) - 11);
+    const input = Buffer.alloc(4 * n);
+    vals.forEach((v, i) => input.writeInt32LE(v, 4 * i));
+    const { out, texts } = sameAsPtxPath(ptx, launchOf(n, input, 32 * n));
+    const o = Buffer.from(out, 'hex');
+    const warp0 = vals.slice(0, 32);
+    expect(o.readInt32LE(0)).toBe(warp0.reduce((a, b) => a + b, 0));
+    expect(o.readInt32LE(4)).toBe(Math.max(...warp0));
+    // bar.red.or: some thread holds 7; .and: all are above -12; the popc of the 7s over the CTA
+    expect(o.readUInt32LE(24)).toBe(1);
+    expect(o.readUInt32LE(28)).toBe(1);
+    expect(o.readUInt32LE(12)).toBe(vals.filter((v) => v === 7).length);
+    // lane 0's match masks: the lanes with the same value mod 4 (b32 and b64 agree)
+    const same = warp0.reduce((m, v, l) => (((v & 3) === (warp0[0]! & 3)) ? m | (1 << l) : m), 0) >>> 0;
+    expect(o.readUInt32LE(16)).toBe(same);
+    expect(o.readUInt32LE(20)).toBe(same);
+    for (const t of ['REDUX.SUM.S32 UR', 'REDUX.MAX.S32 UR', 'MATCH.ANY R', 'MATCH.ANY.U64 R', 'BAR.RED.DEFER_BLOCKING.OR 0x0', 'B2R.RESULT RZ', 'ACQBULK', 'PREEXIT', 'BPT.TRAP']) {
+      expect(texts.some((x) => x.includes(t)), `${t} in\n${texts.join('\n')}`).toBe(true);
+    }
+  });
+
+  it('div.rz/rm/rp.f64: bit-exact beside the interpreter over exact, tie-free, subnormal, overflowing and special quotients', () => {
+    const ptx = `${HEAD}.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<10>;
+  .reg .f64 %fd<8>;
+  .reg .b32 %r<4>;
+  ld.param.u64 %rd1, [output];
+  ld.param.u64 %rd3, [input];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd3, %rd3;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 16;
+  add.u64 %rd4, %rd3, %rd2;
+  ld.global.f64 %fd1, [%rd4];
+  ld.global.f64 %fd2, [%rd4+8];
+  div.rz.f64 %fd3, %fd1, %fd2;
+  div.rm.f64 %fd4, %fd1, %fd2;
+  div.rp.f64 %fd5, %fd1, %fd2;
+  mul.wide.u32 %rd5, %r1, 24;
+  add.u64 %rd6, %rd1, %rd5;
+  st.global.f64 [%rd6], %fd3;
+  st.global.f64 [%rd6+8], %fd4;
+  st.global.f64 [%rd6+16], %fd5;
+  ret;
+}`;
+    const pairs: Array<[number, number]> = [
+      [1, 3], [-1, 3], [2, 1], [7, 7], [1, 10], [-1, 10], [1e-300, 1e10], [-1e-300, 1e10], [5e-324, 2], [-5e-324, 2], [1.5e-323, 2],
+      [1e308, 1e-10], [-1e308, 1e-10], [Number.MAX_VALUE, 0.5], [3, -0], [0, 5], [-0, 5], [NaN, 1], [Infinity, Infinity], [Infinity, -2],
+      [1e-310, 3e-310], [2.2250738585072014e-308, 3], [4.9e-322, 7], [1, Number.MAX_VALUE], [-1, Number.MAX_VALUE * 0.75],
+    ];
+    // and quotients of a linear congruential sequence of mantissas and exponents (deterministic)
+    let x = 12345;
+    const next = (): number => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
+    while (pairs.length < 64) pairs.push([(next() + 1) * 2 ** Math.floor(next() * 200 - 100) * (next() < 0.3 ? -1 : 1), (next() + 1) * 2 ** Math.floor(next() * 200 - 100)]);
+    const input = Buffer.alloc(16 * pairs.length);
+    pairs.forEach(([a, b], i) => {
+      input.writeDoubleLE(a, 16 * i);
+      input.writeDoubleLE(b, 16 * i + 8);
+    });
+    const { out } = sameAsPtxPath(ptx, launchOf(pairs.length, input, 24 * pairs.length));
+    const o = Buffer.from(out, 'hex');
+    // spot checks against JavaScript's round-to-nearest quotient: rz <= |q| <= rp and rm <= rp, one ulp apart at most
+    const q13 = 1 / 3;
+    expect(o.readDoubleLE(0)).toBe(q13);
+    expect(o.readDoubleLE(8)).toBe(q13);
+    expect(o.readDoubleLE(16)).toBeGreaterThan(q13);
+    expect(o.readDoubleLE(24 * 8 + 8)).toBe(0);
+    expect(o.readDoubleLE(24 * 8 + 16)).toBe(5e-324);
+    expect(o.readDoubleLE(24 * 11 + 16)).toBe(Infinity);
+    expect(o.readDoubleLE(24 * 11 + 8)).toBe(Number.MAX_VALUE);
+  });
+});
