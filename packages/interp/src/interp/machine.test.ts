@@ -290,6 +290,36 @@ ${STORE.replace('%r9', '%r2')}`, { block: 32, buffers: { out: { type: 'u32', cou
     expect(r.errors).toEqual([]);
     expect(values(r, 'out')).toEqual([...Array(31).keys()].map((l) => l + 1).concat([31]));
   });
+
+  it('a shuffle from a lane that does not execute it gives an undefined value (no stale register)', () => {
+    // Lanes 0..15 shuffle down by 16 under membermask 0xffff: their sources, lanes 16..31, took the other
+    // path and hold a stale %r1 (the reduce7 pattern of the CUDA reduction sample). Using that result is
+    // an undefined read, not a value that would depend on register assignment.
+    const body = (use: string) => `
+bb0:
+  %r0 = S2R SR_TID.X
+  %r1 = IADD3 %r0, 100, RZ
+  %r9 = MOV %r0
+  %p0 = ISETP.GE.U32.AND %r0, 16, PT
+  @%p0 BRA bb2
+bb1:
+  %r2, %p1 = SHFL.DOWN %r1, 16, 0x1f, 0xffff
+  %r3, %p2 = SHFL.DOWN %r1, 1, 0x1f, 0xffff
+  ${use}
+bb2:
+${STORE}`;
+    const launch: Launch = { block: 32, buffers: { out: { type: 'u32', count: 32 } }, params: [{ buffer: 'out' }] };
+    const bad = run(body('%r9 = IADD3 %r9, %r2, RZ'), launch);
+    expect(bad.ok).toBe(false);
+    expect(bad.errors[0]!.code).toBe('INTERP_UNDEFINED_REGISTER');
+    expect(bad.errors[0]!.site.instr).toBe('%r9 = IADD3 %r9, %r2, RZ');
+    // A result that is never read is fine, and sources that do execute the shuffle stay defined
+    // (lane 15 reads lane 16, which does not: only then is the value undefined).
+    const okBody = body('%p3 = ISETP.LT.U32.AND %r0, 15, PT\n  @%p3 %r9 = IADD3 %r3, RZ, RZ');
+    const good = run(okBody, launch);
+    expect(good.errors).toEqual([]);
+    expect(values(good, 'out')).toEqual([...Array(32).keys()].map((l) => (l < 15 ? l + 101 : l)));
+  });
 });
 
 describe('reported errors', () => {

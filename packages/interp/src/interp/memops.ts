@@ -296,6 +296,7 @@ function buildShfl(prog: Program, fn: OriFunction, i: Instr): Exec {
   const vals: bigint[] = new Array(32).fill(0n);
   const oks: boolean[] = new Array(32).fill(false);
   return (w, m) => {
+    let undef = 0;
     for (let l = 0; l < 32; l++) {
       if (!((m >>> l) & 1)) continue;
       // PTX shfl.sync uses only b[4:0] as the lane / delta (a dynamic delta of 1000 is 1000 & 31 = 8).
@@ -327,13 +328,19 @@ function buildShfl(prog: Program, fn: OriFunction, i: Instr): Exec {
       if (!ok || j < 0 || j > 31) j = l;
       vals[l] = readSrc(w, a!, j) as bigint;
       oks[l] = ok;
+      // A lane that does not execute this shfl holds no value to give: "If the target thread is inactive,
+      // the retrieved value is undefined" (CUDA C++ Programming Guide, warp shuffle functions). Its stale
+      // register would make the result depend on register assignment, so the lane's result is left
+      // undefined (a later read of it is reported as an undefined read, not compared).
+      if (!((m >>> j) & 1)) undef |= 1 << l;
     }
     for (let l = 0; l < 32; l++) {
       if (!((m >>> l) & 1)) continue;
       writeLane(w, d, l, vals[l]!);
       writeLane(w, pd, l, oks[l]!);
     }
-    markWritten(w, d, m);
+    markWritten(w, d, m & ~undef);
+    if (undef !== 0 && d.t === 'reg') for (let k = 0; k < d.n; k++) w.W[d.slot + k]! &= ~undef;
     markWritten(w, pd, m);
   };
 }
