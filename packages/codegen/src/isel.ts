@@ -1626,6 +1626,27 @@ class Selector {
   }
 
   /**
+   * Opens a shared-memory compare-and-swap retry loop (ptxas's form for the atomics ATOMS lacks): the loop
+   * block becomes current; under a guard the code first branches around it to the continuation block.
+   */
+  openCasLoop(): { loop: number; cont: number } {
+    const cont = this.newBlock(`${this.created[this.layout[this.layout.length - 1]!]!.label}.atom${this.created.length}`);
+    const guard = this.guard;
+    if (guard) this.emit('BRA', [], [{ k: 'label', block: cont }], 0, { v: guard.v, not: !guard.not });
+    const loop = this.newBlock(`${this.created[this.layout[this.layout.length - 1]!]!.label}.cas${this.created.length}`);
+    this.layout.push(loop);
+    this.cur = this.created[loop]!.instrs;
+    return { loop, cont };
+  }
+
+  /** Retries the loop while `done` is false, then continues in the continuation block. */
+  closeCasLoop(loop: number, done: VReg, cont: number): void {
+    this.emit('BRA', [], [{ k: 'label', block: loop }], 0, { v: done, not: true });
+    this.layout.push(cont);
+    this.cur = this.created[cont]!.instrs;
+  }
+
+  /**
    * f32 add on shared memory, which ATOMS lacks, as ptxas's compare-and-store loop: read the word, add
    * (flushing subnormals, as the atomic does), `ATOMS.CAST.SPIN ok, [a], old, new` (compare and new value in a
    * consecutive pair) stores when the word is still `old`; retry until it did. The result is the old value.
@@ -1633,13 +1654,7 @@ class Selector {
   sharedAtomicAddF32(d: Operand | undefined, addr: Operand, val: Operand): void {
     const v = this.inReg(this.whole(val, { float: true }));
     const a = this.address(addr, false);
-    const cont = this.newBlock(`${this.created[this.layout[this.layout.length - 1]!]!.label}.atom${this.created.length}`);
-    const guard = this.guard;
-    // (guarded: branch around the loop, which follows as the fall-through block)
-    if (guard) this.emit('BRA', [], [{ k: 'label', block: cont }], 0, { v: guard.v, not: !guard.not });
-    const loop = this.newBlock(`${this.created[this.layout[this.layout.length - 1]!]!.label}.cas${this.created.length}`);
-    this.layout.push(loop);
-    this.cur = this.created[loop]!.instrs;
+    const { loop, cont } = this.openCasLoop();
     const pair = this.newV('R', 2);
     const ok = this.newV('R', 1);
     const done = this.newV('P', 1);
@@ -1647,9 +1662,7 @@ class Selector {
     this.emit('FADD', ['FTZ'], [this.r(pair, 1), this.r(pair, 0), v], 1, undefined);
     this.emit('ATOMS', ['CAST', 'SPIN'], [this.r(ok), a, this.r(pair, 0), this.r(pair, 1)], 1, undefined);
     this.emit('ISETP', ['EQ', 'U32', 'AND'], [this.r(done), PT(), this.r(ok), { k: 'int', v: 1 }, PT()], 2, undefined);
-    this.emit('BRA', [], [{ k: 'label', block: loop }], 0, { v: done, not: true });
-    this.layout.push(cont);
-    this.cur = this.created[cont]!.instrs;
+    this.closeCasLoop(loop, done, cont);
     // (red.shared.add.f32 has no destination: the loop alone is the reduction)
     if (d && d.kind === 'reg') this.emit('MOV', [], [this.def(d), this.r(pair, 0)], 1);
   }
@@ -1662,12 +1675,7 @@ class Selector {
   sharedAtomicAddF64(d: Operand | undefined, addr: Operand, val: Operand): void {
     const v = this.dsrc(val);
     const a = this.address(addr, false);
-    const cont = this.newBlock(`${this.created[this.layout[this.layout.length - 1]!]!.label}.atom${this.created.length}`);
-    const guard = this.guard;
-    if (guard) this.emit('BRA', [], [{ k: 'label', block: cont }], 0, { v: guard.v, not: !guard.not });
-    const loop = this.newBlock(`${this.created[this.layout[this.layout.length - 1]!]!.label}.cas${this.created.length}`);
-    this.layout.push(loop);
-    this.cur = this.created[loop]!.instrs;
+    const { loop, cont } = this.openCasLoop();
     const quad = this.newV('R', 4);
     const ok = this.newV('R', 2);
     const done = this.newV('P', 1);
@@ -1677,9 +1685,7 @@ class Selector {
     const lo = this.newV('P', 1);
     this.emit('ISETP', ['EQ', 'U32', 'AND'], [this.r(lo), PT(), this.r(ok, 0), { k: 'int', v: 1 }, PT()], 2, undefined);
     this.emit('ISETP', ['EQ', 'U32', 'AND', 'EX'], [this.r(done), PT(), this.r(ok, 1), c2rz(), PT(), this.r(lo)], 2, undefined);
-    this.emit('BRA', [], [{ k: 'label', block: loop }], 0, { v: done, not: true });
-    this.layout.push(cont);
-    this.cur = this.created[cont]!.instrs;
+    this.closeCasLoop(loop, done, cont);
     if (d && d.kind === 'reg') {
       this.emit('MOV', [], [this.def(d, 0), this.r(quad, 0)], 1);
       this.emit('MOV', [], [this.def(d, 1), this.r(quad, 1)], 1);

@@ -14,6 +14,7 @@ export * from './analysis/manager.js';
 export * from './analysis/cfg.js';
 export * from './analysis/dominators.js';
 export * from './analysis/loops.js';
+export * from './analysis/maybe-defined.js';
 export * from './pipeline/table.js';
 export * from './pipeline/hooks.js';
 export * from './pipeline/protocol.js';

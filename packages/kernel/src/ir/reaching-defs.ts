@@ -1,4 +1,5 @@
 import { computeRpo, type RpoInfo } from '../analysis/cfg.js';
+import { solveMaybeDefined } from '../analysis/maybe-defined.js';
 import { Instr, reg, type Block, type OriFunction, type Register } from './core.js';
 
 /**
@@ -47,23 +48,7 @@ export function restoreReachingDefs(fn: OriFunction, rpo: RpoInfo = computeRpo(f
     }
     return ps;
   });
-  let changed = true;
-  while (changed) {
-    changed = false;
-    for (let bi = 0; bi < nb; bi++) {
-      const o = bi * words;
-      for (const pi of preds[bi]!) {
-        const po = pi * words;
-        for (let w = 0; w < words; w++) {
-          const v = (out[o + w]! | out[po + w]!) >>> 0;
-          if (v !== out[o + w]) {
-            out[o + w] = v;
-            changed = true;
-          }
-        }
-      }
-    }
-  }
+  solveMaybeDefined(out, preds, words);
 
   const missing: Register[] = [];
   cands.forEach((r, c) => {

@@ -1,6 +1,7 @@
 import { PtxforgeError } from '../errors.js';
 import { computeRpo } from '../analysis/cfg.js';
 import { computeDominators } from '../analysis/dominators.js';
+import { solveMaybeDefined } from '../analysis/maybe-defined.js';
 import type { Block, Instr, Operand, OriFunction, OriModule, Register, SrcLoc, VarDecl } from './core.js';
 import { isPredicateClass, operandRegs } from './core.js';
 import { checkMachineState, type MachineIssue, type MachineVerifyOptions } from './machine.js';
@@ -156,34 +157,19 @@ export function verifyFunction(fn: OriFunction, machine: MachineVerifyOptions = 
   const words = (nHard + 31) >>> 5;
   const slot = new Map<Block, number>();
   rpo.order.forEach((b, k) => slot.set(b, k));
+  // out[k]: the hard registers block k defines, then (solved) those some path through its end defines
   const out = new Uint32Array(words * rpo.order.length);
-  const gen = new Uint32Array(words * rpo.order.length);
   rpo.order.forEach((b, k) => {
     const base = k * words;
     for (const i of b.instrs) {
       for (const r of i.defRegs()) {
         const x = hardOf(r);
-        if (x >= 0) gen[base + (x >>> 5)]! |= 1 << (x & 31);
+        if (x >= 0) out[base + (x >>> 5)]! |= 1 << (x & 31);
       }
     }
   });
   const predSlots = rpo.order.map((b) => b.preds.map((p) => slot.get(p)).filter((p): p is number => p !== undefined));
-  let changed = true;
-  while (changed) {
-    changed = false;
-    for (let k = 0; k < rpo.order.length; k++) {
-      const base = k * words;
-      for (let w = 0; w < words; w++) {
-        let v = out[base + w]! | gen[base + w]!;
-        for (const p of predSlots[k]!) v |= out[p * words + w]!;
-        v >>>= 0; // compare as unsigned: out holds Uint32 words
-        if (v !== out[base + w]) {
-          out[base + w] = v;
-          changed = true;
-        }
-      }
-    }
-  }
+  solveMaybeDefined(out, predSlots, words);
   // Parameters are never hard (their uses are settled), so a block starts from its predecessors alone.
   const live = new Uint32Array(words);
   for (let k = 0; k < rpo.order.length; k++) {

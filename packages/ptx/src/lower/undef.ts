@@ -1,4 +1,4 @@
-import { Instr, computeRpo, reg, type OriFunction, type Register } from '@ptxforge/kernel';
+import { Instr, computeRpo, reg, solveMaybeDefined, type OriFunction, type Register } from '@ptxforge/kernel';
 
 /**
  * PTX lets a program read a register no instruction wrote (its value is unspecified). Ori reads of
@@ -70,23 +70,7 @@ export function defineMaybeUndefined(fn: OriFunction): void {
     }
     preds[bi] = ps;
   }
-  let changed = true;
-  while (changed) {
-    changed = false;
-    for (let bi = 0; bi < nb; bi++) {
-      const o = bi * words;
-      for (const pi of preds[bi]!) {
-        const po = pi * words;
-        for (let w = 0; w < words; w++) {
-          const v = (out[o + w]! | out[po + w]!) >>> 0;
-          if (v !== out[o + w]) {
-            out[o + w] = v;
-            changed = true;
-          }
-        }
-      }
-    }
-  }
+  solveMaybeDefined(out, preds, words);
   const missing: Register[] = [];
   const isMissing = new Uint8Array(cands.length);
   const live = new Uint32Array(words);
