@@ -97,4 +97,23 @@ describe('function addresses and indirect calls', () => {
     expect(printFunction(m.getFunction('k')!)).toMatch(/CALL @ext/);
     expect(errorOf(() => lower(src('.func'), true)).code).toBe('PTX_UNRESOLVED_FUNCTION');
   });
+
+  it('cudaGraphSetConditional is a function the driver provides (ptxas 13 accepts it without -c, as vprintf)', () => {
+    const text = `${head}.extern .func cudaGraphSetConditional(.param .b64 h, .param .b32 v);
+.visible .entry k(.param .u64 h)
+{
+.reg .b64 %rd<2>;
+ld.param.u64 %rd1, [h];
+{
+.param .b64 a0;
+st.param.b64 [a0], %rd1;
+.param .b32 a1;
+st.param.b32 [a1], 1;
+call.uni cudaGraphSetConditional, (a0, a1);
+}
+ret;
+}
+`;
+    expect(printFunction(lower(text).getFunction('k')!)).toMatch(/CALL @cudaGraphSetConditional/);
+  });
 });

@@ -168,7 +168,7 @@ function checkDeclaredTypes(ast: PtxModule, mod: ModuleInfo, fail: Fail): void {
  * the declaration).
  */
 /** Functions ptxas itself provides to a whole program (probed with ptxas 13.0.88: these need no definition). */
-const SYSTEM_FUNCTIONS = new Set(['vprintf', 'malloc', 'free', '__assertfail']);
+const SYSTEM_FUNCTIONS = new Set(['vprintf', 'malloc', 'free', '__assertfail', 'cudaGraphSetConditional']);
 
 function checkResolvedFunctions(ast: PtxModule, fail: Fail, relocatable: boolean): void {
   const defined = new Set<string>(SYSTEM_FUNCTIONS);
