@@ -102,6 +102,7 @@ function planVariables(m: OriModule): ModuleData {
     space: inBank3(v) ? 'const' : 'global',
     size: v.size,
     align: Math.max(1, v.align),
+    ...(v.visible ? { visible: true } : {}),
     // a .const variable moved to device memory keeps its (zero) contents initialised, as constant memory is
     ...(v.init ? { init: v.init } : v.space === 'const' ? { init: new Uint8Array(0) } : {}),
     ...(v.relocs?.length

@@ -154,6 +154,17 @@ describe('relocatable output (-c) with device-runtime calls and kernel addresses
     expect(hex(b.buffers.out!.bytes)).toBe(hex(a.buffers.out!.bytes));
   });
 
+  it('.visible variables are STB_GLOBAL symbols, others local (ptxas, with and without -c)', () => {
+    const rel = readCubin(compileToCubin(tc, ptx, { arch: 'sm_90', file: 'k.ptx', relocatable: true }).cubin);
+    expect(rel.symbols.find((s) => s.name === 'launches')).toMatchObject({ bind: 1, type: 1 });
+    const small = `.version 9.0\n.target sm_90\n.address_size 64\n.visible .global .align 4 .u32 gv;\n.global .align 4 .u32 lv;\n.visible .entry k()\n{\n.reg .b32 %r<3>;\nld.global.u32 %r1, [gv];\nld.global.u32 %r2, [lv];\nadd.s32 %r1, %r1, %r2;\nst.global.u32 [gv], %r1;\nret;\n}\n`;
+    for (const relocatable of [false, true]) {
+      const c = readCubin(compileToCubin(tc, small, { arch: 'sm_90', file: 'v.ptx', relocatable }).cubin);
+      expect(c.symbols.find((s) => s.name === 'gv')).toMatchObject({ bind: 1, type: 1, value: 0 });
+      expect(c.symbols.find((s) => s.name === 'lv')).toMatchObject({ bind: 0, type: 1, value: 4 });
+    }
+  });
+
   it('nvlink links it with the device runtime; only the other object\'s kernel stays unresolved', (ctx) => {
     try {
       execFileSync('nvlink', ['--version'], { stdio: 'ignore' });

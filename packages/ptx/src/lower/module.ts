@@ -304,6 +304,7 @@ function oriVar(v: VarDecl, t: PtxType, space: OriVar['space'], fail: Fail, reso
   if (init) ov.init = init;
   if (relocs) ov.relocs = relocs;
   if (v.linkage === 'extern' || (unsized && !init)) ov.extern = true;
+  else if (v.linkage === 'visible' && space !== 'shared') ov.visible = true;
   return ov;
 }
 
