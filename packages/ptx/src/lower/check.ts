@@ -50,6 +50,11 @@ type Want = { t: PtxType; mode: Mode; dst?: boolean } | 'skip';
 const T = (n: string): PtxType => ptxType(n)!;
 const U32 = T('u32');
 const B32 = T('b32');
+const B16 = T('b16');
+const F32T = T('f32');
+const F16X2 = T('f16x2');
+/** The packed fp8 pair format of a cvt (e4m3x2 / e5m2x2), if any. */
+const fp8x2Of = (mods: readonly string[]): string | undefined => mods.find((m) => m === 'e4m3x2' || m === 'e5m2x2');
 const PRED = T('pred');
 
 function fail(c: FnLowerer, code: string, message: string): never {
@@ -212,6 +217,16 @@ function operandWants(c: FnLowerer, t: PtxType, types: PtxType[]): Want[] | unde
     case 'testp':
       return [dst(PRED), ex(t)];
     case 'cvt': {
+      const f8 = fp8x2Of(c.ins.mods);
+      if (f8) {
+        // the packed fp8 pair is a 16-bit register, an f16x2 a 32-bit one (.b32 or .f16x2), f32 sources .f32
+        // (ptxas 13.0.88: "Arguments mismatch for instruction 'cvt'" for a .b32 pair or an .f32 f16x2)
+        const m = c.ins.mods;
+        const other = m.includes('f32') ? F32T : m.includes('f16x2') ? F16X2 : undefined;
+        if (!other) return undefined;
+        if (m.indexOf(f8) < m.indexOf(other.name)) return other === F32T ? [dst(B16), ex(F32T), ex(F32T)] : [dst(B16), ex(F16X2)];
+        return [dst(other), ex(B16)];
+      }
       if (types.length !== 2) return undefined;
       return [dst(types[0]!, 'relaxed'), { t: types[1]!, mode: 'relaxed' }];
     }
@@ -473,6 +488,20 @@ function checkRequiredMods(c: FnLowerer, t: PtxType, types: PtxType[]): void {
   // The approximate-only functions (ptxas 13.0.88: ".approx modifier required for instruction 'ex2'"; the half
   // forms: "Rounding modifier or '.approx' modifier required").
   if (APPROX_ONLY.has(opcode) && !mods.includes('approx')) need(F16.includes(t.name) ? "Rounding modifier or '.approx' modifier" : '.approx modifier');
+  const f8 = opcode === 'cvt' ? fp8x2Of(mods) : undefined;
+  if (f8) {
+    // cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f32,f16x2} and cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2}: .rn and nothing
+    // else; to fp8, .satfinite too (ptxas 13.0.88: "Rounding modifier required", "Illegal rounding modifier",
+    // "'.satfinite' modifier required for instruction 'cvt' with destination type '.e4m3x2'")
+    const bad = mods.find((m) => ROUNDING.has(m) && m !== 'rn');
+    if (bad) illegalModifier(c, bad);
+    if (!mods.includes('rn')) need('Rounding modifier');
+    const other = mods.find((m) => m === 'f32' || m === 'f16x2');
+    if (other && mods.indexOf(f8) < mods.indexOf(other) && !mods.includes('satfinite')) {
+      fail(c, 'PTX_MODIFIER_REQUIRED', `'.satfinite' modifier required for instruction '${name}' with destination type '.${f8}'`);
+    }
+    return;
+  }
   if (opcode === 'cvt' && types.length === 2) {
     const [d, s] = types as [PtxType, PtxType];
     // cvt.frnd2{.relu}{.satfinite}.{f16x2,bf16x2}.f32 and cvt.frnd2.tf32.f32: rounding .rn/.rz (.rs, and .rna
