@@ -28,7 +28,7 @@ export interface SelectOptions {
   /** Where the first shared variable goes: the target's shared-memory system reserve (cubin layout profile). */
   sharedBase?: number;
   /** Placement of the module's .global/.const variables (data.ts); required when the module has any. */
-  data?: Pick<ModuleData, 'bank3' | 'slots'>;
+  data?: Pick<ModuleData, 'bank3' | 'slots'> & Partial<Pick<ModuleData, 'externKernels'>>;
 }
 
 const u32 = (x: bigint): number => Number(BigInt.asUintN(32, x));
@@ -1759,7 +1759,9 @@ class Selector {
     }
     if (src.kind === 'sreg') return this.s2r(dst, src);
     if (src.kind === 'sym' && dv.width === 2 && this.opts.data?.slots.has(src.name)) {
-      // the address of a global variable straight from its bank-4 slot, as ptxas
+      // the address of a global variable straight from its bank-4 slot, as ptxas; a kernel of another object
+      // (`.extern .entry`, a device-side launch) is an undefined symbol of the cubin like an extern function
+      if (this.opts.data.externKernels?.has(src.name)) this.externSlot(src.name);
       return this.emit('LDC', ['64'], [this.r(dv, 0, 2), { k: 'cbank', bank: 4, off: 8 * this.opts.data.slots.get(src.name)! }], 1);
     }
     for (let p = 0; p < dv.width; p++) {

@@ -623,6 +623,8 @@ export interface VarDecl {
   init?: Uint8Array;
   /** `.extern` (size unknown / dynamic shared). */
   extern?: boolean;
+  /** `.visible` (PTX linkage): other objects may name it; the cubin's symbol is STB_GLOBAL, as ptxas writes it. */
+  visible?: boolean;
   /**
    * Address relocations of the initializer (PTX `{ x, y+8, generic(z) }`): at byte `offset` store, little
    * endian in `size` bytes, the address of variable `sym` plus `addend` — its generic address when `generic`,

@@ -20,6 +20,8 @@ export type Sym =
    */
   | { kind: 'pvar'; type: PtxType; regs: Register[]; aggregate: boolean; bytes?: number; align?: number }
   | { kind: 'targets'; labels: string[] }
+  /** `name: .calltargets f1, f2;` (the functions an indirect call through it may reach). */
+  | { kind: 'calltargets'; funcs: string[] }
   | { kind: 'func'; name: string };
 
 /** A `.func` parameter or result as a call site sees it (`bytes`/`align`: its size and declared alignment). */
@@ -36,6 +38,12 @@ export interface FormalParam {
 
 export interface ModuleInfo {
   readonly file: string;
+  /** Addresses of the `.func`s whose address is taken (function-address.ts); empty in a relocatable compilation. */
+  functionAddresses?: ReadonlyMap<string, bigint>;
+  /** ptxas -c: `.extern` functions are the linker's. */
+  relocatable?: boolean;
+  /** Names of the module's kernels (`.entry`, defined or `.extern`). */
+  entries?: ReadonlySet<string>;
   readonly paramBase: number;
   readonly globals: Map<string, Sym>;
   /** Parameter and return shapes of every function of the module (for CALL). */

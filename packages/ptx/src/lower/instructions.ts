@@ -4,6 +4,7 @@ import { B32, F32, FnLowerer, PRED, S32, S64, U32, U64, isSpecialRegister, type 
 import { byteSize, convMod, intMod, isTypeMod, ptxType, regShape, type PtxType } from './types.js';
 import { lowerLdmatrix, lowerMma } from './warp-matrix.js';
 import { TEXTURE_HANDLERS } from './texture.js';
+import { lowerFunctionAddress, lowerIndirectCall } from './indirect-call.js';
 
 /**
  * PTX instruction -> Ori, one handler per PTX opcode. Each handler reads `c.ins` (opcode, modifiers,
@@ -912,7 +913,7 @@ const mov: Handler = (c: FnLowerer) => {
     const s = c.lookup(src.name) as { kind: 'reg'; vec: number; regs: Register[] };
     if (s.vec !== 0) return pack(c, t, dst, [], s.regs);
   }
-  if (src.kind === 'name' && c.lookup(src.name)?.kind === 'func') c.unsupported('taking the address of a function');
+  if (src.kind === 'name' && c.lookup(src.name)?.kind === 'func') return lowerFunctionAddress(c, dst, src.name, t, (d, v) => withDst(c, dst, t, (r) => c.emit('MOV', [], [reg(r)], [v])));
   if (src.kind === 'name' && !c.lookup(src.name) && isSpecialRegister(src.comp !== undefined ? `${src.name}.${src.comp}` : src.name)) {
     // Read the special register straight into the destination.
     const d = c.dst(dst);
@@ -1294,13 +1295,16 @@ const call: Handler = (c: FnLowerer) => {
   const target = ops[k];
   if (!target || target.kind !== 'name') c.fail('PTX_SEMANTIC', `${c.opText}: expected a function name`);
   const fsym = c.lookup(target.name);
-  if (fsym?.kind !== 'func') {
-    if (fsym?.kind === 'reg') c.unsupported('indirect calls through a register');
-    c.fail('PTX_SEMANTIC', `${c.opText}: '${target.name}' is not a function`);
-  }
-  const callee = c.mod.funcs.get(target.name)!;
   const args = ops[k + 1]?.kind === 'list' ? (ops[k + 1] as { elems: Operand[] }).elems : [];
+  if (fsym?.kind === 'reg') return lowerIndirectCall(c, rets, target, args, ops[k + 2], directCall);
+  if (fsym?.kind !== 'func') c.fail('PTX_SEMANTIC', `${c.opText}: '${target.name}' is not a function`);
   if (ops.length > k + 2) c.unsupported(`${c.opText} with a prototype or target list`);
+  directCall(c, target.name, rets, args);
+};
+/** `call (rets), f, (args)` of a known function `f`: the Ori CALL @f with the argument and result registers. */
+function directCall(c: FnLowerer, name: string, rets: Operand[], args: Operand[]): void {
+  const target = { name };
+  const callee = c.mod.funcs.get(name)!;
   if (args.length !== callee.params.length) c.fail('PTX_SEMANTIC', `${c.opText}: ${target.name} takes ${callee.params.length} arguments, found ${args.length}`);
   if (rets.length !== callee.returns.length) c.fail('PTX_SEMANTIC', `${c.opText}: ${target.name} returns ${callee.returns.length} values, found ${rets.length}`);
   args.forEach((a, i) => checkCallArgument(c, a, callee.params[i]!));
@@ -1326,7 +1330,7 @@ const call: Handler = (c: FnLowerer) => {
   });
   c.emit('CALL', [], defs, uses);
   for (const [p, t] of after) c.emit('ISETP', ['NE', 'U32', 'AND'], [reg(p)], [reg(t), RZ, PT]);
-};
+}
 /**
  * An argument (or result) of a call against its formal parameter, as ptxas 13.0.88 checks it: a `.param`
  * variable has the formal's size, is an array exactly when the formal is, and an array has its alignment;
