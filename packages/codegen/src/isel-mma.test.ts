@@ -220,3 +220,65 @@ describe('cvt.rna.tf32.f32 (the tf32 wmma operands)', () => {
     if (ptxasOk) expect(hex(runCubin(ptxasCubin(ptx)!, launch).result.buffers.output!.bytes)).toBe(hex(ref.buffers.output!.bytes));
   });
 });
+
+describe('mma.sync.m16n8k16 (f16, bf16) → one HMMA.16816', () => {
+  for (const t of ['f16', 'bf16']) {
+    it(`${t}: our cubin, the PTX path${ptxasOk ? ' and ptxas\'s cubin' : ''} give the same bytes`, () => {
+      // each lane loads its own fragment words (10 per lane, 48 bytes apart), so the layout is the tensor cores' by construction
+      const ptx = `.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<6>;
+  .reg .b32 %r<12>;
+  .reg .f32 %f<9>;
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  mov.u32 %r11, %tid.x;
+  mul.wide.u32 %rd3, %r11, 48;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.v4.b32 {%r1, %r2, %r3, %r4}, [%rd4];
+  ld.global.v2.b32 {%r5, %r6}, [%rd4+16];
+  ld.global.f32 %f1, [%rd4+24];
+  ld.global.f32 %f2, [%rd4+28];
+  ld.global.f32 %f3, [%rd4+32];
+  ld.global.f32 %f4, [%rd4+36];
+  mma.sync.aligned.m16n8k16.row.col.f32.${t}.${t}.f32 {%f5, %f6, %f7, %f8}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f1, %f2, %f3, %f4};
+  mul.wide.u32 %rd3, %r11, 16;
+  add.u64 %rd5, %rd2, %rd3;
+  st.global.v4.f32 [%rd5], {%f5, %f6, %f7, %f8};
+  ret;
+}
+`;
+      const input = Buffer.alloc(32 * 48);
+      let x = 12345;
+      const next = (): number => (x = (Math.imul(x, 1103515245) + 12345) >>> 0);
+      // 16-bit values with exponents near 1 (f16: 0x3800..0x3fff, bf16: 0x3f00..0x3fff), random signs; C small f32s
+      const half = (): number => (next() & 0x8000) | (t === 'f16' ? 0x3800 | (next() & 0x7ff) : 0x3f00 | (next() & 0xff));
+      for (let l = 0; l < 32; l++) {
+        for (let j = 0; j < 6; j++) input.writeUInt32LE((half() | (half() << 16)) >>> 0, 48 * l + 4 * j);
+        for (let j = 0; j < 4; j++) input.writeFloatLE(((next() % 2001) - 1000) / 64, 48 * l + 24 + 4 * j);
+      }
+      const launch: Launch = {
+        kernel: 'k', grid: [1, 1, 1], block: [32, 1, 1],
+        buffers: { input: { hex: input.toString('hex') }, output: { hex: '00'.repeat(512) } },
+        params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+      };
+      const r = compileToCubin(tc, ptx, { arch: 'sm_90', file: 'k.ptx', optLevel: 3 });
+      const { texts, hazards } = decode(r.cubin);
+      expect(hazards).toBe(0);
+      expect(texts.filter((s) => s.includes('HMMA.16816.F32')), texts.join('\n')).toHaveLength(1);
+      const ref = runKernel(tc.compile({ text: ptx, file: 'k.ptx' }, { arch: 'sm_90', optLevel: 3 }).module, launch);
+      expect(ref.errors ?? []).toEqual([]);
+      const ours = runCubin(r.cubin, launch);
+      expect(ours.result.errors).toEqual([]);
+      expect(hex(ours.result.buffers.output!.bytes)).toBe(hex(ref.buffers.output!.bytes));
+      if (!ptxasOk) return;
+      const theirs = runCubin(ptxasCubin(ptx)!, launch);
+      expect(theirs.result.errors).toEqual([]);
+      expect(hex(theirs.result.buffers.output!.bytes)).toBe(hex(ref.buffers.output!.bytes));
+    });
+  }
+});
