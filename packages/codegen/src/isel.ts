@@ -2,6 +2,7 @@ import type { Block, Instr, OriFunction, OriModule, Operand, Register, VarDecl }
 import type { SassOperand } from '@ptxforge/sass';
 import type { ModuleData } from './data.js';
 import { selectExternCall } from './abi-call.js';
+import { selectMma } from './isel-mma.js';
 import { selectTexture } from './isel-texture.js';
 import {
   CodegenError, type JumpTable, type VMemOperand, type MBlock, type MFunction, type MGuard, type MInstr, type MOperand, type MParam, type VFile, type VReg, type VRegOperand,
@@ -591,6 +592,10 @@ class Selector {
         return this.match(ins);
       case 'REDUX':
         return this.redux(ins);
+      case 'HMMA':
+      case 'IMMA':
+      case 'DMMA':
+        return selectMma(this, ins);
       case 'KILL':
         // trap: ptxas's `BPT.TRAP 0x1` (the lifted word kills the thread, as the PTX path)
         return this.emit('BPT', ['TRAP'], [{ k: 'int', v: 1 }], 0);

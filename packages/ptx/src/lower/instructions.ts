@@ -2,6 +2,7 @@ import { PT, RZ, imm, reg, type Operand as OriOperand, type Register } from '@pt
 import type { Operand } from '../ast.js';
 import { B32, F32, FnLowerer, PRED, S32, S64, U32, U64, isSpecialRegister, type FormalParam } from './context.js';
 import { byteSize, convMod, intMod, isTypeMod, ptxType, regShape, type PtxType } from './types.js';
+import { lowerCvtTf32, lowerWmma } from './wmma.js';
 import { lowerLdmatrix, lowerMma } from './warp-matrix.js';
 import { TEXTURE_HANDLERS } from './texture.js';
 import { lowerFunctionAddress, lowerIndirectCall } from './indirect-call.js';
@@ -747,6 +748,7 @@ const FP8 = /^(e4m3|e5m2|e2m1|e2m3|e3m2|ue8m0)(x2)?$/;
 const cvt: Handler = (c: FnLowerer) => {
   const fp8 = c.ins.mods.find((m) => FP8.test(m) || m === 'tf32');
   if (fp8 === 'e4m3x2' || fp8 === 'e5m2x2') return cvtFp8x2(c, fp8.slice(0, 4).toUpperCase(), fp8);
+  if (fp8 === 'tf32') return lowerCvtTf32(c);
   if (fp8) c.unsupported(`${c.opText} (.${fp8} conversions)`);
   const ts = types(c);
   if (has(c, 'pack')) return cvtPack(c, ts);
@@ -1476,7 +1478,7 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   bra, brx, exit, ret, trap, call,
   bar, barrier: bar, membar, fence, shfl, vote, activemask, match, redux,
   nanosleep: nop, prefetch: nop, prefetchu: nop, pmevent: nop, createpolicy, griddepcontrol,
-  mma: lowerMma, ldmatrix: lowerLdmatrix,
+  mma: lowerMma, ldmatrix: lowerLdmatrix, wmma: lowerWmma,
   ...TEXTURE_HANDLERS,
 };
 
