@@ -19,7 +19,9 @@ const LUT_AND = 0xc0;
 const LUT_OR = 0xfc;
 const LUT_XOR = 0x3c;
 
-function types(c: FnLowerer): PtxType[] {
+function types(c: FnLowerer): readonly PtxType[] {
+  // the checker worked out the types of the instruction's form (shared by every instruction of that form)
+  if (c.formTypesOf === c.ins && c.formTypes) return c.formTypes;
   return c.ins.mods.filter(isTypeMod).map((m) => ptxType(m)!);
 }
 /** The instruction type (last type modifier). */
@@ -59,9 +61,16 @@ function isF16(t: PtxType): boolean {
 
 /** `d = op(...)` with a destination of type t: compute into the right width, then extend into d if wider. */
 function withDst(c: FnLowerer, o: Operand, t: PtxType, f: (d: Register) => void): void {
-  const { r, finish } = c.out(o, t);
+  // c.out(o, t) without its result object and closure (this runs for most instructions)
+  const d = c.dst(o);
+  const w = regShape(t).width;
+  if (d.cls === 'P' || d.width === w) {
+    f(d);
+    return;
+  }
+  const r = c.fn.newReg('R', w);
   f(r);
-  finish();
+  c.assign(d, r, t);
 }
 
 // ---- integer arithmetic --------------------------------------------------------------------------
@@ -858,7 +867,7 @@ function cvtFp8x2(c: FnLowerer, f8: string, f8mod: string): void {
 }
 
 /** cvt.pack.sat.{u8,s8}.s32.b32 d, a, b, c: d = {c[15:0], sat8(a), sat8(b)} (byte 0 = b). */
-function cvtPack(c: FnLowerer, ts: PtxType[]): void {
+function cvtPack(c: FnLowerer, ts: readonly PtxType[]): void {
   const [dt, st] = ts;
   if (!dt || !st || (dt.name !== 'u8' && dt.name !== 's8') || c.ins.operands.length !== 4) c.unsupported(`${c.opText}`);
   const sat = (k: number): Register => c.tmp(1, 'I2I', [convMod(dt), convMod(st), 'SAT'], [c.src(c.operand(k), st)]);
