@@ -603,9 +603,18 @@ class Selector {
         return this.emit('BAR', ['SYNC', 'DEFER_BLOCKING'], [id], 0);
       }
       case 'MEMBAR': {
-        const scope = mods[0] ?? 'GPU';
-        return this.emit('MEMBAR', ['SC', scope === 'CTA' ? 'CTA' : scope === 'SYS' ? 'SYS' : 'GPU'], [], 0);
+        const scope = mods[0] === 'CTA' ? 'CTA' : mods[0] === 'SYS' ? 'SYS' : 'GPU';
+        if (!mods.includes('ALL')) return this.emit('MEMBAR', ['SC', scope], [], 0);
+        // the release fence of an ordered access (front end): ptxas's `MEMBAR.ALL.<scope>`, then at GPU/system scope
+        // the error barrier (ptxas 13 on sm_90 adds CGAERRBAR too; it orders error reporting, not memory)
+        this.emit('MEMBAR', ['ALL', scope], [], 0);
+        if (scope !== 'CTA') this.emit('ERRBAR', [], [], 0);
+        return;
       }
+      case 'CCTL':
+        // the acquire side of an ordered access (front end): invalidate the L1 lines the weak loads after it could hit
+        if (!mods.includes('IVALL') || u.length) this.fail('cache control form');
+        return this.emit('CCTL', ['IVALL'], [], 0);
       default:
         return this.fail('');
     }
@@ -1591,8 +1600,8 @@ class Selector {
       addr.desc = false;
       addr.plain = true;
     }
-    // (ATOMG's CTA scope prints as STRONG.SM: the scope field's pattern LD names so, see the sm_90 evidence row)
-    return this.emit(op, ['E', kind, ...typeMods, 'STRONG', op === 'ATOMG' && scope === 'CTA' ? 'SM' : scope], [PT(), dst, addr, ...srcs], 2);
+    // (the CTA scope prints as STRONG.SM: the scope field's pattern LD names so, see the sm_90 evidence rows)
+    return this.emit(op, ['E', kind, ...typeMods, 'STRONG', scope === 'CTA' ? 'SM' : scope], [PT(), dst, addr, ...srcs], 2);
   }
 
   /**
@@ -1613,16 +1622,18 @@ class Selector {
       if (!d || d.kind !== 'reg') return this.emit('RED', ['E', 'ADD', 'F64', 'RN', 'STRONG', scope], [addr, src], 0);
       return this.emit('ATOMG', ['E', 'ADD', 'F64', 'RN', 'STRONG', scope], [PT(), this.defWhole(d), addr, src], 2);
     }
-    if (ins.opcode !== 'ATOMG' && ins.opcode !== 'RED') this.fail(`64-bit ${ins.opcode === 'ATOMS' ? 'shared-memory' : 'generic'} atomic`);
-    if (type === 'F64' || kind === 'CAS' || !['ADD', 'MIN', 'MAX', 'EXCH'].includes(kind)) this.fail(`64-bit atomic ${kind}.${type}`);
+    if (ins.opcode === 'ATOMS') this.fail('64-bit shared-memory atomic');
+    if (type === 'F64' || kind === 'CAS' || !['ADD', 'MIN', 'MAX', 'EXCH', 'AND', 'OR', 'XOR'].includes(kind)) this.fail(`64-bit atomic ${kind}.${type}`);
     if (kind === 'ADD' || kind === 'EXCH' ? false : type !== 'U64' && type !== 'S64' && type !== 'B64') this.fail(`64-bit atomic ${kind}.${type}`);
     const typeMods = (kind === 'MIN' || kind === 'MAX') && type === 'S64' ? ['S64'] : ['64'];
+    // generic addresses keep ATOM (sm_90 evidence row 0x98a: the same operation/scope/type fields as ATOMG)
+    const op = ins.opcode === 'ATOM' ? 'ATOM' : 'ATOMG';
     const scope = ins.mods.includes('CTA') ? 'SM' : ins.mods.includes('SYS') ? 'SYS' : 'GPU';
     const src = this.wide64(u[1]!);
     const dst = d ? this.defWhole(d) : this.r(this.newV('R', 2), 0, 2);
     this.usesGlobal = true;
     const addr = this.address(u[0]!, true) as VMemOperand;
-    return this.emit('ATOMG', ['E', kind, ...typeMods, 'STRONG', scope], [PT(), dst, addr, src], 2);
+    return this.emit(op, ['E', kind, ...typeMods, 'STRONG', scope], [PT(), dst, addr, src], 2);
   }
 
   /**
@@ -1790,9 +1801,11 @@ class Selector {
 
   iadd3(ins: Instr): void {
     const [d, ...couts] = ins.defs;
-    const u = ins.uses;
     const w = this.widthOf(d);
     const x = ins.hasMod('X');
+    // two or three immediate sources (the optimizer's `a - b` as `a + ~b + 1` with a constant a) have no encodable
+    // form: without carries in or out only the sum matters, so they become one immediate (mod 2^(32 w))
+    const u = !x && !couts.length ? foldImmediateSources(ins.uses, w) : ins.uses;
     const cins = x ? u.slice(3) : [];
     if (w === 1) {
       const ops: MOperand[] = [this.def(d)];
@@ -2228,7 +2241,8 @@ class Selector {
   memMods(mods: readonly string[], op = ''): string[] {
     // shared memory has no scopes or strength: ld/st.volatile.shared are plain LDS/STS in ptxas's code
     if (op === 'LDS' || op === 'STS') return mods.filter((m) => m !== '32' && !SHARED_DROPPED_MODS.has(m));
-    return mods.filter((m) => m !== '32');
+    // the CTA scope prints as STRONG.SM (ptxas: `LD.E.STRONG.SM` for ld.relaxed/acquire.cta)
+    return mods.filter((m) => m !== '32').map((m) => (m === 'CTA' ? 'SM' : m));
   }
 
   load(ins: Instr): void {
@@ -2356,3 +2370,24 @@ function paramSize(type: string): number {
   const bits = Number(m[1]);
   return type === '.pred' ? 1 : Math.max(1, bits / 8);
 }
+
+/** IADD3's sources with every immediate summed into the first one (mod 2^(32 w)) and the others read as RZ. */
+function foldImmediateSources(u: readonly Operand[], w: number): readonly Operand[] {
+  let n = 0;
+  for (let i = 0; i < 3; i++) if (u[i]?.kind === 'imm') n++;
+  if (n < 2) return u;
+  let sum = 0n;
+  for (let i = 0; i < 3; i++) {
+    const o = u[i];
+    if (o?.kind === 'imm') sum += o.value;
+  }
+  const out = [...u];
+  let first = true;
+  for (let i = 0; i < 3; i++) {
+    if (out[i]?.kind !== 'imm') continue;
+    out[i] = first ? { kind: 'imm', value: BigInt.asUintN(32 * w, sum), fmt: 'hex' } : { kind: 'rz' };
+    first = false;
+  }
+  return out;
+}
+

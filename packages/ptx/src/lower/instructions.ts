@@ -1017,6 +1017,20 @@ function orderingMods(c: FnLowerer, space: string): string[] {
   return out;
 }
 
+/**
+ * The fences ptxas 13 puts around an access with a memory order (sm_90 output of ld.acquire / st.release /
+ * atom/red .acquire/.release/.acq_rel): a release side is preceded by `MEMBAR.ALL` of the access's scope, an
+ * acquire side at GPU or system scope is followed by an L1 invalidation (`CCTL.IVALL`), so that the weak loads after
+ * it cannot hit lines cached before it. The interpreter runs memory sequentially consistent, so these change no
+ * result there; they are what makes the orders hold on the GPU.
+ */
+function releaseFence(c: FnLowerer): void {
+  if (has(c, 'release') || has(c, 'acq_rel')) c.emit('MEMBAR', [has(c, 'cta') ? 'CTA' : has(c, 'sys') ? 'SYS' : 'GPU', 'ALL'], [], []);
+}
+function acquireFence(c: FnLowerer): void {
+  if ((has(c, 'acquire') || has(c, 'acq_rel')) && !has(c, 'cta')) c.emit('CCTL', ['IVALL'], [], []);
+}
+
 /** Destinations of a load / sources of a store, one per element (vector operands or vector registers). */
 function elements(c: FnLowerer, o: Operand, n: number): Operand[] {
   if (n === 0) {
@@ -1055,6 +1069,7 @@ const ld: Handler = (c: FnLowerer) => {
     const a = { ...base, offset: base.offset + k * size };
     withDst(c, e, t, (d) => c.emit(op, mods, [reg(d)], [a]));
   });
+  acquireFence(c);
 };
 const st: Handler = (c: FnLowerer) => {
   c.expectOperands(2, 3);
@@ -1070,6 +1085,7 @@ const st: Handler = (c: FnLowerer) => {
   const vals = srcs.map((s) => c.src(s, t));
   const base = c.address(c.operand(0), space);
   const mods = [...orderingMods(c, space), sizeMod(t, false)];
+  releaseFence(c);
   vals.forEach((v, k) => c.emit(op, mods, [], [{ ...base, offset: base.offset + k * size }, v]));
 };
 
@@ -1219,15 +1235,19 @@ function atomic(isRed: boolean): Handler {
       c.expectOperands(2);
       const a = c.address(c.operand(0), space);
       const v = c.src(c.operand(1), t);
+      releaseFence(c);
       if (op === 'ATOMG') c.emit('RED', mods, [], [a, v]);
       else c.emit(op, mods, [RZ], [a, v]);
+      acquireFence(c);
       return;
     }
     const cas = opMod === 'cas';
     c.expectOperands(cas ? 4 : 3);
     const a = c.address(c.operand(1), space);
     const vals = (cas ? [2, 3] : [2]).map((k) => c.src(c.operand(k), t));
+    releaseFence(c);
     withDst(c, c.operand(0), t, (d) => c.emit(op, mods, [reg(d)], [a, ...vals]));
+    acquireFence(c);
   };
 }
 
