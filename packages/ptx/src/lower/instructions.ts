@@ -4,6 +4,7 @@ import { B32, F32, FnLowerer, PRED, S32, S64, U32, U64, isSpecialRegister, type 
 import { byteSize, convMod, intMod, isTypeMod, ptxType, regShape, type PtxType } from './types.js';
 import { lowerLdmatrix, lowerMma } from './warp-matrix.js';
 import { TEXTURE_HANDLERS } from './texture.js';
+import { VIDEO_HANDLERS } from './video.js';
 
 /**
  * PTX instruction -> Ori, one handler per PTX opcode. Each handler reads `c.ins` (opcode, modifiers,
@@ -1454,6 +1455,7 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   nanosleep: nop, prefetch: nop, prefetchu: nop, pmevent: nop, createpolicy, griddepcontrol,
   mma: lowerMma, ldmatrix: lowerLdmatrix,
   ...TEXTURE_HANDLERS,
+  ...VIDEO_HANDLERS,
 };
 
 export { PRED };
