@@ -6,6 +6,7 @@ import { lowerCvtTf32, lowerWmma } from './wmma.js';
 import { lowerLdmatrix, lowerMma } from './warp-matrix.js';
 import { TEXTURE_HANDLERS } from './texture.js';
 import { lowerFunctionAddress, lowerIndirectCall } from './indirect-call.js';
+import { VIDEO_HANDLERS } from './video.js';
 
 /**
  * PTX instruction -> Ori, one handler per PTX opcode. Each handler reads `c.ins` (opcode, modifiers,
@@ -1489,6 +1490,7 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   nanosleep: nop, prefetch: nop, prefetchu: nop, pmevent: nop, createpolicy, griddepcontrol,
   mma: lowerMma, ldmatrix: lowerLdmatrix, wmma: lowerWmma,
   ...TEXTURE_HANDLERS,
+  ...VIDEO_HANDLERS,
 };
 
 export { PRED };
