@@ -223,11 +223,15 @@ function tightenRegisterCount(ra: RaFunction<MInstr>, options: Parameters<typeof
 }
 
 /** Allocate `fn`'s registers and rewrite it in place (renamed operands, spill code, no identity copies). */
+const DEFAULT_MAXRREGCOUNT = 255;
+
 export function allocateMachineFunction(fn: MFunction, opts: AllocateOptions): Assignment {
   const { ra, described } = describeMachineFunction(fn, opts.postSchedule?.classify);
   const raOptions = {
     classes: classesFromRegisterFile(opts.registerFile),
-    ...(opts.maxrregcount !== undefined ? { budget: { R: gprBudgetFromMaxRRegCount(opts.maxrregcount) } } : {}),
+    // without --maxrregcount ptxas's cap is 255 reported registers (the cubin's register count field cannot say
+    // more): R0..R252 plus its 2 extra, so the allocator's budget is 253, not the 255 the register file has
+    budget: { R: gprBudgetFromMaxRRegCount(opts.maxrregcount ?? DEFAULT_MAXRREGCOUNT) },
     reserved: { R: [1], ...(fn.usesGlobalDesc ? { UR: [4, 5] } : {}) },
     // predicates beyond the P registers live in R registers (uniform ones are not selected yet)
     spillHome: { P: 'R' as const },

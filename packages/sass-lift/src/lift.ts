@@ -423,6 +423,29 @@ function liftP2r(ctx: Ctx, ops: SassOperandView[], mods: string[], line: (s: str
 }
 
 /**
+ * HMMA / IMMA / DMMA: the Ori instruction of the same name over the tuple's registers one by one (Ori keeps
+ * fragment registers apart; packages/interp mma.ts gives the warp semantics): D's words (pairs for DMMA), then
+ * A's, B's and C's. Register counts per operand as the hazard roles give them (instrRoles).
+ */
+function liftMma(ctx: Ctx, op: string, ops: SassOperandView[], mods: string[], line: (s: string) => Lifted): Lifted {
+  const regs = ops.filter((o) => o.kind === 'reg');
+  const widths: Record<string, [number, number, number]> = { 'HMMA.16816': [4, 2, 4], 'HMMA.1684': [2, 1, 4], 'IMMA.16816': [2, 1, 4], 'DMMA.884': [2, 2, 4] };
+  const shape = mods.find((m) => /^\d+$/.test(m));
+  const w = widths[`${op}.${shape}`];
+  if (!w || regs.length !== 4 || regs.some((r) => !r.reg || r.reg.file !== 'R')) return unsupported(ctx, `${op}${mods.map((m) => `.${m}`).join('')} form`);
+  const pair = op === 'DMMA';
+  const names = (o: SassOperandView, n: number): string[] => {
+    const base = o.reg!.index;
+    if (base === 255) return Array.from({ length: pair ? n / 2 : n }, () => 'RZ');
+    return pair ? Array.from({ length: n / 2 }, (_, k) => regName('R', base + 2 * k, 2)) : Array.from({ length: n }, (_, k) => regName('R', base + k, 1));
+  };
+  const d = names(regs[0]!, 4);
+  const srcs = [...names(regs[1]!, w[0]), ...names(regs[2]!, w[1]), ...names(regs[3]!, w[2])];
+  const keep = mods.filter((m) => m !== 'ROW' && m !== 'COL');
+  return line(`${d.join(', ')} = ${op}${keep.map((m) => `.${m}`).join('')} ${srcs.join(', ')}`);
+}
+
+/**
  * LDSM.16.M88[.2|.4] Rd, [a] (ldmatrix.sync.aligned.m8n8.x{1,2,4}.shared.b16): lane l supplies the address of row
  * l % 8 of matrix l / 8; lane t receives 32-bit word t % 4 of row t / 4 of matrix j in Rd+j (.MT88, transposed:
  * the 16-bit elements (2(t%4), t/4) and (2(t%4)+1, t/4)). Lifted as the PTX path
@@ -695,10 +718,11 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
       // griddepcontrol: one launch has no other grid to wait for or to release
       return { lines: [], ends: false };
     case 'R2P':
+      return unsupported(ctx, `${op} is not lifted yet`);
     case 'HMMA':
     case 'IMMA':
     case 'DMMA':
-      return unsupported(ctx, `${op} is not lifted yet`);
+      return liftMma(ctx, op, ops, mods, line);
   }
   if (UNIFORM_TWINS[op]) {
     const twin = UNIFORM_TWINS[op]!;

@@ -2,9 +2,11 @@ import { PT, RZ, imm, reg, type Operand as OriOperand, type Register } from '@pt
 import type { Operand } from '../ast.js';
 import { B32, F32, FnLowerer, PRED, S32, S64, U32, U64, isSpecialRegister, type FormalParam } from './context.js';
 import { byteSize, convMod, intMod, isTypeMod, ptxType, regShape, type PtxType } from './types.js';
+import { lowerCvtTf32, lowerWmma } from './wmma.js';
 import { lowerLdmatrix, lowerMma } from './warp-matrix.js';
 import { TEXTURE_HANDLERS } from './texture.js';
 import { lowerFunctionAddress, lowerIndirectCall } from './indirect-call.js';
+import { VIDEO_HANDLERS } from './video.js';
 
 /**
  * PTX instruction -> Ori, one handler per PTX opcode. Each handler reads `c.ins` (opcode, modifiers,
@@ -18,7 +20,9 @@ const LUT_AND = 0xc0;
 const LUT_OR = 0xfc;
 const LUT_XOR = 0x3c;
 
-function types(c: FnLowerer): PtxType[] {
+function types(c: FnLowerer): readonly PtxType[] {
+  // the checker worked out the types of the instruction's form (shared by every instruction of that form)
+  if (c.formTypesOf === c.ins && c.formTypes) return c.formTypes;
   return c.ins.mods.filter(isTypeMod).map((m) => ptxType(m)!);
 }
 /** The instruction type (last type modifier). */
@@ -58,9 +62,16 @@ function isF16(t: PtxType): boolean {
 
 /** `d = op(...)` with a destination of type t: compute into the right width, then extend into d if wider. */
 function withDst(c: FnLowerer, o: Operand, t: PtxType, f: (d: Register) => void): void {
-  const { r, finish } = c.out(o, t);
+  // c.out(o, t) without its result object and closure (this runs for most instructions)
+  const d = c.dst(o);
+  const w = regShape(t).width;
+  if (d.cls === 'P' || d.width === w) {
+    f(d);
+    return;
+  }
+  const r = c.fn.newReg('R', w);
   f(r);
-  finish();
+  c.assign(d, r, t);
 }
 
 // ---- integer arithmetic --------------------------------------------------------------------------
@@ -747,6 +758,7 @@ const FP8 = /^(e4m3|e5m2|e2m1|e2m3|e3m2|ue8m0)(x2)?$/;
 const cvt: Handler = (c: FnLowerer) => {
   const fp8 = c.ins.mods.find((m) => FP8.test(m) || m === 'tf32');
   if (fp8 === 'e4m3x2' || fp8 === 'e5m2x2') return cvtFp8x2(c, fp8.slice(0, 4).toUpperCase(), fp8);
+  if (fp8 === 'tf32') return lowerCvtTf32(c);
   if (fp8) c.unsupported(`${c.opText} (.${fp8} conversions)`);
   const ts = types(c);
   if (has(c, 'pack')) return cvtPack(c, ts);
@@ -856,7 +868,7 @@ function cvtFp8x2(c: FnLowerer, f8: string, f8mod: string): void {
 }
 
 /** cvt.pack.sat.{u8,s8}.s32.b32 d, a, b, c: d = {c[15:0], sat8(a), sat8(b)} (byte 0 = b). */
-function cvtPack(c: FnLowerer, ts: PtxType[]): void {
+function cvtPack(c: FnLowerer, ts: readonly PtxType[]): void {
   const [dt, st] = ts;
   if (!dt || !st || (dt.name !== 'u8' && dt.name !== 's8') || c.ins.operands.length !== 4) c.unsupported(`${c.opText}`);
   const sat = (k: number): Register => c.tmp(1, 'I2I', [convMod(dt), convMod(st), 'SAT'], [c.src(c.operand(k), st)]);
@@ -1476,8 +1488,9 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   bra, brx, exit, ret, trap, call,
   bar, barrier: bar, membar, fence, shfl, vote, activemask, match, redux,
   nanosleep: nop, prefetch: nop, prefetchu: nop, pmevent: nop, createpolicy, griddepcontrol,
-  mma: lowerMma, ldmatrix: lowerLdmatrix,
+  mma: lowerMma, ldmatrix: lowerLdmatrix, wmma: lowerWmma,
   ...TEXTURE_HANDLERS,
+  ...VIDEO_HANDLERS,
 };
 
 export { PRED };

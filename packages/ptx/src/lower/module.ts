@@ -356,7 +356,10 @@ function usedNames(body: Statement[]): Set<string> {
         case 'name': out.add(o.name); break;
         case 'offset': out.add(o.base); break;
         case 'addr':
-          if (o.base !== undefined) out.add(o.base.split('.')[0]!);
+          if (o.base !== undefined) {
+            const dot = o.base.indexOf('.');
+            out.add(dot < 0 ? o.base : o.base.slice(0, dot));
+          }
           if (o.list) stack.push(...o.list);
           break;
         case 'vec': case 'list': stack.push(...o.elems); break;
