@@ -103,6 +103,14 @@ describe('texture and surface objects: PTX → sm_90 cubin → lifted run', () =
     expect(lines.some((l) => /TEX\.1D\.F32\.S32/.test(l))).toBe(true);
   });
 
+  it('tex.1d with f32 coordinates: a 2D lookup at y = 0 as ptxas writes it (1D textures read x alone, point and linear, every address mode)', () => {
+    for (const address of ['clamp', 'border', 'wrap'] as const) {
+      const lines = samePaths(texKernel('tex.1d.v4.f32.f32', '{%f1}'), texLaunch({ format: 'f32', width: 5, filter: 'linear', address }, ramp(5), COORDS));
+      expect(lines.some((l) => /TEX\.2D\.F32\.F32\.LL/.test(l))).toBe(true);
+      samePaths(texKernel('tex.1d.v4.f32.f32', '{%f1}'), texLaunch({ format: 'f32', channels: 2, width: 3, normalizedCoords: true, address }, ramp(6), COORDS));
+    }
+  });
+
   it('suld/sust .b: b8 vectors packed in words, b16, b32 vectors, 3d and layered, .trap/.clamp/.zero', () => {
     const ptx = `${HEAD}
 .visible .entry k(.param .u64 s, .param .u64 out) {

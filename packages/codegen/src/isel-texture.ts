@@ -123,13 +123,17 @@ function tex(sel: TextureSelector, ins: Instr): void {
   if (intCoords && (geo !== '1D' || level)) sel.fail(`integer-coordinate lookups of ${geo}${level ? ' with a level' : ''}`);
   if (ins.defs.length !== 4) sel.fail('texture lookup without 4 results');
   const coords = ins.uses.slice(1, 1 + n).map((u) => sel.part(u, 0, { float: !intCoords }));
+  // float 1D lookups: ptxas 13 on sm_90 writes them as 2D ones at y = 0 (`TEX.LL Rd2, Rd, Ra, Rb, UR4, 0x0, 2D` with
+  // Ra = x, RZ); there is no 1D TEX form
+  const geometry = !intCoords && geo === '1D' ? '2D' : geo;
+  if (geometry !== geo) coords.push(RZ);
   const ra = tuple(sel, coords);
   const rb = intCoords ? undefined : tuple(sel, [level ? sel.part(ins.uses[1 + n]!, 0, { float: true }) : { k: 'int', v: BASE_LEVEL }]);
   const ur = loadHandle(sel, ins, true);
   const d = sel.newV('R', 2);
   const d2 = sel.newV('R', 2);
   if (intCoords) sel.emit('TLD', ['LZ'], [sel.r(d2, 0, 2), sel.r(d, 0, 2), ra, ur, { k: 'int', v: 0 }, { k: 'name', name: geo }], 2);
-  else sel.emit('TEX', ['LL'], [sel.r(d2, 0, 2), sel.r(d, 0, 2), ra, rb!, ur, { k: 'int', v: 0 }, { k: 'name', name: geo }], 2);
+  else sel.emit('TEX', ['LL'], [sel.r(d2, 0, 2), sel.r(d, 0, 2), ra, rb!, ur, { k: 'int', v: 0 }, { k: 'name', name: geometry }], 2);
   ins.defs.forEach((o, k) => {
     if (o.kind !== 'reg') return;
     sel.emit('MOV', [], [sel.def(o), sel.r(k < 2 ? d : d2, k & 1)], 1);

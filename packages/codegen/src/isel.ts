@@ -4,6 +4,7 @@ import type { ModuleData } from './data.js';
 import { selectExternCall } from './abi-call.js';
 import { selectMma } from './isel-mma.js';
 import { selectTexture } from './isel-texture.js';
+import { selectDivide64 } from './isel-divide64.js';
 import {
   CodegenError, type JumpTable, type VMemOperand, type MBlock, type MFunction, type MGuard, type MInstr, type MOperand, type MParam, type VFile, type VReg, type VRegOperand,
 } from './mir.js';
@@ -29,7 +30,7 @@ export interface SelectOptions {
   /** Where the first shared variable goes: the target's shared-memory system reserve (cubin layout profile). */
   sharedBase?: number;
   /** Placement of the module's .global/.const variables (data.ts); required when the module has any. */
-  data?: Pick<ModuleData, 'bank3' | 'slots'>;
+  data?: Pick<ModuleData, 'bank3' | 'slots'> & Partial<Pick<ModuleData, 'externKernels'>>;
 }
 
 const u32 = (x: bigint): number => Number(BigInt.asUintN(32, x));
@@ -487,6 +488,7 @@ class Selector {
       case 'IABS':
       case 'FLO': {
         if (this.widthOf(d[0]) !== 1 || this.widthOf(u[0]) !== 1) this.fail('64-bit operand');
+        if (op === 'MUFU' && mods.includes('FTZ')) return this.mufuFtz(ins);
         if (op === 'MUFU' && (mods.includes('SIN') || mods.includes('COS'))) {
           // SASS MUFU.SIN/COS take the angle in turns: ptxas scales by 1/2pi (FMUL.RZ) first; Ori's take radians
           const t = this.newV('R', 1);
@@ -629,11 +631,13 @@ class Selector {
    * 32-bit integer division and remainder, the sequence ptxas emits: a reciprocal of the divisor from MUFU.RCP
    * (I2F.U32.RP, +0x0ffffffe on its bits, F2I.U32.TRUNC), one Newton step in integers, the quotient estimate as
    * the high product, then two corrections (the estimate is at most 2 low). Signed: on magnitudes, signs fixed
-   * after. Division by zero gives all ones and the dividend as remainder, as the PTX path.
+   * after. Division by zero gives all ones, quotient and remainder (ptxas: `@!P LOP3.LUT Rd, RZ, Rb, RZ, 0x33`).
+   * 64-bit operands: isel-divide64.ts.
    */
   divide(ins: Instr): void {
     const d = ins.defs[0]!;
-    if (this.widthOf(d) !== 1) this.fail('64-bit division');
+    if (this.widthOf(d) === 2) return selectDivide64(this, ins);
+    if (this.widthOf(d) !== 1) this.fail('128-bit division');
     const signed = !ins.mods.includes('U32');
     const rem = ins.opcode === 'IREM';
     const R = (): VReg => this.newV('R', 1);
@@ -695,7 +699,30 @@ class Selector {
     // division by zero
     const z = P();
     this.emit('ISETP', ['EQ', 'U32', 'AND'], [this.r(z), PT(), b0, c2rz(), PT()], 2);
-    this.emit('SEL', [], [this.def(d), rem ? a0 : { k: 'int', v: 0xffffffff }, this.r(out), this.r(z)], 1);
+    this.emit('SEL', [], [this.def(d), { k: 'int', v: 0xffffffff }, this.r(out), this.r(z)], 1);
+  }
+
+  /**
+   * MUFU.fn.FTZ (PTX `.approx.ftz`): ptxas writes a plain `MUFU.RCP R, R` (the unit flushes subnormal inputs and
+   * results itself). SASS MUFU's lifted meaning does not flush, so the flushes are spelled out to keep the cubin
+   * exact against the PTX path: `FMUL.FTZ t, x, 1` (a subnormal input to a zero of its sign) before, and the same
+   * on the result after for the functions whose result can be subnormal (RCP, EX2, SIN, COS, TANH).
+   */
+  mufuFtz(ins: Instr): void {
+    const d = ins.defs[0]!;
+    const fn = ins.mods.filter((m) => m !== 'F32' && m !== 'FTZ');
+    const x = this.inReg(this.part(ins.uses[0]!, 0, { float: true }));
+    const t = this.newV('R', 1);
+    this.emit('FMUL', ['FTZ'], [this.r(t), x, { k: 'float', v: 1 }], 1);
+    const subnormalResult = fn.some((m) => m === 'RCP' || m === 'EX2' || m === 'SIN' || m === 'COS' || m === 'TANH');
+    const r = subnormalResult ? this.newV('R', 1) : undefined;
+    const dst = r ? this.r(r) : this.def(d);
+    if (fn.includes('SIN') || fn.includes('COS')) {
+      const s = this.newV('R', 1);
+      this.emit('FMUL', ['RZ'], [this.r(s), this.r(t), { k: 'float', v: Math.fround(1 / (2 * Math.PI)) }], 1);
+      this.emit('MUFU', fn, [dst, this.r(s)], 1);
+    } else this.emit('MUFU', fn, [dst, this.r(t)], 1);
+    if (r) this.emit('FMUL', ['FTZ'], [this.def(d), this.r(r), { k: 'float', v: 1 }], 1);
   }
 
   /** The instruction's guard combined with `p` (an unguarded context: just `p`). */
@@ -1764,7 +1791,9 @@ class Selector {
     }
     if (src.kind === 'sreg') return this.s2r(dst, src);
     if (src.kind === 'sym' && dv.width === 2 && this.opts.data?.slots.has(src.name)) {
-      // the address of a global variable straight from its bank-4 slot, as ptxas
+      // the address of a global variable straight from its bank-4 slot, as ptxas; a kernel of another object
+      // (`.extern .entry`, a device-side launch) is an undefined symbol of the cubin like an extern function
+      if (this.opts.data.externKernels?.has(src.name)) this.externSlot(src.name);
       return this.emit('LDC', ['64'], [this.r(dv, 0, 2), { k: 'cbank', bank: 4, off: 8 * this.opts.data.slots.get(src.name)! }], 1);
     }
     for (let p = 0; p < dv.width; p++) {

@@ -112,9 +112,10 @@ export function leaHi(a: bigint, b: bigint, hi: bigint, sh: bigint, carryIn: boo
 }
 
 /**
- * Truncating division. Division by zero (PTX leaves it undefined) is defined here as the result of the
- * hardware's reciprocal sequence for unsigned operands: quotient all ones, remainder = dividend. The signed
- * forms give the same: quotient -1, remainder = dividend. MIN / -1 gives MIN with remainder 0.
+ * Truncating division. Division by zero (PTX leaves it undefined) is defined here as what the GPU gives with
+ * ptxas 13's sequences on sm_90: quotient and remainder all ones, signed and unsigned, 32 and 64 bits (the
+ * 32-bit sequence ends in `@!P LOP3.LUT Rd, RZ, Rb, RZ, 0x33` = ~b, the 64-bit subroutines in
+ * `SEL Rd, Rq, 0xffffffff, P`). MIN / -1 gives MIN with remainder 0.
  */
 export function idiv(a: bigint, b: bigint, signed: boolean, w: number): bigint {
   const y = signed ? s(b, w) : u(b, w);
@@ -124,7 +125,7 @@ export function idiv(a: bigint, b: bigint, signed: boolean, w: number): bigint {
 }
 export function irem(a: bigint, b: bigint, signed: boolean, w: number): bigint {
   const y = signed ? s(b, w) : u(b, w);
-  if (y === 0n) return u(a, w);
+  if (y === 0n) return u(-1n, w);
   const x = signed ? s(a, w) : u(a, w);
   return u(x % y, w);
 }

@@ -52,6 +52,10 @@ const CASES: [string, string, string, string][] = [
   ['sm_90', 'atom.global.max.s64', '004ea800_091ee7c4_00000804_020679a8', 'ATOMG.E.MAX.S64.STRONG.GPU PT, R6, desc[UR4][R2.64+0x8], R4 ;'],
   ['sm_90', 'atom.global.exch.b64', '004ea800_0c1ee5c4_00001806_020679a8', 'ATOMG.E.EXCH.64.STRONG.GPU PT, R6, desc[UR4][R2.64+0x18], R6 ;'],
   ['sm_90', 'atom.global.min.u64', '004ee400_089ee5c4_00002006_020a79a8', 'ATOMG.E.MIN.64.STRONG.GPU PT, R10, desc[UR4][R2.64+0x20], R6 ;'],
+  ['sm_90', 'cvt.rn.f32.u64', '004ff000_00301000_00000004_00067312', 'I2F.U64 R6, R4 ;'],
+  ['sm_90', 'cvt.rn.f32.s64', '000e3000_00301400_00000004_00077312', 'I2F.S64 R7, R4 ;'],
+  ['sm_90', 'cvt.rz.f32.u64', '000e6200_0030d000_00000004_00097312', 'I2F.U64.RZ R9, R4 ;'],
+  ['sm_90', 'div.u64 (reciprocal seed)', '000e3000_00309000_00000004_000a7312', 'I2F.U64.RP R10, R4 ;'],
   ['sm_90', 'bar.warp.sync %r (register mask)', '000fea00_03800000_00000000_05007348', 'WARPSYNC R5 ;'],
   ['sm_90', 'shfl.sync.idx.b32 (mask 0xffff)', '000fea00_03800000_00000000_04007348', 'WARPSYNC R4 ;'],
   // texture results counted on SB5 (parboil rpes: 4 TEX words with W5, then these as they land); SB4 and SB0 as

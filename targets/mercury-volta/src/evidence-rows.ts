@@ -502,6 +502,27 @@ export const EVIDENCE_ROWS: RowSpec[] = [
     order: ['m:E', 'm:ADD', 'm:F64^0', 'm:RN', 'm:STRONG', 'm:SM', 'm:GPU', 'm:SYS', '0.64'],
     set: [[71, 6], [84, 1], [90, 2]],
   }),
+  // I2F from a 64-bit source to f32 (cvt.rn/rz/rm/rp.f32.u64/.s64; the reciprocal seed of ptxas's 64-bit division):
+  // bit 84 = 64-bit source, 74 = signed, 75 = f64 result, 78..79 = rounding (RN, RM, RP, RZ). The golden vectors
+  // hold only `I2F.U64.RP` of the f32 forms; ptxas 13 sm_90 words: cvt.rn.f32.u64 0x...00301000_...7312,
+  // cvt.rn.f32.s64 ...00301400..., cvt.rz.f32.u64 ...0030d000..., the division's I2F.U64.RP ...00309000....
+  ...rowsOf(0x312, 'R,R').map((r) => {
+    const old = r.slots[0]!;
+    const map: Record<string, string[]> = {};
+    for (const [k, toks] of Object.entries(old.map)) {
+      const v = Number(k);
+      map[String((v & 3) | (((v >> 2) & 1) << 3) | (((v >> 3) & 1) << 4))] = [...toks];
+    }
+    const ROUND = [[], ['m:RM'], ['m:RP'], ['m:RZ']];
+    for (let signed = 0; signed < 2; signed++) {
+      for (let rnd = 0; rnd < 4; rnd++) map[String(signed | (rnd << 2) | 16)] = [signed ? 'm:S64^0' : 'm:U64^0', ...ROUND[rnd]!];
+    }
+    return widen(r, {
+      free: [[78, 1]],
+      replaceSlots: [{ bits: [[74, 2], [78, 2], [84, 1]], map }],
+      order: ['m:U64^0', 'm:S64^0', 'm:RM', 'm:RP', 'm:RZ', 'm:F64^0', 'm:U64^1', 'm:S64^1'],
+    });
+  }),
   // DEPBAR.LE SBn, N (sm_90): the scoreboard is a 3-bit number in bits 44..46, as sm_80/86 keep it (golden sm_86:
   // 0x...d0c0_0000791a is `DEPBAR.LE SB5, 0x3`). The sm_90 golden pairs show SB0..SB4 only, so the derived row
   // read bits 44..45 and 46 as separate slots and printed SB5 (bits 44 + 46) as SB4; ptxas 13 sm_90 code counts

@@ -266,12 +266,16 @@ function prepareLookup(t: TextureObject, geo: Geometry, coords: readonly bigint[
     layer = layer * 6 + f.face;
     return { coord: [finite(f.s * t.dims[0]), finite(f.t * t.dims[1]), 0], layer, axes: 2, integer: false };
   }
-  for (let a = 0; a < shape.axes; a++) {
+  // Axes beyond the texture's own extents are not read: a 2D lookup of a 1D texture (no height) samples x alone, as
+  // the hardware does for ptxas's sm_90 spelling of tex.1d (`TEX.LL ... 2D` with y = 0, docs/codegen.md)
+  const own = t.spec.depth !== undefined ? 3 : t.spec.height !== undefined ? 2 : 1;
+  const axes = shape.layered ? shape.axes : Math.min(shape.axes, own);
+  for (let a = 0; a < axes; a++) {
     const bits = coords[k + a]! & 0xffffffffn;
     if (intCoords) c[a] = Number(BigInt.asIntN(32, bits));
     else c[a] = finite(t.spec.normalizedCoords ? f32FromBits(Number(bits)) * t.dims[a]! : f32FromBits(Number(bits)));
   }
-  return { coord: c, layer, axes: shape.axes, integer: intCoords };
+  return { coord: c, layer, axes, integer: intCoords };
 }
 
 /** Component values (numbers) of the texel at integer indices, with border zeros. */
