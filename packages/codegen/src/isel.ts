@@ -1618,8 +1618,8 @@ class Selector {
       addr.desc = false;
       addr.plain = true;
     }
-    // (ATOMG's CTA scope prints as STRONG.SM: the scope field's pattern LD names so, see the sm_90 evidence row)
-    return this.emit(op, ['E', kind, ...typeMods, 'STRONG', op === 'ATOMG' && scope === 'CTA' ? 'SM' : scope], [PT(), dst, addr, ...srcs], 2);
+    // (ATOMG's and ATOM's CTA scope prints as STRONG.SM: the scope field's pattern LD names so, see the evidence rows)
+    return this.emit(op, ['E', kind, ...typeMods, 'STRONG', scope === 'CTA' ? 'SM' : scope], [PT(), dst, addr, ...srcs], 2);
   }
 
   /**

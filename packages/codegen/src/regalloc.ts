@@ -227,7 +227,10 @@ export function allocateMachineFunction(fn: MFunction, opts: AllocateOptions): A
   const { ra, described } = describeMachineFunction(fn, opts.postSchedule?.classify);
   const raOptions = {
     classes: classesFromRegisterFile(opts.registerFile),
-    ...(opts.maxrregcount !== undefined ? { budget: { R: gprBudgetFromMaxRRegCount(opts.maxrregcount) } } : {}),
+    // the reported count is the highest R + 1 + 2 (docs/codegen-regalloc.md), so without --maxrregcount the budget
+    // is the register file's count less 2 as well: R0..R252 for 255 (an allocation up to R254 would report 257,
+    // beyond what the cubin can say; conjugateGradientMultiDeviceCG); past it the allocator spills
+    budget: { R: gprBudgetFromMaxRRegCount(opts.maxrregcount ?? gprCount(opts.registerFile)) },
     reserved: { R: [1], ...(fn.usesGlobalDesc ? { UR: [4, 5] } : {}) },
     // predicates beyond the P registers live in R registers (uniform ones are not selected yet)
     spillHome: { P: 'R' as const },
@@ -312,4 +315,11 @@ export function allocateMachineFunction(fn: MFunction, opts: AllocateOptions): A
   for (const [cls, u] of Object.entries(res.usage)) used[cls as VFile] = u?.used ?? 0;
   if (fn.frameBytes > 0) used.R = Math.max(used.R, 2);
   return { reg, used, stats: res.stats, ...(postSchedule ? { postSchedule } : {}) };
+}
+
+/** The general registers of a register file (R0..R(n-1)): the largest register count a kernel may report. */
+function gprCount(rf: RegisterFile): number {
+  const r = rf.classes.find((c) => c.prefix === 'R');
+  if (!r) throw new CodegenError('CODEGEN_NOT_IMPLEMENTED', 'the target register file has no general (R) registers');
+  return r.count;
 }

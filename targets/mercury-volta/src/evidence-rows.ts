@@ -495,6 +495,24 @@ export const EVIDENCE_ROWS: RowSpec[] = [
       order: ['m:U64^0', 'm:S64^0', 'm:RM', 'm:RP', 'm:RZ', 'm:F64^0', 'm:U64^1', 'm:S64^1'],
     });
   }),
+  // ATOM (generic address) in every scope: the joint slot over type 73..75, scope 77..80 (5 = SM, i.e. .cta; 7 = GPU;
+  // 10 = SYS) and operation 87..90 holds only the golden combinations (AND/OR/... at GPU scope alone); each one is
+  // valid in the other scopes too (ptxas 13 sm_90 words: red.and.release.cta.b32 `0x001fe8000a9ea1c8_0000000904ff098a`,
+  // atom.or.acquire.cta.b32 `0x000ea4000b1ea1c8_000004070407798a`, the same bits with scope 7 for .gpu)
+  ...rowsOf(0x98a, 'P,R,Md,R').map((r) => {
+    const old = r.slots[0]!;
+    const map: Record<string, string[]> = { ...old.map };
+    const SCOPES: Array<[number, string]> = [[5, 'm:SM'], [7, 'm:GPU'], [10, 'm:SYS']];
+    for (const [k, toks] of Object.entries(old.map)) {
+      const v = Number(k);
+      if (((v >> 3) & 15) !== 7) continue;
+      for (const [scope, tok] of SCOPES) {
+        const key = String((v & 7) | (scope << 3) | ((v >> 7) << 7));
+        map[key] ??= [...toks.filter((t) => t !== 'm:GPU'), tok];
+      }
+    }
+    return widen(r, { replaceSlots: [{ bits: old.bits.map((b) => [...b] as Run), map }] });
+  }),
   // DEPBAR.LE SBn, N (sm_90): the scoreboard is a 3-bit number in bits 44..46, as sm_80/86 keep it (golden sm_86:
   // 0x...d0c0_0000791a is `DEPBAR.LE SB5, 0x3`). The sm_90 golden pairs show SB0..SB4 only, so the derived row
   // read bits 44..45 and 46 as separate slots and printed SB5 (bits 44 + 46) as SB4; ptxas 13 sm_90 code counts
