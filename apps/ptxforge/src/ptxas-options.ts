@@ -24,7 +24,7 @@ export const PTXAS_OPTIONS: readonly PtxasOption[] = [
   { long: 'Ofast-compile', short: ['Ofc'], value: true, notHonoured: 'fast-compile levels are not modelled; the -O level decides' },
   { long: 'allow-expensive-optimizations', short: ['allow-expensive-optimizations'], value: true, notHonoured: 'no expensive-only optimizations exist' },
   { long: 'compile-as-tools-patch', short: ['astoolspatch'], value: false, notHonoured: 'tools patches are not supported' },
-  { long: 'compile-only', short: ['c'], value: false, notHonoured: 'relocatable (-c) output is not produced yet; the whole program is compiled' },
+  { long: 'compile-only', short: ['c'], value: false },
   { long: 'compiler-annotations', short: ['annotate'], value: false, notHonoured: 'annotations are not emitted' },
   { long: 'def-load-cache', short: ['dlcm'], value: true, notHonoured: `default load cache modifiers ${NOT_YET_CODEGEN}` },
   { long: 'def-store-cache', short: ['dscm'], value: true, notHonoured: `default store cache modifiers ${NOT_YET_CODEGEN}` },

@@ -347,6 +347,7 @@ function resolveSettings(o: CliOptions, args: readonly string[], io: CliIO, arch
     disablePasses: disabled,
     stats: o.stat === 'phase-wise',
     verifyIr: !!o.verifyIr,
+    ...(o.compileOnly ? { relocatable: true } : {}),
     ...(o.namedPhases !== undefined ? { namedPhases: o.namedPhases } : {}),
     ...(dumpIr.length ? { dumpIr: dumpIr.some((d) => d.toLowerCase() === 'all') ? ('all' as const) : dumpIr } : {}),
   };
@@ -460,7 +461,7 @@ export function compileOne(tc: Toolchain, s: CliSettings, input: InputSpec, io: 
     if (emit === 'ori') output = printModule(result.module);
     if (emit === 'cubin') {
       const maxrregcount = (o as { maxrregcount?: string }).maxrregcount;
-      const gen = cubinOfModule(tc, result.module, s.arch, { optLevel: Number(o.optLevel), ...(maxrregcount === undefined ? {} : { maxrregcount: Number(maxrregcount) }) });
+      const gen = cubinOfModule(tc, result.module, s.arch, { optLevel: Number(o.optLevel), ...(o.compileOnly ? { relocatable: true } : {}), ...(maxrregcount === undefined ? {} : { maxrregcount: Number(maxrregcount) }) });
       output = gen.cubin;
       if (o.verbose) verboseLines = cubinVerboseLines(result, s.arch, gen.cubin, gen.kernels);
     }

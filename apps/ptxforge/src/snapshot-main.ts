@@ -61,7 +61,10 @@ const BATCH_WORKER_ARG = '--ptxforge-internal-batch-worker';
 function snapshotWorker(blob: string, bundleUrl: string, argv: readonly string[], io: CliIO): BatchWorkerHandle {
   // child_process is loaded only here, at run time (node warns about it in snapshot builder scripts)
   const { spawn } = createRequire(bundleUrl)('node:child_process') as typeof import('node:child_process');
-  const child: ChildProcess = spawn(process.execPath, ['--snapshot-blob', blob, 'ptxforge', BATCH_WORKER_ARG], {
+  // the V8 flags this process started with (before --snapshot-blob): the blob loads only with the flags it was built with
+  const k = process.execArgv.indexOf('--snapshot-blob');
+  const v8Flags = k > 0 ? process.execArgv.slice(0, k) : [];
+  const child: ChildProcess = spawn(process.execPath, [...v8Flags, '--snapshot-blob', blob, 'ptxforge', BATCH_WORKER_ARG], {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     cwd: io.cwd,
     env: envForOwnNodeProcess(io.env),

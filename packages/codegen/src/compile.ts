@@ -11,6 +11,8 @@ export interface CompileToCubinOptions {
   maxrregcount?: number;
   /** File name for diagnostics (default `<input>.ptx`). */
   file?: string;
+  /** Relocatable output (ptxas -c). */
+  relocatable?: boolean;
 }
 
 export interface CompileToCubinResult extends CodegenResult {
@@ -25,7 +27,7 @@ export interface CompileToCubinResult extends CodegenResult {
  */
 export function compileToCubin(tc: Toolchain, source: string, opts: CompileToCubinOptions): CompileToCubinResult {
   const file = opts.file ?? '<input>.ptx';
-  const result = tc.compile({ text: source, file }, { arch: opts.arch, optLevel: opts.optLevel ?? 3 });
+  const result = tc.compile({ text: source, file }, { arch: opts.arch, optLevel: opts.optLevel ?? 3, ...(opts.relocatable ? { relocatable: true } : {}) });
   return { ...cubinOfModule(tc, result.module, opts.arch, { ...opts, optLevel: opts.optLevel ?? 3 }), arch: opts.arch };
 }
 
@@ -34,7 +36,7 @@ export function compileToCubin(tc: Toolchain, source: string, opts: CompileToCub
  * schedulers are the arch's MachineScheduler service when a plugin provides one, else @ptxforge/regalloc's
  * over the arch's LatencyModel; -O0 (`optLevel`) schedules nothing.
  */
-export function cubinOfModule(tc: Toolchain, module: OriModule, arch: string, opts: { maxrregcount?: number; optLevel?: number } = {}): CodegenResult {
+export function cubinOfModule(tc: Toolchain, module: OriModule, arch: string, opts: { maxrregcount?: number; optLevel?: number; relocatable?: boolean } = {}): CodegenResult {
   const scope = tc.services(arch);
   const encoder = scope.tryService(Encoder);
   const decoder = scope.tryService(Decoder);
@@ -47,6 +49,7 @@ export function cubinOfModule(tc: Toolchain, module: OriModule, arch: string, op
     arch, sm: scope.target.sm, paramBase: scope.target.capabilities.paramBase, encoder, decoder, registerFile: scope.service(RegisterFile),
     ...(opts.maxrregcount !== undefined ? { maxRegisters: opts.maxrregcount } : {}),
     optLevel: opts.optLevel ?? 3,
+    ...(opts.relocatable ? { relocatable: true } : {}),
     ...(scheduler ? { scheduler } : {}),
   });
 }

@@ -21,7 +21,9 @@ export interface ModuleData {
   slots: Map<string, number>;
   /** For buildCubin. */
   variables: BuildVariable[];
-  addressTable: Array<{ symbol: string }>;
+  addressTable: Array<{ symbol: string; type?: string }>;
+  /** Kernels of other objects whose address the code takes (`.extern .entry`): undefined symbols of the cubin. */
+  externKernels: Set<string>;
 }
 
 function isDirectConstLoad(opcode: string, mods: readonly string[], o: Operand): boolean {
@@ -33,18 +35,32 @@ export function planModuleData(m: OriModule): ModuleData {
   const data = planVariables(m);
   // Functions outside the module that the code calls (vprintf, malloc, ...): their addresses take bank-4 slots
   // after the variables' (R_CUDA_64 against the undefined FUNC symbol, resolved by the driver), as ptxas does.
+  // The address of a kernel taken as a value (`mov.u64 %rd, kernel`, for a device-side launch) takes a slot too,
+  // with R_CUDA_FUNC_DESC_64: the launch wants the kernel's function descriptor (ptxas -c writes the same
+  // relocation type in its 32-bit MOV form, R_CUDA_FUNC_DESC32_LO/HI_32).
   const seen = new Set<string>();
+  const varNames = new Set<string>(m.vars.map((v) => v.name));
+  for (const f of m.functions) for (const v of f.vars) varNames.add(v.name);
   for (const f of m.functions) {
     for (const b of f.blocks) {
       for (const ins of b.instrs) {
-        if (ins.opcode !== 'CALL') continue;
-        const t = ins.uses[0];
-        if (t?.kind !== 'sym' || seen.has(t.name)) continue;
-        const callee = m.getFunction(t.name);
-        if (callee && callee.blocks.length) continue;
-        seen.add(t.name);
-        data.slots.set(t.name, data.addressTable.length);
-        data.addressTable.push({ symbol: t.name });
+        ins.uses.forEach((t, k) => {
+          if (t.kind !== 'sym' || seen.has(t.name)) return;
+          const callee = m.getFunction(t.name);
+          if (ins.opcode === 'CALL' && k === 0) {
+            if (callee && callee.blocks.length) return;
+            seen.add(t.name);
+            data.slots.set(t.name, data.addressTable.length);
+            data.addressTable.push({ symbol: t.name });
+          } else if (callee?.kind === 'entry' || (!callee && ins.opcode === 'MOV' && !varNames.has(t.name))) {
+            // a kernel of this module, or (no function or variable of that name: the front end lets only
+            // `.extern .entry` kernels through here) a kernel of another object, an undefined symbol
+            seen.add(t.name);
+            if (!callee) data.externKernels.add(t.name);
+            data.slots.set(t.name, data.addressTable.length);
+            data.addressTable.push({ symbol: t.name, type: 'R_CUDA_FUNC_DESC_64' });
+          }
+        });
       }
     }
   }
@@ -63,7 +79,7 @@ function planVariables(m: OriModule): ModuleData {
   for (const f of m.functions) for (const v of f.vars) consider(v);
   const bank3 = new Map<string, number>();
   const slots = new Map<string, number>();
-  if (!decls.length) return { bank3, slots, variables: [], addressTable: [] };
+  if (!decls.length) return { bank3, slots, variables: [], addressTable: [], externKernels: new Set() };
 
   const escaping = new Set<string>();
   const referenced = new Set<string>();
@@ -86,6 +102,7 @@ function planVariables(m: OriModule): ModuleData {
     space: inBank3(v) ? 'const' : 'global',
     size: v.size,
     align: Math.max(1, v.align),
+    ...(v.visible ? { visible: true } : {}),
     // a .const variable moved to device memory keeps its (zero) contents initialised, as constant memory is
     ...(v.init ? { init: v.init } : v.space === 'const' ? { init: new Uint8Array(0) } : {}),
     ...(v.relocs?.length
@@ -107,5 +124,5 @@ function planVariables(m: OriModule): ModuleData {
       addressTable.push({ symbol: v.name });
     }
   }
-  return { bank3, slots, variables, addressTable };
+  return { bank3, slots, variables, addressTable, externKernels: new Set() };
 }

@@ -27,6 +27,8 @@ export interface EmittedFunction {
   syscallOffsets: number[];
 }
 
+const MMA_OPS = new Set(['HMMA', 'IMMA', 'DMMA']);
+
 export interface EmitOptions {
   arch: string;
   encoder: Encoder;
@@ -62,9 +64,29 @@ export function emitFunction(fn: MFunction, asg: Assignment, opts: EmitOptions):
     prologue.push({ opcode: 'IADD3', mods: [], operands: [{ k: 'reg', file: 'R', n: 1 }, { k: 'reg', file: 'R', n: 1 }, { k: 'int', v: -fn.frameBytes }, { k: 'reg', file: 'R', n: 255 }] });
   }
   let n = prologue.length;
+  // Registers (physical R numbers) a machine operand covers.
+  const span = (o: MInstr['ops'][number]): [number, number] | undefined => {
+    const v = o as { k: string; v?: VReg; part?: number; span?: number };
+    return v.k === 'vreg' && v.v && v.v.file === 'R' ? [reg(v.v) + (v.part ?? 0), v.span ?? 1] : undefined;
+  };
+  // A matrix instruction's result is ready 17+ cycles after issue (fixed latency), more than one instruction's
+  // 15-cycle stall field: ptxas puts a NOP between it and an immediate reader, and so do we (the scoreboard
+  // generator only spreads stalls over the instructions that are there).
+  const needsGap = (mi: MInstr, next: MInstr | undefined): boolean => {
+    if (!next || !MMA_OPS.has(mi.opcode)) return false;
+    const d = span(mi.ops[0]!);
+    if (!d) return false;
+    return next.ops.slice(next.ndefs).some((o) => {
+      const r = span(o);
+      return r !== undefined && r[0] < d[0] + d[1] && d[0] < r[0] + r[1];
+    });
+  };
+  const order = fn.blocks.flatMap((b) => b.instrs);
+  let at = 0;
   for (const b of fn.blocks) {
     blockAddr.push(n * 16);
     for (const mi of b.instrs) {
+      at++;
       if (mi.abi) {
         // the return address (the word after the CALL) into R20:R21, immediately before the call
         flat.push({ mi: { opcode: 'LEPC', mods: [], ops: [{ k: 'reg', file: 'R', n: ABI_RETURN_ADDRESS_REGISTER }, { k: 'int', v: 0x10 }], ndefs: 1 } });
@@ -72,6 +94,10 @@ export function emitFunction(fn: MFunction, asg: Assignment, opts: EmitOptions):
       }
       flat.push({ mi });
       n++;
+      if (needsGap(mi, order[at])) {
+        flat.push({ mi: { opcode: 'NOP', mods: [], ops: [], ndefs: 0 } });
+        n++;
+      }
     }
   }
   const instrs: SassInstruction[] = [...prologue];

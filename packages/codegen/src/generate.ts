@@ -31,6 +31,8 @@ export interface CodegenOptions {
    * AdvancedPhasePreSched (97) before allocation and PostSchedule (110) after it. Without one, no scheduling.
    */
   scheduler?: MachineScheduler;
+  /** Relocatable output (ptxas -c): an ET_REL object whose undefined functions nvlink resolves. */
+  relocatable?: boolean;
 }
 
 export interface KernelStats {
@@ -128,7 +130,7 @@ export function generateCubin(m: OriModule, opts: CodegenOptions): CodegenResult
     stats.push(r.stats);
   }
   const cubin = buildCubin({
-    arch: opts.arch, functions: kernels,
+    arch: opts.arch, functions: kernels, ...(opts.relocatable ? { relocatable: true } : {}),
     ...(data.variables.length ? { variables: data.variables } : {}), ...(data.addressTable.length ? { addressTable: data.addressTable } : {}),
   });
   return { cubin, kernels: stats };

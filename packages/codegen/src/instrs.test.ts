@@ -126,6 +126,69 @@ SKIP:
     expect(texts.filter((t) => t.includes('ATOMS.CAST.SPIN.64 '))).toHaveLength(2);
   });
 
+  it('bitwise and exchange atomics at every scope, 32- and 64-bit, generic and global (ATOM/ATOMG .AND/.OR/.XOR/.EXCH .SM/.GPU/.SYS)', () => {
+    // reduction.cu's `red.and.release.cta.b32` on a generic address had no encodable form (ATOM.E.AND.STRONG.SM)
+    const ptx = `${HEAD}.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<20>;
+  .reg .b32 %r<12>;
+  ld.param.u64 %rd1, [output];
+  ld.param.u64 %rd3, [input];
+  cvta.to.global.u64 %rd9, %rd1;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd4, %rd3, %rd2;
+  ld.u32 %r2, [%rd4];
+  not.b32 %r9, %r2;
+  red.and.release.cta.b32 [%rd1], %r9;
+  atom.or.cta.b32 %r3, [%rd1+4], %r2;
+  atom.xor.sys.b32 %r4, [%rd1+8], %r2;
+  atom.global.and.cta.b32 %r5, [%rd9+12], %r9;
+  atom.global.or.sys.b32 %r6, [%rd9+16], %r2;
+  cvt.u64.u32 %rd5, %r2;
+  shl.b64 %rd6, %rd5, 29;
+  or.b64 %rd6, %rd6, %rd5;
+  atom.or.cta.b64 %rd7, [%rd1+24], %rd6;
+  atom.xor.gpu.b64 %rd8, [%rd1+32], %rd6;
+  atom.global.and.sys.b64 %rd10, [%rd9+40], %rd6;
+  atom.global.xor.cta.b64 %rd11, [%rd9+48], %rd6;
+  atom.exch.cta.b32 %r7, [%rd1+56], %r2;
+  add.u32 %r8, %r3, %r4;
+  add.u32 %r8, %r8, %r5;
+  add.u32 %r8, %r8, %r6;
+  add.u32 %r8, %r8, %r7;
+  add.u64 %rd12, %rd7, %rd8;
+  add.u64 %rd12, %rd12, %rd10;
+  add.u64 %rd12, %rd12, %rd11;
+  mov.u64 %rd13, 30786325577728;
+  sub.s64 %rd14, %rd13, %rd12;
+  mul.wide.u32 %rd15, %r1, 16;
+  add.u64 %rd15, %rd9, %rd15;
+  st.global.u32 [%rd15+64], %r8;
+  st.global.u64 [%rd15+72], %rd14;
+  ret;
+}`;
+    const n = 8;
+    const vals = [0x13, 0x2460, 0x81, 0x7ff0, 0x5, 0xa0a0, 0x3c, 0x900];
+    const input = Buffer.alloc(4 * n);
+    vals.forEach((v, i) => input.writeUInt32LE(v, 4 * i));
+    const launch = launchOf(n, input, 64 + 16 * n);
+    // memory starts at 0xff.. so that AND has bits to clear
+    launch.buffers.output = { hex: 'ff'.repeat(64) + '00'.repeat(16 * n) };
+    const { out, texts } = sameAsPtxPath(ptx, launch);
+    const o = Buffer.from(out, 'hex');
+    const andAll = vals.reduce((m, v) => (m & ~v) >>> 0, 0xffffffff);
+    const orAll = vals.reduce((m, v) => (m | v) >>> 0, 0xffffffff);
+    expect(o.readUInt32LE(0)).toBe(andAll);
+    expect(o.readUInt32LE(4)).toBe(orAll);
+    const xorAll = vals.reduce((m, v) => (m ^ v) >>> 0, 0xffffffff);
+    expect(o.readUInt32LE(8)).toBe(xorAll);
+    const wide = vals.map((v) => (BigInt(v) << 29n) | BigInt(v));
+    expect(o.readBigUInt64LE(32)).toBe(wide.reduce((m, v) => m ^ v, (1n << 64n) - 1n));
+    for (const t of ['ATOM.E.AND.STRONG.SM PT, RZ', 'ATOM.E.OR.STRONG.SM PT, R', 'ATOM.E.XOR.STRONG.SYS PT, R', 'ATOMG.E.AND.STRONG.SM PT, R', 'ATOM.E.OR.64.STRONG.SM PT, R', 'ATOMG.E.AND.64.STRONG.SYS PT, R', 'ATOM.E.EXCH.STRONG.SM PT, R']) {
+      expect(texts.some((x) => x.includes(t)), `${t} in\n${texts.join('\n')}`).toBe(true);
+    }
+  });
+
   it('warp reductions and matches (REDUX to a uniform register, MATCH.ANY[.U64]), barrier reductions (BAR.RED + B2R.RESULT), griddepcontrol, trap', () => {
     const ptx = `${HEAD}.visible .entry k(.param .u64 input, .param .u64 output) {
   .reg .u64 %rd<8>;

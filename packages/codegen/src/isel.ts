@@ -2,6 +2,7 @@ import type { Block, Instr, OriFunction, OriModule, Operand, Register, VarDecl }
 import type { SassOperand } from '@ptxforge/sass';
 import type { ModuleData } from './data.js';
 import { selectExternCall } from './abi-call.js';
+import { selectMma } from './isel-mma.js';
 import { selectTexture } from './isel-texture.js';
 import { selectDivide64 } from './isel-divide64.js';
 import {
@@ -29,7 +30,7 @@ export interface SelectOptions {
   /** Where the first shared variable goes: the target's shared-memory system reserve (cubin layout profile). */
   sharedBase?: number;
   /** Placement of the module's .global/.const variables (data.ts); required when the module has any. */
-  data?: Pick<ModuleData, 'bank3' | 'slots'>;
+  data?: Pick<ModuleData, 'bank3' | 'slots'> & Partial<Pick<ModuleData, 'externKernels'>>;
 }
 
 const u32 = (x: bigint): number => Number(BigInt.asUintN(32, x));
@@ -593,6 +594,10 @@ class Selector {
         return this.match(ins);
       case 'REDUX':
         return this.redux(ins);
+      case 'HMMA':
+      case 'IMMA':
+      case 'DMMA':
+        return selectMma(this, ins);
       case 'KILL':
         // trap: ptxas's `BPT.TRAP 0x1` (the lifted word kills the thread, as the PTX path)
         return this.emit('BPT', ['TRAP'], [{ k: 'int', v: 1 }], 0);
@@ -605,9 +610,18 @@ class Selector {
         return this.emit('BAR', ['SYNC', 'DEFER_BLOCKING'], [id], 0);
       }
       case 'MEMBAR': {
-        const scope = mods[0] ?? 'GPU';
-        return this.emit('MEMBAR', ['SC', scope === 'CTA' ? 'CTA' : scope === 'SYS' ? 'SYS' : 'GPU'], [], 0);
+        const scope = mods[0] === 'CTA' ? 'CTA' : mods[0] === 'SYS' ? 'SYS' : 'GPU';
+        if (!mods.includes('ALL')) return this.emit('MEMBAR', ['SC', scope], [], 0);
+        // the release fence of an ordered access (front end): ptxas's `MEMBAR.ALL.<scope>`, then at GPU/system scope
+        // the error barrier (ptxas 13 on sm_90 adds CGAERRBAR too; it orders error reporting, not memory)
+        this.emit('MEMBAR', ['ALL', scope], [], 0);
+        if (scope !== 'CTA') this.emit('ERRBAR', [], [], 0);
+        return;
       }
+      case 'CCTL':
+        // the acquire side of an ordered access (front end): invalidate the L1 lines the weak loads after it could hit
+        if (!mods.includes('IVALL') || u.length) this.fail('cache control form');
+        return this.emit('CCTL', ['IVALL'], [], 0);
       default:
         return this.fail('');
     }
@@ -1618,7 +1632,7 @@ class Selector {
       addr.desc = false;
       addr.plain = true;
     }
-    // (ATOMG's and ATOM's CTA scope prints as STRONG.SM: the scope field's pattern LD names so, see the evidence rows)
+    // (the CTA scope prints as STRONG.SM: the scope field's pattern LD names so, see the sm_90 evidence rows)
     return this.emit(op, ['E', kind, ...typeMods, 'STRONG', scope === 'CTA' ? 'SM' : scope], [PT(), dst, addr, ...srcs], 2);
   }
 
@@ -1640,16 +1654,18 @@ class Selector {
       if (!d || d.kind !== 'reg') return this.emit('RED', ['E', 'ADD', 'F64', 'RN', 'STRONG', scope], [addr, src], 0);
       return this.emit('ATOMG', ['E', 'ADD', 'F64', 'RN', 'STRONG', scope], [PT(), this.defWhole(d), addr, src], 2);
     }
-    if (ins.opcode !== 'ATOMG' && ins.opcode !== 'RED') this.fail(`64-bit ${ins.opcode === 'ATOMS' ? 'shared-memory' : 'generic'} atomic`);
-    if (type === 'F64' || kind === 'CAS' || !['ADD', 'MIN', 'MAX', 'EXCH'].includes(kind)) this.fail(`64-bit atomic ${kind}.${type}`);
+    if (ins.opcode === 'ATOMS') this.fail('64-bit shared-memory atomic');
+    if (type === 'F64' || kind === 'CAS' || !['ADD', 'MIN', 'MAX', 'EXCH', 'AND', 'OR', 'XOR'].includes(kind)) this.fail(`64-bit atomic ${kind}.${type}`);
     if (kind === 'ADD' || kind === 'EXCH' ? false : type !== 'U64' && type !== 'S64' && type !== 'B64') this.fail(`64-bit atomic ${kind}.${type}`);
     const typeMods = (kind === 'MIN' || kind === 'MAX') && type === 'S64' ? ['S64'] : ['64'];
+    // generic addresses keep ATOM (sm_90 evidence row 0x98a: the same operation/scope/type fields as ATOMG)
+    const op = ins.opcode === 'ATOM' ? 'ATOM' : 'ATOMG';
     const scope = ins.mods.includes('CTA') ? 'SM' : ins.mods.includes('SYS') ? 'SYS' : 'GPU';
     const src = this.wide64(u[1]!);
     const dst = d ? this.defWhole(d) : this.r(this.newV('R', 2), 0, 2);
     this.usesGlobal = true;
     const addr = this.address(u[0]!, true) as VMemOperand;
-    return this.emit('ATOMG', ['E', kind, ...typeMods, 'STRONG', scope], [PT(), dst, addr, src], 2);
+    return this.emit(op, ['E', kind, ...typeMods, 'STRONG', scope], [PT(), dst, addr, src], 2);
   }
 
   /**
@@ -1775,7 +1791,9 @@ class Selector {
     }
     if (src.kind === 'sreg') return this.s2r(dst, src);
     if (src.kind === 'sym' && dv.width === 2 && this.opts.data?.slots.has(src.name)) {
-      // the address of a global variable straight from its bank-4 slot, as ptxas
+      // the address of a global variable straight from its bank-4 slot, as ptxas; a kernel of another object
+      // (`.extern .entry`, a device-side launch) is an undefined symbol of the cubin like an extern function
+      if (this.opts.data.externKernels?.has(src.name)) this.externSlot(src.name);
       return this.emit('LDC', ['64'], [this.r(dv, 0, 2), { k: 'cbank', bank: 4, off: 8 * this.opts.data.slots.get(src.name)! }], 1);
     }
     for (let p = 0; p < dv.width; p++) {
@@ -1817,9 +1835,11 @@ class Selector {
 
   iadd3(ins: Instr): void {
     const [d, ...couts] = ins.defs;
-    const u = ins.uses;
     const w = this.widthOf(d);
     const x = ins.hasMod('X');
+    // two or three immediate sources (the optimizer's `a - b` as `a + ~b + 1` with a constant a) have no encodable
+    // form: without carries in or out only the sum matters, so they become one immediate (mod 2^(32 w))
+    const u = !x && !couts.length ? foldImmediateSources(ins.uses, w) : ins.uses;
     const cins = x ? u.slice(3) : [];
     if (w === 1) {
       const ops: MOperand[] = [this.def(d)];
@@ -2255,7 +2275,8 @@ class Selector {
   memMods(mods: readonly string[], op = ''): string[] {
     // shared memory has no scopes or strength: ld/st.volatile.shared are plain LDS/STS in ptxas's code
     if (op === 'LDS' || op === 'STS') return mods.filter((m) => m !== '32' && !SHARED_DROPPED_MODS.has(m));
-    return mods.filter((m) => m !== '32');
+    // the CTA scope prints as STRONG.SM (ptxas: `LD.E.STRONG.SM` for ld.relaxed/acquire.cta)
+    return mods.filter((m) => m !== '32').map((m) => (m === 'CTA' ? 'SM' : m));
   }
 
   load(ins: Instr): void {
@@ -2383,3 +2404,24 @@ function paramSize(type: string): number {
   const bits = Number(m[1]);
   return type === '.pred' ? 1 : Math.max(1, bits / 8);
 }
+
+/** IADD3's sources with every immediate summed into the first one (mod 2^(32 w)) and the others read as RZ. */
+function foldImmediateSources(u: readonly Operand[], w: number): readonly Operand[] {
+  let n = 0;
+  for (let i = 0; i < 3; i++) if (u[i]?.kind === 'imm') n++;
+  if (n < 2) return u;
+  let sum = 0n;
+  for (let i = 0; i < 3; i++) {
+    const o = u[i];
+    if (o?.kind === 'imm') sum += o.value;
+  }
+  const out = [...u];
+  let first = true;
+  for (let i = 0; i < 3; i++) {
+    if (out[i]?.kind !== 'imm') continue;
+    out[i] = first ? { kind: 'imm', value: BigInt.asUintN(32 * w, sum), fmt: 'hex' } : { kind: 'rz' };
+    first = false;
+  }
+  return out;
+}
+

@@ -223,14 +223,15 @@ function tightenRegisterCount(ra: RaFunction<MInstr>, options: Parameters<typeof
 }
 
 /** Allocate `fn`'s registers and rewrite it in place (renamed operands, spill code, no identity copies). */
+const DEFAULT_MAXRREGCOUNT = 255;
+
 export function allocateMachineFunction(fn: MFunction, opts: AllocateOptions): Assignment {
   const { ra, described } = describeMachineFunction(fn, opts.postSchedule?.classify);
   const raOptions = {
     classes: classesFromRegisterFile(opts.registerFile),
-    // the reported count is the highest R + 1 + 2 (docs/codegen-regalloc.md), so without --maxrregcount the budget
-    // is the register file's count less 2 as well: R0..R252 for 255 (an allocation up to R254 would report 257,
-    // beyond what the cubin can say; conjugateGradientMultiDeviceCG); past it the allocator spills
-    budget: { R: gprBudgetFromMaxRRegCount(opts.maxrregcount ?? gprCount(opts.registerFile)) },
+    // without --maxrregcount ptxas's cap is 255 reported registers (the cubin's register count field cannot say
+    // more): R0..R252 plus its 2 extra, so the allocator's budget is 253, not the 255 the register file has
+    budget: { R: gprBudgetFromMaxRRegCount(opts.maxrregcount ?? DEFAULT_MAXRREGCOUNT) },
     reserved: { R: [1], ...(fn.usesGlobalDesc ? { UR: [4, 5] } : {}) },
     // predicates beyond the P registers live in R registers (uniform ones are not selected yet)
     spillHome: { P: 'R' as const },
@@ -317,9 +318,3 @@ export function allocateMachineFunction(fn: MFunction, opts: AllocateOptions): A
   return { reg, used, stats: res.stats, ...(postSchedule ? { postSchedule } : {}) };
 }
 
-/** The general registers of a register file (R0..R(n-1)): the largest register count a kernel may report. */
-function gprCount(rf: RegisterFile): number {
-  const r = rf.classes.find((c) => c.prefix === 'R');
-  if (!r) throw new CodegenError('CODEGEN_NOT_IMPLEMENTED', 'the target register file has no general (R) registers');
-  return r.count;
-}

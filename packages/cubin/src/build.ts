@@ -6,7 +6,7 @@
 // Function order: `functions` are given in PTX definition order; ptxas emits the sections of the last-defined
 // function first, and so does this builder (the global .nv.info lists REGCOUNT/FRAME_SIZE in PTX order).
 import { encodeArchFlagsV8 } from './arch.js';
-import { ELF_HEADER_SIZE, ELFOSABI_CUDA_V8, ET_EXEC, PT, SHF, SHT, STB, STO_CUDA_ENTRY, STT } from './elf.js';
+import { ELF_HEADER_SIZE, ELFOSABI_CUDA_V8, ET_EXEC, ET_REL, PT, SHF, SHT, STB, STO_CUDA_ENTRY, STT } from './elf.js';
 import { CubinError } from './errors.js';
 import { type ElfNote, NT_CUDA_CUINFO, NT_CUDA_TKINFO } from './notes.js';
 import { attributeCode, EIFMT, encodeNvInfo, type NvInfoRecord } from './nvinfo.js';
@@ -157,7 +157,12 @@ export interface BuildCubinInput {
    * Constant bank 4 (`.nv.constant4`): slot i (bytes 8i..8i+7) holds the 64-bit address of `symbol` (+ addend), a
    * global variable of `variables`; the code loads it with `LDC.64 R, c[0x4][8i]`.
    */
-  addressTable?: Array<{ symbol: string; addend?: number }>;
+  addressTable?: Array<{ symbol: string; addend?: number; /** default R_CUDA_64 (a kernel's address: R_CUDA_FUNC_DESC_64) */ type?: string }>;
+  /**
+   * A relocatable object (ptxas `-c`): ELF type ET_REL and no program headers; nvlink links it with the
+   * objects that define its undefined functions.
+   */
+  relocatable?: boolean;
 }
 
 /**
@@ -410,6 +415,8 @@ export function buildCubin(input: BuildCubinInput): Uint8Array {
   for (const n of externs) if (data.byName.has(n)) fail(`${n} names both an extern function and a variable`);
   for (const a of input.addressTable ?? []) {
     if (externs.has(a.symbol)) continue;
+    // a kernel's function descriptor (a device-side launch): R_CUDA_FUNC_DESC_64 against the function's symbol
+    if (seen.has(a.symbol) && a.type === 'R_CUDA_FUNC_DESC_64') continue;
     const v = data.byName.get(a.symbol);
     if (!v || v.space !== 'global') fail(`.nv.constant4: ${a.symbol} is not a global variable or extern function of the module`);
   }
@@ -538,7 +545,7 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile, data: 
     }
   }
   // ptxas lists the slots' relocations last slot first
-  const c4 = table.length ? { bytes: new Uint8Array(8 * table.length), relocations: table.map((a, i) => ({ offset: 8 * i, type: 'R_CUDA_64', symbol: a.symbol, addend: a.addend ?? 0 })).reverse() } : undefined;
+  const c4 = table.length ? { bytes: new Uint8Array(8 * table.length), relocations: table.map((a, i) => ({ offset: 8 * i, type: a.type ?? 'R_CUDA_64', symbol: a.symbol, addend: a.addend ?? 0 })).reverse() } : undefined;
   const c3 = hasData('.nv.constant3') ? dataSectionBytes(data, '.nv.constant3') : undefined;
   const gi = hasData('.nv.global.init') ? dataSectionBytes(data, '.nv.global.init') : undefined;
   const dataRelocs: Array<[string, { relocations: Array<{ offset: number; type: string; symbol: string; addend: number }> } | undefined]> = [
@@ -820,7 +827,9 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile, data: 
   const bankData = range(isBankData);
   const isConst0 = (s: SectionSpec) => s.name.startsWith('.nv.constant0.');
   const segments: SegmentSpec[] = [];
-  if (mercury) {
+  if (input.relocatable) {
+    // ptxas -c writes no program headers: the linker lays the sections out
+  } else if (mercury) {
     segments.push({ type: PT.PHDR, flags: 4, align: 8, covers: 'phdrs' });
     segments.push({ type: PT.LOAD, flags: 4, align: 8, covers: 'phdrs' });
     if (bankData !== 'none') segments.push({ type: PT.LOAD, flags: 4, align: 8, covers: bankData });
@@ -842,7 +851,7 @@ function build(input: BuildCubinInput, sm: number, P: CubinLayoutProfile, data: 
     resolved[2]!.offset = ELF_HEADER_SIZE + resolved[1]!.data.length + P.shstrtabSlack(fns.map((f) => f.name));
   }
   return writeCubin({
-    header: { osabi: ELFOSABI_CUDA_V8, abiVersion: 8, type: ET_EXEC, flags: encodeArchFlagsV8(sm) },
+    header: { osabi: ELFOSABI_CUDA_V8, abiVersion: 8, type: input.relocatable ? ET_REL : ET_EXEC, flags: encodeArchFlagsV8(sm) },
     sections: resolved,
     segments,
     keepShstrtab: true,

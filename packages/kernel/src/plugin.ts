@@ -45,6 +45,8 @@ export interface FrontendOptions {
   readonly target: TargetView;
   /** The toolchain's opcode table (core ISA + plugins' opcodes); the host also sets it on the module. */
   readonly opcodes?: OpcodeTable;
+  /** Relocatable compilation (ptxas `-c`): functions declared `.extern` may be left for the linker. */
+  readonly relocatable?: boolean;
 }
 /** A front end turns a source file into Ori (the PTX front end registers `.ptx`). */
 export type Frontend = (text: string, file: string, options: FrontendOptions) => OriModule;

@@ -169,7 +169,8 @@ export function liveAfterEach(b: Block, lv: Liveness): BitSet[] {
 /**
  * Backward dead-code sweep driven by liveness: each block is walked from its live-out set to its start, and
  * an instruction for which `isDead(i, liveAfter)` holds is removed (its uses then do not become live).
- * Repeats with fresh liveness until a sweep removes nothing. Guarded defs do not kill (see killedRegs).
+ * Repeats with fresh liveness while a sweep removes something that can change the liveness (a read of a
+ * register live into its block). Guarded defs do not kill (see killedRegs).
  * Shared by the liveness DCE (OriPerformLiveDead*) and the dead-move removal (OriRemoveRedundantMultiDefMov),
  * which differ only in `isDead`. Returns the number of instructions removed.
  */
@@ -187,15 +188,22 @@ export function sweepDeadBackward(fn: OriFunction, isDead: (i: Instr, liveAfter:
       touched.push(id);
     };
     let n = 0;
+    // Whether the removals can change the liveness this sweep used: only a removed read of a register live
+    // into its block can (a read after a def in the block is not upward-exposed, and removing a dead def never
+    // makes anything live). Otherwise every block's live-out stays the same, so does what the next sweep would
+    // find dead -- nothing -- and that sweep (a liveness computation and a walk) is skipped.
+    let changesLiveness = false;
     const dead = new Set<Instr>();
     for (const b of fn.blocks) {
       for (const id of lv.liveOut.get(b)!) add(id);
+      const liveIn = lv.liveIn.get(b)!;
       for (let k = b.instrs.length - 1; k >= 0; k--) {
         const i = b.instrs[k]!;
         if (isDead(i, cur)) {
           // Removed after the walk, all at once: one removal at a time costs the block's length each
           // (issue #16 row 4: 20k dead definitions in one block).
           dead.add(i);
+          if (!changesLiveness) for (const r of i.useRegs()) if (liveIn.has(r.id)) changesLiveness = true;
           continue;
         }
         for (const r of killedRegs(i)) if (r.id < lv.size) cur.delete(r.id);
@@ -209,6 +217,6 @@ export function sweepDeadBackward(fn: OriFunction, isDead: (i: Instr, liveAfter:
       touched.length = 0;
     }
     total += n;
-    if (!n) return total;
+    if (!n || !changesLiveness) return total;
   }
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseOri, type Block, type OriFunction } from '@ptxforge/kernel';
 import { BitSet } from './bitset.js';
-import { computeLiveness } from './liveness.js';
-import { hasObservableEffect, isSpeculatable } from './effects.js';
+import { computeLiveness, sweepDeadBackward } from './liveness.js';
+import { hasObservableEffect, isRemovableWhenDead, isSpeculatable } from './effects.js';
 import { immOf, useKindAt } from './operands.js';
 
 describe('BitSet', () => {
@@ -158,5 +158,42 @@ bb0:
     expect(immOf(0xffffffffn, 32).value).toBe(-1n);
     expect(immOf(0x7fffffffn, 32).value).toBe(0x7fffffffn);
     expect(immOf(0xfffffffffn, 32).value).toBe(-1n);
+  });
+});
+
+describe('sweepDeadBackward', () => {
+  const liveDce = (fn: OriFunction): number =>
+    sweepDeadBackward(fn, (i, after) => isRemovableWhenDead(i) && i.defRegs().every((r) => !after.has(r.id)));
+  it('sweeps again when a removal makes a value dead in an earlier block, and stops after one sweep when none can', () => {
+    // bb1's dead %r3 reads %r2, which is live into bb1: only a second sweep (fresh liveness) finds bb0's %r2 dead.
+    // bb1's dead %r5 reads %r4, defined in bb1 before it: the same sweep removes both.
+    const m = parseOri(`.target sm_90
+.entry @k(
+  .param .u64 out c[0x0][0x210]
+)
+{
+bb0:
+  %r0 = S2R SR_TID.X
+  %r2 = IADD3 %r0, 7, RZ
+  %p0 = ISETP.EQ.AND %r0, 0, PT
+  @%p0 BRA bb2
+bb1:
+  %r3 = IADD3 %r2, 1, RZ
+  %r4 = IADD3 %r0, 2, RZ
+  %r5 = IADD3 %r4, 3, RZ
+bb2:
+  %rd0 = MOV c[0x0][0x210]
+  STG.E.32 [%rd0], %r0
+  EXIT
+}
+`);
+    const fn = m.functions[0]!;
+    const before = fn.blocks.reduce((s, b) => s + b.instrs.length, 0);
+    expect(liveDce(fn)).toBe(4);
+    expect(fn.blocks.reduce((s, b) => s + b.instrs.length, 0)).toBe(before - 4);
+    expect(fn.blocks[0]!.instrs.map((i) => i.opcode)).toEqual(['S2R', 'ISETP', 'BRA']);
+    expect(fn.blocks[1]!.instrs).toEqual([]);
+    // nothing left to find
+    expect(liveDce(fn)).toBe(0);
   });
 });

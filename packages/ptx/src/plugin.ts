@@ -11,5 +11,5 @@ export function compilePtxToOri(text: string, file: string, options: Parameters<
 /** The PTX front end as a ptxforge plugin: registers the `.ptx` input extension. */
 export const ptxFrontendPlugin = definePlugin(
   { ...PACKAGE, api: '^1.0.0', description: 'PTX front end: PTX text to Ori' },
-  { frontends: { '.ptx': (text, file, { target }) => compilePtxToOri(text, file, { target }) } },
+  { frontends: { '.ptx': (text, file, { target, relocatable }) => compilePtxToOri(text, file, { target, ...(relocatable ? { relocatable } : {}) }) } },
 );

@@ -137,6 +137,26 @@ describe('allocateRegisters', () => {
     expect(() => allocateRegisters({ ...fn }, opts(), { session })).toThrow(expect.objectContaining({ code: 'RA_BAD_INPUT' }));
   });
 
+  it('copies the first-round interference graph in a session: the same answers when coalescing changes the copy', () => {
+    // copies to coalesce (merges add edges and sum costs), pairs with alignment, and more values than a small budget
+    const vregs = [...Array.from({ length: 10 }, () => R()), R(2), R(2), R()];
+    const instrs: RaInstr[] = [];
+    for (let i = 0; i < 5; i++) instrs.push(I([i], []));
+    for (let i = 0; i < 5; i++) instrs.push(I([5 + i], [i], { copy: true }));
+    instrs.push(I([10], [5, 6]), I([11], [7, 10]), I([12], [8, 9], { copy: false }));
+    for (let i = 5; i < 10; i++) instrs.push(I([], [i, 11, 12]));
+    const fn: RaFunction = { vregs, blocks: [{ succs: [], instrs }] };
+    const session = new AllocationSession();
+    for (const budget of [undefined, 12, 10, 9, 8, 7]) {
+      const o = opts(budget === undefined ? {} : { budget: { R: budget } });
+      const alone = (() => { try { return allocateRegisters(fn, o); } catch (e) { return (e as { code: string }).code; } })();
+      const shared = (() => { try { return allocateRegisters(fn, o, { session }); } catch (e) { return (e as { code: string }).code; } })();
+      expect(shared).toEqual(alone);
+      expect(session.graph).toBeDefined();
+    }
+    expect(session.graph!.copies.length).toBe(5);
+  });
+
   it('reuses a value reloaded a few instructions earlier instead of reloading it again', () => {
     // 10 values live across a region that reads each twice in a row, budget 6
     const n = 10;

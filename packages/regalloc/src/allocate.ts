@@ -92,23 +92,61 @@ class ClassModel {
 }
 
 /**
- * Set of interference edges keyed `lo * n + hi`. A JS Set holds at most 2^24 entries; sharding by the low
- * key bits lifts that limit for dense graphs (values live through a whole huge function).
+ * Set of interference edges between nodes 0..n-1 (unordered pairs). Up to EDGE_MATRIX_MAX_NODES nodes it is the
+ * classic triangular bit matrix (Chaitin): a test or insertion is one word access, where a hash set of millions of
+ * pair keys (a dense graph: hundreds of values live through a long unrolled block) spent most of the allocation
+ * hashing. Beyond that (the matrix would pass 32 MB) it is a hash set keyed `lo * n + hi`, sharded by the low key
+ * bits because a JS Set holds at most 2^24 entries.
  */
-class EdgeSet {
-  private readonly shards: Set<number>[] = Array.from({ length: 16 }, () => new Set<number>());
+export class EdgeSet {
+  private readonly bits: Uint32Array | undefined;
+  private readonly shards: Set<number>[] | undefined;
   size = 0;
-  has(k: number): boolean {
-    return this.shards[k % 16]!.has(k);
+  constructor(private readonly n: number, from?: EdgeSet) {
+    if (from) {
+      this.bits = from.bits?.slice();
+      this.shards = from.shards?.map((x) => new Set(x));
+      this.size = from.size;
+    } else if (n <= EDGE_MATRIX_MAX_NODES) this.bits = new Uint32Array(Math.ceil((n * (n - 1)) / 2 / 32) + 1);
+    else this.shards = Array.from({ length: 16 }, () => new Set<number>());
   }
-  add(k: number): void {
-    const s = this.shards[k % 16]!;
-    if (!s.has(k)) {
-      s.add(k);
-      this.size++;
+  /** An independent copy. */
+  clone(): EdgeSet {
+    return new EdgeSet(this.n, this);
+  }
+  /** Whether a and b (a !== b) interfere. */
+  has(a: number, b: number): boolean {
+    const lo = a < b ? a : b, hi = a < b ? b : a;
+    const bits = this.bits;
+    if (bits) {
+      const i = (hi * (hi - 1)) / 2 + lo;
+      return (bits[i >>> 5]! & (1 << (i & 31))) !== 0;
     }
+    const k = lo * this.n + hi;
+    return this.shards![k % 16]!.has(k);
+  }
+  /** Add edge a–b (a !== b); false when it was there. */
+  add(a: number, b: number): boolean {
+    const lo = a < b ? a : b, hi = a < b ? b : a;
+    const bits = this.bits;
+    if (bits) {
+      const i = (hi * (hi - 1)) / 2 + lo;
+      const w = i >>> 5, m = 1 << (i & 31);
+      if ((bits[w]! & m) !== 0) return false;
+      bits[w] = bits[w]! | m;
+      this.size++;
+      return true;
+    }
+    const k = lo * this.n + hi;
+    const s = this.shards![k % 16]!;
+    if (s.has(k)) return false;
+    s.add(k);
+    this.size++;
+    return true;
   }
 }
+/** Largest node count whose edge set is a bit matrix: n(n-1)/2 bits stay within 2^28 bits (32 MB). */
+export const EDGE_MATRIX_MAX_NODES = 23_170;
 
 /** A min-heap of (key, node, stamp) for spill candidate choice. */
 class LazyHeap {
@@ -217,6 +255,28 @@ export class AllocationSession {
   validatedFor: readonly RaClassInfo[] | undefined;
   /** First-round liveness of `fn` (restricted to defined values). */
   liveness: BlockLiveness | undefined;
+  /**
+   * First-round interference graph of `fn` before coalescing (it does not depend on the budget: trial
+   * colourings under tighter budgets copy it instead of walking the function again).
+   */
+  graph: InterferenceGraph | undefined;
+}
+
+/** An interference graph as built from the function, before coalescing changes it (see `colourRound`). */
+export interface InterferenceGraph {
+  readonly adj: readonly (readonly number[])[];
+  readonly edgeSet: EdgeSet;
+  readonly occurs: Uint8Array;
+  readonly cost: Float64Array;
+  readonly forbid: ReadonlyMap<number, readonly number[]>;
+  readonly copies: readonly CopyEdge[];
+}
+/** A register copy d ← s of block weight w (the order it was found in breaks ties). */
+interface CopyEdge {
+  readonly d: number;
+  readonly s: number;
+  readonly w: number;
+  readonly order: number;
 }
 
 /** Options of one allocation beyond `RaOptions`. */
@@ -292,7 +352,7 @@ function allocateWith<Ref>(fn: RaFunction<Ref>, opts: RaOptions, reuseWindow: nu
     // round 1 colours the input as it is: its liveness is the same in every allocation of a session
     let lv: BlockLiveness | undefined;
     if (round === 1 && session) lv = session.liveness;
-    const r = colourRound(vregs, blocks, succs, fn.entryDefs ?? [], freq, classes, coalesceOn, lv);
+    const r = colourRound(vregs, blocks, succs, fn.entryDefs ?? [], freq, classes, coalesceOn, lv, round === 1 ? session : undefined);
     if (round === 1 && session && !session.liveness) session.liveness = r.liveness;
     if (call.spillFree && r.spill.length) throw new RegallocError('RA_SPILL_NEEDED', `${r.spill.length} value(s) do not fit the budget without spilling`);
     edges = r.edges;
@@ -363,7 +423,7 @@ interface RoundResult {
 
 function colourRound<Ref>(
   vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: readonly (readonly number[])[], entryDefs: readonly number[], freq: Float64Array, classes: Map<RegClass, ClassModel>,
-  coalesceOn: boolean, known?: BlockLiveness,
+  coalesceOn: boolean, known?: BlockLiveness, graphCache?: { graph: InterferenceGraph | undefined },
 ): RoundResult {
   const nV = vregs.length;
   let lv = known;
@@ -372,22 +432,34 @@ function colourRound<Ref>(
     lv = restrictToDefined(input, computeBlockLiveness(input), entryDefs);
   }
   // ---- interference graph -------------------------------------------------------------------------------
-  const adj: number[][] = Array.from({ length: nV }, () => []);
-  const edgeSet = new EdgeSet();
-  const key = (a: number, b: number): number => (a < b ? a * nV + b : b * nV + a);
+  // Built from the function, or copied from the session's first build (a trial colouring of the same input).
+  let adj: number[][];
+  let edgeSet: EdgeSet;
+  let occurs: Uint8Array;
+  let cost: Float64Array;
+  let forbid: Map<number, number[]>; // node → [base, width, base, width, ...]
+  let copies: CopyEdge[];
   const addEdge = (a: number, b: number): boolean => {
-    if (a === b) return false;
-    const k = key(a, b);
-    if (edgeSet.has(k)) return false;
-    edgeSet.add(k);
+    if (a === b || !edgeSet.add(a, b)) return false;
     adj[a]!.push(b);
     adj[b]!.push(a);
     return true;
   };
-  const occurs = new Uint8Array(nV);
-  const cost = new Float64Array(nV);
-  const forbid = new Map<number, number[]>(); // node → [base, width, base, width, ...]
-  const copies: { d: number; s: number; w: number; order: number }[] = [];
+  const cached = graphCache?.graph;
+  if (cached) {
+    adj = cached.adj.map((a) => a.slice());
+    edgeSet = cached.edgeSet.clone();
+    occurs = cached.occurs;
+    cost = cached.cost.slice();
+    forbid = new Map(cached.forbid as Map<number, number[]>);
+    copies = cached.copies.slice();
+  } else {
+  adj = Array.from({ length: nV }, () => []);
+  edgeSet = new EdgeSet(nV);
+  occurs = new Uint8Array(nV);
+  cost = new Float64Array(nV);
+  forbid = new Map();
+  copies = [];
   const classList = [...classes.keys()];
   const live = new Map<RegClass, SparseSet>();
   for (const c of classList) live.set(c, new SparseSet(nV));
@@ -439,6 +511,9 @@ function colourRound<Ref>(
       // values live into the entry (parameters) are all defined "before" it: they interfere with each other
       for (const set of live.values()) for (let x = 0; x < set.size; x++) for (let y = x + 1; y < set.size; y++) addEdge(set.dense[x]!, set.dense[y]!);
     }
+  }
+  // coalescing adds edges and merges costs and forbidden ranges (into new arrays): keep the graph as built
+  if (graphCache) graphCache.graph = { adj: adj.map((a) => a.slice()), edgeSet: edgeSet.clone(), occurs, cost: cost.slice(), forbid: new Map(forbid), copies: copies.slice() };
   }
   const edges = edgeSet.size;
 
@@ -493,7 +568,7 @@ function colourRound<Ref>(
 
   // ---- conservative coalescing ------------------------------------------------------------------------------
   let coalesced = 0;
-  const interferes = (a: number, b: number): boolean => edgeSet.has(key(a, b));
+  const interferes = (a: number, b: number): boolean => a !== b && edgeSet.has(a, b);
   const stamp = new Int32Array(nV).fill(-1);
   let stampN = 0;
   const overlapsFixed = (v: number, base: number, w: number): boolean => {

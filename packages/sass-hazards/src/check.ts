@@ -301,6 +301,13 @@ export function checkHazards(fn: HazardFunction, opts: CheckOptions): CheckResul
 export interface PreparedHazardCheck {
   /** Check with `control[i]` as instruction i's control information (instead of `fn.instrs[i].control`). */
   check(control: readonly ControlInfo[]): CheckResult;
+  /**
+   * The same check, answering the hazards as compact records in `check`'s order, without their descriptions
+   * (what the scoreboard generator repairs from; `describe` turns records into `check`'s hazards).
+   */
+  findHazards(control: readonly ControlInfo[]): HazardRecord[];
+  /** `check`'s hazards of records `findHazards` answered. */
+  describe(records: readonly HazardRecord[]): Hazard[];
   /** Instruction i's registers (what `instrRoles` answers) and timing (`opTiming`), as the checks read them. */
   roles(i: number): InstrRoles;
   timing(i: number): OpTiming;
@@ -364,9 +371,8 @@ export function prepareHazardCheck(fn: HazardFunction, opts: CheckOptions): Prep
   const canon = new Int32Array(n);
   for (let i = 0; i < n; i++) canon[i] = indexOf.get(fn.instrs[i]!.addr)!;
 
-  const check = (control: readonly ControlInfo[]): CheckResult => {
-    const hz = new HazardSet(fn, canon, n < 1_000_000);
-    const slack: CheckResult['slack'] = new Map();
+  const run = (control: readonly ControlInfo[], slack: CheckResult['slack']): HazardRecord[] => {
+    const hz = new HazardSet(fn, canon);
     const inState: (State | undefined)[] = new Array(n);
     const work: number[] = [];
     const queued = new Uint8Array(n);
@@ -415,13 +421,18 @@ export function prepareHazardCheck(fn: HazardFunction, opts: CheckOptions): Prep
       }
       st = emptyState();
     }
-    // Code-point order, not localeCompare: the first localeCompare of a process initialises ICU's collator
-    // (~10-30 ms, a third of a small kernel's scoreboard time), and its order would depend on the locale.
-    // Register names and kinds are [A-Z0-9] only, where both orders agree in the C/en locales.
-    const list = [...hz.byId.values()].sort((a, b) => a.addr - b.addr || compareCodePoints(a.reg, b.reg) || compareCodePoints(a.kind, b.kind));
-    return { hazards: list, unknownOpcodes: [...unknownOpcodes], slack };
+    // Ordered by address, then register name and kind in code-point order (not localeCompare: the first
+    // localeCompare of a process initialises ICU's collator, and its order would depend on the locale), ties
+    // in the order the hazards were first found. The name and kind orders are precomputed ranks.
+    return hz.recs.sort((a, b) => a.addr - b.addr || regRank(a.key) - regRank(b.key) || KIND_RANK[a.kind] - KIND_RANK[b.kind]);
   };
-  return { check, roles: (i) => dec[i]!.roles, timing: (i) => dec[i]!.timing };
+  const describe = (records: readonly HazardRecord[]): Hazard[] => records.map((r) => describeRecord(fn, r));
+  const check = (control: readonly ControlInfo[]): CheckResult => {
+    const slack: CheckResult['slack'] = new Map();
+    const hazards = describe(run(control, slack));
+    return { hazards, unknownOpcodes: [...unknownOpcodes], slack };
+  };
+  return { check, findHazards: (control) => run(control, new Map()), describe, roles: (i) => dec[i]!.roles, timing: (i) => dec[i]!.timing };
 }
 
 function text(ins: HazardInstr): string {
@@ -431,35 +442,137 @@ function text(ins: HazardInstr): string {
 const KIND_INDEX: Record<HazardKind, number> = { RAW: 0, WAR: 1, WAW: 2, REUSE: 3 };
 /** Stall count a hazard's description reports ("stall: N of ..."), 99 for other descriptions. */
 const NOT_A_STALL = 99;
+/** Kinds in code-point order of their names (the order of hazards at one address and register). */
+const KIND_RANK: Record<HazardKind, number> = (() => {
+  const names = (Object.keys(KIND_INDEX) as HazardKind[]).sort(compareCodePoints);
+  const r = {} as Record<HazardKind, number>;
+  names.forEach((k, i) => (r[k] = i));
+  return r;
+})();
+/** Register keys (FILE_BASE + index, below 1024) in code-point order of their names (R10 before R2). */
+const REG_RANK: Int32Array = (() => {
+  const keys = Array.from({ length: 1024 }, (_, k) => k);
+  const names = keys.map(regName);
+  keys.sort((a, b) => compareCodePoints(names[a]!, names[b]!));
+  const r = new Int32Array(keys.length);
+  keys.forEach((k, i) => (r[k] = i));
+  return r;
+})();
+function regRank(key: number): number {
+  return key < REG_RANK.length ? REG_RANK[key]! : key;
+}
+
+/** What a hazard's description says is missing (`describeRecord` builds the text). */
+export type HazardMissing =
+  /** a fixed-latency result read too early: `stall: a of b cycles (s1 result read as s2)` */
+  | 'stall-read'
+  /** a fixed-latency result overwritten too early: `stall: a of b cycles` */
+  | 'stall'
+  /** the consumer does not wait on scoreboard `a`: `wait on SBa` */
+  | 'wait'
+  /** a variable-latency writer (instruction `a`) sets no write scoreboard (RAW) */
+  | 'write-sb-none'
+  /** the same, reported at a later write (WAW) */
+  | 'write-sb-on'
+  /** a late reader (instruction `a`) sets no read scoreboard: window `b`, overwritten after `c` cycles */
+  | 'read-sb'
+  /** a reuse flag on a register the instruction overwrites */
+  | 'reuse';
 
 /**
- * The hazards found by one check, one per (kind, later instruction, earlier instruction, register): ids are
- * numbers (instruction addresses by their first index), and a description is only built when a hazard is new
- * or replaces a worse one (`wants`, then `put`).
+ * One hazard as `findHazards` answers it: the instructions by index and address, the register by key, and what
+ * is missing as a code with its numbers (`check` describes each in words). `need - elapsed` stall cycles are
+ * missing for the stall kinds.
+ */
+export interface HazardRecord {
+  kind: HazardKind;
+  /** The later instruction (index, address). */
+  second: number;
+  addr: number;
+  /** The earlier instruction (index, address). */
+  first: number;
+  firstAddr: number;
+  /** Register key (R n: n, UR n: 256 + n, P n: 512 + n, UP n: 520 + n, B n: 528 + n). */
+  key: number;
+  missing: HazardMissing;
+  /** stall kinds: elapsed cycles; wait: the scoreboard; scoreboard kinds: the instruction lacking one */
+  a: number;
+  /** stall kinds: cycles needed; read-sb: the read window */
+  b: number;
+  /** read-sb: cycles elapsed before the overwrite */
+  c: number;
+  /** stall-read: writer class and reader class */
+  s1: string;
+  s2: string;
+  /** the stall count of the description (NOT_A_STALL for other descriptions): a later find replaces it only with fewer */
+  stall: number;
+  /** instruction indices by the first index of their address (hazards are one per kind, canon pair, register) */
+  ca: number;
+  cb: number;
+}
+
+function describeRecord(fn: HazardFunction, r: HazardRecord): Hazard {
+  const second = fn.instrs[r.second]!, first = fn.instrs[r.first]!;
+  let missing: string;
+  switch (r.missing) {
+    case 'stall-read': missing = `stall: ${r.a} of ${r.b} cycles (${r.s1} result read as ${r.s2})`; break;
+    case 'stall': missing = `stall: ${r.a} of ${r.b} cycles`; break;
+    case 'wait': missing = `wait on SB${r.a}`; break;
+    case 'write-sb-none': missing = `write scoreboard: ${fn.instrs[r.a]!.opcode} is variable-latency and sets none`; break;
+    case 'write-sb-on': missing = `write scoreboard on ${fn.instrs[r.a]!.opcode}`; break;
+    case 'read-sb': missing = `read scoreboard on ${fn.instrs[r.a]!.opcode} (source read up to ${r.b} cycles after issue, overwritten after ${r.c})`; break;
+    case 'reuse': missing = 'reuse flag on a register this instruction overwrites'; break;
+  }
+  return {
+    kind: r.kind,
+    function: fn.name,
+    addr: second.addr,
+    reg: regName(r.key),
+    firstAddr: first.addr,
+    firstText: text(first),
+    secondText: text(second),
+    missing,
+  };
+}
+
+/**
+ * The hazards found by one check, one per (kind, later instruction, earlier instruction, register), the
+ * instructions named by the first index of their address: records are kept per later instruction (a few
+ * each), in the order first found; a record is written when new or when it replaces a stall description
+ * with one of fewer cycles (the fixed point may revisit with weaker state): `wants`, then `put`.
  */
 class HazardSet {
-  readonly byId = new Map<number | string, Hazard>();
-  /** The stall count each hazard's description reports (the smallest found is kept). */
-  private readonly stallOf = new Map<number | string, number>();
-  private id: number | string = 0;
+  readonly recs: HazardRecord[] = [];
+  private readonly at: (HazardRecord[] | undefined)[];
+  private found: HazardRecord | undefined;
   private kind: HazardKind = 'RAW';
   private second = 0;
   private first = 0;
   private key = 0;
   private stall = NOT_A_STALL;
-  constructor(private readonly fn: HazardFunction, private readonly canon: Int32Array, private readonly numericIds: boolean) {}
+  constructor(private readonly fn: HazardFunction, private readonly canon: Int32Array) {
+    this.at = new Array(canon.length);
+  }
   /**
    * Whether hazard (kind, instruction `second`, instruction `first`, register `key`) with a description of
    * `stall` cycles (NOT_A_STALL otherwise) should be written: it is new, or a stall description with fewer
-   * cycles than the one kept (the fixed point may revisit with weaker state). Then `put` writes it.
+   * cycles than the one kept. Then `put` writes it.
    */
   wants(kind: HazardKind, second: number, first: number, key: number, stall: number): boolean {
-    const n = this.canon.length;
-    const a = this.canon[second]!, b = this.canon[first]!;
-    const id = this.numericIds ? ((KIND_INDEX[kind] * n + a) * n + b) * 1024 + key : `${kind}:${a}:${b}:${key}`;
-    const have = this.stallOf.get(id);
-    if (have !== undefined && !(stall !== NOT_A_STALL && stall < have)) return false;
-    this.id = id;
+    const ca = this.canon[second]!, cb = this.canon[first]!;
+    const list = this.at[ca];
+    let have: HazardRecord | undefined;
+    if (list) {
+      for (let k = 0; k < list.length; k++) {
+        const r = list[k]!;
+        if (r.cb === cb && r.key === key && r.kind === kind) {
+          have = r;
+          break;
+        }
+      }
+    }
+    if (have !== undefined && !(stall !== NOT_A_STALL && stall < have.stall)) return false;
+    this.found = have;
     this.kind = kind;
     this.second = second;
     this.first = first;
@@ -467,24 +580,25 @@ class HazardSet {
     this.stall = stall;
     return true;
   }
-  put(missing: string): void {
-    const h = this.byId.get(this.id);
-    this.stallOf.set(this.id, this.stall);
+  put(missing: HazardMissing, a = 0, b = 0, c = 0, s1 = '', s2 = ''): void {
+    const h = this.found;
     if (h) {
       h.missing = missing;
+      h.a = a;
+      h.b = b;
+      h.c = c;
+      h.s1 = s1;
+      h.s2 = s2;
+      h.stall = this.stall;
       return;
     }
-    const second = this.fn.instrs[this.second]!, first = this.fn.instrs[this.first]!;
-    this.byId.set(this.id, {
-      kind: this.kind,
-      function: this.fn.name,
-      addr: second.addr,
-      reg: regName(this.key),
-      firstAddr: first.addr,
-      firstText: text(first),
-      secondText: text(second),
-      missing,
-    });
+    const ca = this.canon[this.second]!;
+    const r: HazardRecord = {
+      kind: this.kind, second: this.second, addr: this.fn.instrs[this.second]!.addr, first: this.first, firstAddr: this.fn.instrs[this.first]!.addr, key: this.key,
+      missing, a, b, c, s1, s2, stall: this.stall, ca, cb: this.canon[this.first]!,
+    };
+    this.recs.push(r);
+    (this.at[ca] ??= []).push(r);
   }
 }
 
@@ -561,7 +675,7 @@ function step(
         for (const e of fl) {
           const need = rawLatency(t, e.wclass, u.reader);
           if (e.elapsed < need) {
-            if (hz.wants('RAW', i, e.writer, key, e.elapsed)) hz.put(`stall: ${e.elapsed} of ${need} cycles (${e.wclass} result read as ${u.reader})`);
+            if (hz.wants('RAW', i, e.writer, key, e.elapsed)) hz.put('stall-read', e.elapsed, need, 0, e.wclass, u.reader);
           } else if (slack) {
             noteSlack(slack, `${t.name}:${e.wclass}->${u.reader}`, e.elapsed - need);
           }
@@ -572,9 +686,9 @@ function step(
         for (const e of vl) {
           if (!hz.wants('RAW', i, e.writer, key, NOT_A_STALL)) continue;
           if (e.sb < 0) {
-            hz.put(`write scoreboard: ${fn.instrs[e.writer]!.opcode} is variable-latency and sets none`);
+            hz.put('write-sb-none', e.writer);
           } else {
-            hz.put(`wait on SB${e.sb}`);
+            hz.put('wait', e.sb);
           }
         }
       }
@@ -593,7 +707,10 @@ function step(
         for (const e of vl) {
           // results of one in-order queue land in issue order
           if (isVar && e.queue === myQueue) continue;
-          if (hz.wants('WAW', i, e.writer, key, NOT_A_STALL)) hz.put(e.sb < 0 ? `write scoreboard on ${fn.instrs[e.writer]!.opcode}` : `wait on SB${e.sb}`);
+          if (hz.wants('WAW', i, e.writer, key, NOT_A_STALL)) {
+            if (e.sb < 0) hz.put('write-sb-on', e.writer);
+            else hz.put('wait', e.sb);
+          }
         }
       }
       const rl = st.reads.get(key);
@@ -608,7 +725,8 @@ function step(
             continue;
           }
           if (hz.wants('WAR', i, e.reader, key, NOT_A_STALL)) {
-            hz.put(e.rbar < 0 ? `read scoreboard on ${fn.instrs[e.reader]!.opcode} (source read up to ${window} cycles after issue, overwritten after ${elapsed})` : `wait on SB${e.rbar}`);
+            if (e.rbar < 0) hz.put('read-sb', e.reader, window, elapsed);
+            else hz.put('wait', e.rbar);
           }
         }
       }
@@ -619,7 +737,7 @@ function step(
           for (const e of fl) {
             const theirs = rawLatency(t, e.wclass, 'alu');
             const need = Math.max(1, theirs - mine - 1);
-            if (e.elapsed < need && hz.wants('WAW', i, e.writer, key, e.elapsed)) hz.put(`stall: ${e.elapsed} of ${need} cycles`);
+            if (e.elapsed < need && hz.wants('WAW', i, e.writer, key, e.elapsed)) hz.put('stall', e.elapsed, need);
           }
         }
       }
@@ -635,7 +753,7 @@ function step(
       if (!o.reuse || !o.reg) continue;
       const ks: number[] = [];
       keysOf(o.reg, ks);
-      for (const k of ks) if (defSet.has(k) && hz.wants('REUSE', i, i, k, NOT_A_STALL)) hz.put(`reuse flag on a register this instruction overwrites`);
+      for (const k of ks) if (defSet.has(k) && hz.wants('REUSE', i, i, k, NOT_A_STALL)) hz.put('reuse');
     }
   }
 

@@ -6,6 +6,8 @@ export {
   TURING, AMPERE, ADA, HOPPER, LATENCY_TABLES, latencyTableFor, rawLatency, opTiming, isKnownOpcode, UnknownArchError,
   type LatencyTable, type WriterClass, type ReaderClass, type VariableQueue, type OpTiming,
 } from './latency.js';
-export { checkHazards, prepareHazardCheck, type Hazard, type HazardKind, type CheckOptions, type CheckResult, type PreparedHazardCheck } from './check.js';
+export {
+  checkHazards, prepareHazardCheck, type Hazard, type HazardKind, type HazardMissing, type HazardRecord, type CheckOptions, type CheckResult, type PreparedHazardCheck,
+} from './check.js';
 export { formatHazard, hazardSummaryLine } from './report.js';
 export { hazardInstrFromSass, hazardFunctionFromCode, type WordsToFunctionResult } from './from-sass.js';

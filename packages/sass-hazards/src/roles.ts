@@ -214,6 +214,12 @@ export function instrRoles(ins: HazardInstr): InstrRoles {
     else if (shape === '1688' || shape === '8816' || shape === '8832') { a = 2; b = 1; }
     else if (shape === '884') { a = 2; b = 2; cd = f32 ? 8 : 4; }
     if (op === 'DMMA') { a = 2; b = 2; cd = 4; }
+    // IMMA accumulates in s32 (no type token says so); 8-bit A/B fragments are half the f16 ones
+    if (op === 'IMMA') {
+      cd = shape === '8816' || shape === '8832' ? 2 : 4;
+      if (shape === '16816') { a = 2; b = 1; }
+      else if (shape === '8816' || shape === '8832') { a = 1; b = 1; }
+    }
     defWidth = cd;
     const regIdx: number[] = [];
     for (let i = n; i < ops.length; i++) if (ops[i]!.kind === 'reg') regIdx.push(i);

@@ -80,6 +80,8 @@ interface DataImage {
   bank4Bytes: Uint8Array;
   /** Bank 4: byte offset of a word holding the address of a function outside the module (vprintf, malloc ...). */
   bank4Externs: Map<number, string>;
+  /** Bank-4 slots holding a kernel's function descriptor (R_CUDA_FUNC_DESC_64), by offset. */
+  bank4Kernels: Map<number, string>;
   /** Offset in bank 3 of the function's `.nv.constant2` (jump tables), when it has one. */
   bank2Base?: number;
 }
@@ -138,8 +140,10 @@ function findExternCalls(ctx: Ctx, words: ReadonlyArray<{ addr: number; ins: Sas
  * across the call computes a different result.
  */
 function liftExternCall(ctx: Ctx, name: string, guard: string, uncond: boolean): { lines: string[]; ends: boolean } {
-  const sig = DRIVER_SIGNATURES[name];
-  if (!sig) unsupported(ctx, `a call of ${name}, a function outside the module, is not lifted`);
+  // A function of another object (relocatable output: the device runtime's __cudaCDP2*, cudaGraphSetConditional):
+  // its signature is not in the cubin, and the interpreter cannot run it (it refuses it by name, with the reason
+  // the PTX path gives): lifted as the call by name without arguments, then the same poison.
+  const sig = DRIVER_SIGNATURES[name] ?? { args: [], results: [] };
   if (!uncond) unsupported(ctx, 'a guarded call of a driver function is not lifted');
   const regs = (widths: number[], at: number[]): string[] => widths.map((w, i) => regName('R', at[i]!, w));
   const args = regs(sig.args, abiPlace(sig.args));
@@ -288,6 +292,9 @@ function bank4Word(ctx: Ctx, off: number, width: number): string {
   const { bank4Relocs, bank4Bytes } = ctx.data;
   // a driver function's address: unknown here (0); the CALL through it is lifted by name
   if (ctx.data.bank4Externs.has(off) || ctx.data.bank4Externs.has(off - 4)) return '0';
+  const kernel = ctx.data.bank4Kernels.get(off);
+  if (kernel !== undefined && width === 2) return `@${kernel}`;
+  if (kernel !== undefined || ctx.data.bank4Kernels.has(off - 4)) unsupported(ctx, `a 32-bit read of the function descriptor at c[0x4][${hex(off)}]`);
   const at = bank4Relocs.get(off) ?? bank4Relocs.get(off - 4);
   if (!at) {
     if (off + 4 * width > bank4Bytes.length) unsupported(ctx, `c[0x4][${hex(off)}] is outside .nv.constant4`);
@@ -413,6 +420,29 @@ function liftP2r(ctx: Ctx, ops: SassOperandView[], mods: string[], line: (s: str
     acc = next;
   }
   return line(`${operand(ctx, d, 1, undefined)} = MOV ${acc}`);
+}
+
+/**
+ * HMMA / IMMA / DMMA: the Ori instruction of the same name over the tuple's registers one by one (Ori keeps
+ * fragment registers apart; packages/interp mma.ts gives the warp semantics): D's words (pairs for DMMA), then
+ * A's, B's and C's. Register counts per operand as the hazard roles give them (instrRoles).
+ */
+function liftMma(ctx: Ctx, op: string, ops: SassOperandView[], mods: string[], line: (s: string) => Lifted): Lifted {
+  const regs = ops.filter((o) => o.kind === 'reg');
+  const widths: Record<string, [number, number, number]> = { 'HMMA.16816': [4, 2, 4], 'HMMA.1684': [2, 1, 4], 'IMMA.16816': [2, 1, 4], 'DMMA.884': [2, 2, 4] };
+  const shape = mods.find((m) => /^\d+$/.test(m));
+  const w = widths[`${op}.${shape}`];
+  if (!w || regs.length !== 4 || regs.some((r) => !r.reg || r.reg.file !== 'R')) return unsupported(ctx, `${op}${mods.map((m) => `.${m}`).join('')} form`);
+  const pair = op === 'DMMA';
+  const names = (o: SassOperandView, n: number): string[] => {
+    const base = o.reg!.index;
+    if (base === 255) return Array.from({ length: pair ? n / 2 : n }, () => 'RZ');
+    return pair ? Array.from({ length: n / 2 }, (_, k) => regName('R', base + 2 * k, 2)) : Array.from({ length: n }, (_, k) => regName('R', base + k, 1));
+  };
+  const d = names(regs[0]!, 4);
+  const srcs = [...names(regs[1]!, w[0]), ...names(regs[2]!, w[1]), ...names(regs[3]!, w[2])];
+  const keep = mods.filter((m) => m !== 'ROW' && m !== 'COL');
+  return line(`${d.join(', ')} = ${op}${keep.map((m) => `.${m}`).join('')} ${srcs.join(', ')}`);
 }
 
 /**
@@ -688,10 +718,11 @@ function liftOne(ctx: Ctx, ins: SassInstruction, view: HazardInstr, branchTarget
       // griddepcontrol: one launch has no other grid to wait for or to release
       return { lines: [], ends: false };
     case 'R2P':
+      return unsupported(ctx, `${op} is not lifted yet`);
     case 'HMMA':
     case 'IMMA':
     case 'DMMA':
-      return unsupported(ctx, `${op} is not lifted yet`);
+      return liftMma(ctx, op, ops, mods, line);
   }
   if (UNIFORM_TWINS[op]) {
     const twin = UNIFORM_TWINS[op]!;
@@ -1080,9 +1111,17 @@ function dataImage(cubin: Cubin, fnName: string): DataImage {
   for (const sec of cubin.sections) if (sec.name === '.nv.constant4') bank4 = { index: sec.index, bytes: sec.data };
   const bank4Relocs = new Map<number, { v: string; offset: number }>();
   const bank4Externs = new Map<number, string>();
+  const bank4Kernels = new Map<number, string>();
   for (const r of cubin.relocations) {
     const target = cubin.sections[r.target];
     if (!target || (!secVar.has(r.target) && r.target !== bank4?.index)) continue;
+    const sym0 = cubin.symbols[r.symbol];
+    if (r.typeName === 'R_CUDA_FUNC_DESC_64' && r.target === bank4?.index && sym0?.type === 2 /* STT_FUNC */) {
+      // a kernel's function descriptor (a device-side launch): lifted as the kernel's name, whose value the
+      // interpreter gives as the PTX path's (interp's kernelDescriptor)
+      bank4Kernels.set(r.offset, sym0.name);
+      continue;
+    }
     const size = r.typeName === 'R_CUDA_64' || r.typeName === 'R_CUDA_G64' ? 8 : r.typeName === 'R_CUDA_32' || r.typeName === 'R_CUDA_G32' ? 4 : 0;
     if (!size) throw new LiftError('LIFT_UNSUPPORTED', `${fnName}: relocation ${r.typeName} in ${target.name} is not lifted`);
     const sym = cubin.symbols[r.symbol];
@@ -1120,7 +1159,7 @@ function dataImage(cubin: Cubin, fnName: string): DataImage {
     bank2Base = Math.ceil((c3?.size ?? 0) / 16) * 16;
     decls.push(`.const .align 16 .b8 @__nv_constant2[${c2.size}] = hex"${Buffer.from(c2.data).toString('hex')}"`);
   }
-  return { decls, bank4Relocs, bank4Externs, bank4Bytes: bank4?.bytes ?? new Uint8Array(0), bank2Base };
+  return { decls, bank4Relocs, bank4Externs, bank4Kernels, bank4Bytes: bank4?.bytes ?? new Uint8Array(0), bank2Base };
 }
 
 function attrValue(fn: CubinFunction, code: number): number {

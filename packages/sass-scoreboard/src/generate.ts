@@ -1,6 +1,6 @@
 import {
   latencyTableFor, prepareHazardCheck,
-  type ControlInfo, type Hazard, type HazardFunction, type LatencyTable, type PreparedHazardCheck,
+  type ControlInfo, type Hazard, type HazardFunction, type HazardRecord, type LatencyTable, type PreparedHazardCheck,
 } from '@ptxforge/sass-hazards';
 
 /**
@@ -108,9 +108,6 @@ function initialControl(fn: HazardFunction, decoded: PreparedHazardCheck): Contr
   });
 }
 
-const STALL_RE = /^stall: (\d+) of (\d+) cycles/;
-const WAIT_RE = /^wait on SB(\d)/;
-
 /**
  * Add `cycles` issue cycles between the instructions that reach `i` and `i`: on each predecessor, up to the
  * 15-cycle field, the rest on the instruction before it when that one only falls through into it.
@@ -153,10 +150,11 @@ export function generateScoreboards(fn: HazardFunction, opts: ScoreboardOptions)
   fn.instrs.forEach((ins, i) => index.set(ins.addr, i));
   const pool = new BarrierPool();
   let rounds = 0;
-  let hazards: Hazard[] = [];
+  let hazards: HazardRecord[] = [];
   const stuck = new Set<string>();
   for (; rounds < maxRounds; rounds++) {
-    hazards = checker.check(control).hazards;
+    // the checker's compact records (what is missing as a code and numbers), in the order of its report
+    hazards = checker.findHazards(control);
     if (hazards.length === 0) break;
     let repaired = false;
     // Per consumer the largest stall deficit (several writers may be short at one reader).
@@ -165,39 +163,39 @@ export function generateScoreboards(fn: HazardFunction, opts: ScoreboardOptions)
       const i = index.get(h.addr);
       const w = index.get(h.firstAddr);
       if (i === undefined || w === undefined) continue;
-      const s = STALL_RE.exec(h.missing);
-      if (s) {
-        const need = Number(s[2]) - Number(s[1]);
-        const d = deficit.get(i);
-        if (!d || d.cycles < need) deficit.set(i, { cycles: need, floor: w });
-        continue;
-      }
-      const m = WAIT_RE.exec(h.missing);
-      if (m) {
-        const bit = 1 << Number(m[1]);
-        if ((control[i]!.waitMask & bit) === 0) {
-          control[i]!.waitMask |= bit;
-          repaired = true;
+      switch (h.missing) {
+        case 'stall':
+        case 'stall-read': {
+          const need = h.b - h.a;
+          const d = deficit.get(i);
+          if (!d || d.cycles < need) deficit.set(i, { cycles: need, floor: w });
+          break;
         }
-        continue;
-      }
-      if (h.missing.startsWith('write scoreboard')) {
-        if (control[w]!.wbar === null) {
-          control[w]!.wbar = pool.take();
-          repaired = true;
+        case 'wait': {
+          const bit = 1 << h.a;
+          if ((control[i]!.waitMask & bit) === 0) {
+            control[i]!.waitMask |= bit;
+            repaired = true;
+          }
+          break;
         }
-        continue;
-      }
-      if (h.missing.startsWith('read scoreboard')) {
-        if (control[w]!.rbar === null) {
-          control[w]!.rbar = pool.take();
+        case 'write-sb-none':
+        case 'write-sb-on':
+          if (control[w]!.wbar === null) {
+            control[w]!.wbar = pool.take();
+            repaired = true;
+          }
+          break;
+        case 'read-sb':
+          if (control[w]!.rbar === null) {
+            control[w]!.rbar = pool.take();
+            repaired = true;
+          }
+          break;
+        case 'reuse':
+          control[i]!.reuse = 0;
           repaired = true;
-        }
-        continue;
-      }
-      if (h.kind === 'REUSE') {
-        control[i]!.reuse = 0;
-        repaired = true;
+          break;
       }
     }
     for (const [i, d] of deficit) {
@@ -210,11 +208,12 @@ export function generateScoreboards(fn: HazardFunction, opts: ScoreboardOptions)
     }
     if (!repaired) break;
   }
-  if (rounds === maxRounds) hazards = checker.check(control).hazards;
+  if (rounds === maxRounds) hazards = checker.findHazards(control);
+  const unresolved: Hazard[] = checker.describe(hazards);
   return {
     control,
     rounds: rounds + 1,
-    unresolved: hazards,
+    unresolved,
     stallCycles: stallCycles(control),
     waits: control.filter((c) => c.waitMask !== 0).length,
   };

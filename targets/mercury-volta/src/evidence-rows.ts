@@ -116,12 +116,24 @@ function atomgSlot(base: RowSpec): SlotSpec {
     const scope = ((v >> 3) & 1) | 2 | (((v >> 4) & 3) << 2);
     map[(v & 7) | (scope << 3) | ((v >> 6) << 7)] = [...toks];
   }
+  addAtomCombinations(map);
+  return { bits: [[73, 3], [77, 4], [87, 4]], map };
+}
+
+/**
+ * The integer operation × scope × type combinations of the sm_90 ATOM/ATOMG joint slot (type 73..75, scope 77..80,
+ * operation 87..90) that ptxas 13 writes, added to `map` where the golden data has no entry: operations 0 ADD, 1 MIN,
+ * 2 MAX, 3 INC, 4 DEC, 5 AND, 6 OR, 7 XOR, 8 EXCH; scopes 5 = CTA (printed SM), 7 = GPU, 10 = SYS; types 0 = 32-bit,
+ * 1 = S32, 2 = 64 (u64 add/min/max/exch and b64 and/or/xor: `atom{,.global}.{and,or,xor}.{cta,gpu,sys}.b64` words
+ * `...0207798a / ...0a9ea1c6` ff.), 3 = S64.
+ */
+function addAtomCombinations(map: Record<number, string[]>): void {
   const OPS = ['m:ADD', 'm:MIN', 'm:MAX', 'm:INC', 'm:DEC', 'm:AND', 'm:OR', 'm:XOR', 'm:EXCH'];
   const SCOPES: Record<number, string> = { 5: 'm:SM', 7: 'm:GPU', 10: 'm:SYS' };
   const TYPES: Array<[number, string[], number[]]> = [
     [0, [], [0, 1, 2, 3, 4, 5, 6, 7, 8]],
     [1, ['m:S32^0'], [1, 2]],
-    [2, ['m:64'], [0, 1, 2, 8]],
+    [2, ['m:64'], [0, 1, 2, 5, 6, 7, 8]],
     [3, ['m:S64^0'], [1, 2]],
   ];
   for (const [type, typeToks, ops] of TYPES) {
@@ -132,7 +144,15 @@ function atomgSlot(base: RowSpec): SlotSpec {
       }
     }
   }
-  return { bits: [[73, 3], [77, 4], [87, 4]], map };
+}
+
+/** The sm_90 generic ATOM joint slot: sm_80/86's golden combinations (same field layout) plus ptxas 13's. */
+function atomSlot(base: RowSpec): SlotSpec {
+  const old = base.slots[0]!;
+  const map: Record<number, string[]> = {};
+  for (const [k, toks] of Object.entries(old.map)) map[Number(k)] = [...toks];
+  addAtomCombinations(map);
+  return { bits: old.bits.map((r) => [...r] as Run), map };
 }
 
 export const EVIDENCE_ROWS: RowSpec[] = [
@@ -410,6 +430,14 @@ export const EVIDENCE_ROWS: RowSpec[] = [
   // 1 = S32, 2 = 64, 3 = S64 for min/max (with .add, 3 is the golden F32.FTZ.RN). The slot stays joint (types
   // mean different things per operation): the golden combinations are kept, the evidenced ones added.
   ...rowsOf(0x9a8, 'P,R,Md,R', (r) => r.archs.includes('sm_90')).map((r) => widen(r, { free: [[78, 1]], replaceSlots: [atomgSlot(r)], order: ['m:E', 'm:ADD', 'm:MIN', 'm:MAX', 'm:INC', 'm:DEC', 'm:AND', 'm:OR', 'm:XOR', 'm:EXCH', 'm:64', 'm:S32^0', 'm:S64^0', 'm:F32^0', 'm:FTZ', 'm:F64^0', 'm:RN', 'm:STRONG', 'm:SM', 'm:GPU', 'm:SYS'] })),
+  // ATOM (generic address, sm_90): the golden data has this opcode for sm_80/86 only, with the combinations those
+  // vectors happened to hold (AND/OR/XOR only at GPU scope). ptxas 13 words for atom.{and,or,xor,add,exch}.{cta,gpu,
+  // sys}.{b32,b64} (`0x001ea2000a9ea1c6_0000000d0207798a` AND.SM, `...0a9ee1c6_...` AND.GPU, `...0a9f41c6_...` SYS,
+  // `...0c1ea1c6_...` EXCH.SM) keep the sm_86 fields: operation 87..90, scope 77..80, type 73..75.
+  ...rowsOf(0x98a, 'P,R,Md,R', (r) => r.archs.includes('sm_86')).map((r) => ({
+    ...variant(r, { replaceSlots: [atomSlot(r)], order: ['m:E', 'm:ADD', 'm:F16x2', 'm:MIN', 'm:MAX', 'm:INC', 'm:DEC', 'm:AND', 'm:OR', 'm:XOR', 'm:EXCH', 'm:64', 'm:S32^0', 'm:S64^0', 'm:F32^0', 'm:FTZ', 'm:F64^0', 'm:RN', 'm:STRONG', 'm:SM', 'm:GPU', 'm:SYS'] }),
+    archs: ['sm_90'],
+  })),
   // WARPSYNC Rmask (sm_90): the golden sm_90 data has only WARPSYNC.ALL; ptxas 13 words for bar.warp.sync and
   // shfl.sync with a register or partial member mask (`...05007348`: R5, `...04007348`: R4) hold the register in
   // bits 24..31 (sm_70..86 kept it in 32..39) and set bits 87..89 as the older rows do.
@@ -494,24 +522,6 @@ export const EVIDENCE_ROWS: RowSpec[] = [
       replaceSlots: [{ bits: [[74, 2], [78, 2], [84, 1]], map }],
       order: ['m:U64^0', 'm:S64^0', 'm:RM', 'm:RP', 'm:RZ', 'm:F64^0', 'm:U64^1', 'm:S64^1'],
     });
-  }),
-  // ATOM (generic address) in every scope: the joint slot over type 73..75, scope 77..80 (5 = SM, i.e. .cta; 7 = GPU;
-  // 10 = SYS) and operation 87..90 holds only the golden combinations (AND/OR/... at GPU scope alone); each one is
-  // valid in the other scopes too (ptxas 13 sm_90 words: red.and.release.cta.b32 `0x001fe8000a9ea1c8_0000000904ff098a`,
-  // atom.or.acquire.cta.b32 `0x000ea4000b1ea1c8_000004070407798a`, the same bits with scope 7 for .gpu)
-  ...rowsOf(0x98a, 'P,R,Md,R').map((r) => {
-    const old = r.slots[0]!;
-    const map: Record<string, string[]> = { ...old.map };
-    const SCOPES: Array<[number, string]> = [[5, 'm:SM'], [7, 'm:GPU'], [10, 'm:SYS']];
-    for (const [k, toks] of Object.entries(old.map)) {
-      const v = Number(k);
-      if (((v >> 3) & 15) !== 7) continue;
-      for (const [scope, tok] of SCOPES) {
-        const key = String((v & 7) | (scope << 3) | ((v >> 7) << 7));
-        map[key] ??= [...toks.filter((t) => t !== 'm:GPU'), tok];
-      }
-    }
-    return widen(r, { replaceSlots: [{ bits: old.bits.map((b) => [...b] as Run), map }] });
   }),
   // DEPBAR.LE SBn, N (sm_90): the scoreboard is a 3-bit number in bits 44..46, as sm_80/86 keep it (golden sm_86:
   // 0x...d0c0_0000791a is `DEPBAR.LE SB5, 0x3`). The sm_90 golden pairs show SB0..SB4 only, so the derived row

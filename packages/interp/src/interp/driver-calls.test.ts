@@ -84,3 +84,44 @@ bb0:
     expect(Array.from(new Int32Array(r.buffers.out!.bytes.buffer, r.buffers.out!.bytes.byteOffset, 3))).toEqual([4, 4, 4]);
   });
 });
+
+describe('functions outside one kernel launch: refused with the reason', () => {
+  const launchOf = (callee: string, extra = '') => parseOri(`.target sm_90
+.entry @k(
+  .param .u64 out c[0x0][0x210]
+)
+{
+bb0:
+  %rd1 = MOV ${extra || '0x10'}
+  %r2 = CALL @${callee}, %rd1
+  EXIT
+}
+`, { file: 'k.ori' });
+  it('the device runtime (__cudaCDP2*) and conditional graph nodes', () => {
+    const run = (callee: string) => runKernel(launchOf(callee), { kernel: 'k', grid: [1, 1, 1], block: [1, 1, 1], params: [{ type: 'u64', value: '0' }] });
+    expect(run('__cudaCDP2GetLastError').errors[0]?.message).toMatch(/CUDA device runtime cannot run in the interpreter \(call of __cudaCDP2GetLastError\)/);
+    expect(run('cudaGraphSetConditional').errors[0]?.message).toMatch(/conditional nodes of the CUDA graph/);
+    expect(run('__cudaCDP2LaunchDeviceV2').errors[0]?.message).toMatch(/device-side kernel launches/);
+  });
+  it('a kernel address (MOV @kernel) is an opaque descriptor, the same in every run', () => {
+    const m = parseOri(`.target sm_90
+.entry @k(
+  .param .u64 out c[0x0][0x210]
+)
+{
+bb0:
+  %rd1 = MOV @k
+  %rd2 = MOV c[0x0][0x210]
+  STG.E.64 [%rd2], %rd1
+  EXIT
+}
+`, { file: 'k.ori' });
+    const run = () => runKernel(m, { kernel: 'k', grid: [1, 1, 1], block: [1, 1, 1], buffers: { out: { type: 'u64', count: 1 } }, params: [{ buffer: 'out' }], outputs: ['out'] });
+    const a = run();
+    expect(a.errors).toEqual([]);
+    const v = new DataView(a.buffers.out!.bytes.buffer, a.buffers.out!.bytes.byteOffset).getBigUint64(0, true);
+    expect(v).not.toBe(0n);
+    expect(v % 16n).toBe(0n);
+    expect(Buffer.from(run().buffers.out!.bytes).toString('hex')).toBe(Buffer.from(a.buffers.out!.bytes).toString('hex'));
+  });
+});

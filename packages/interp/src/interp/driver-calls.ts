@@ -279,7 +279,11 @@ export function buildDriverCall(prog: Program, fn: OriFunction, i: Instr, name: 
       }
     };
   }
-  const why = CANNOT_RUN[name];
+  // the rest of the CUDA device runtime (relocatable code: cudaGetLastError, streams, memcpy ...) and the graph
+  // a kernel runs in: outside the interpreter's model of one kernel launch
+  const why = CANNOT_RUN[name]
+    ?? (name.startsWith('__cudaCDP2') ? 'the CUDA device runtime cannot run in the interpreter' : undefined)
+    ?? (name === 'cudaGraphSetConditional' ? 'conditional nodes of the CUDA graph a kernel runs in cannot run in the interpreter' : undefined);
   if (why) {
     return () => {
       throw new Trap('unsupported', `${why} (call of ${name})`, -1);

@@ -8,6 +8,7 @@ import { s as sx, u } from '@ptxforge/semantics';
 import { fadd } from '@ptxforge/semantics';
 import { F32, F64 } from '@ptxforge/semantics';
 import { Trap } from './errors.js';
+import { buildMma } from './mma.js';
 import { checkAlign, LWINBASE, readWords, SWINBASE, WINDOW_SIZE, writeWords } from './memory.js';
 import { markWritten, readSrc, writeLane, type Dst, type Exec, type Program, type Src } from './program.js';
 import type { Warp } from './warp.js';
@@ -278,6 +279,10 @@ export function buildWarpOp(prog: Program, fn: OriFunction, i: Instr): Exec | un
       return buildMatch(prog, fn, i);
     case 'REDUX':
       return buildRedux(prog, fn, i);
+    case 'HMMA':
+    case 'IMMA':
+    case 'DMMA':
+      return buildMma(prog, fn, i);
   }
   return undefined;
 }

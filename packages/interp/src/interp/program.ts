@@ -98,6 +98,19 @@ export interface PhiInfo {
   readonly byPred: Map<number, Src>;
 }
 
+/**
+ * A name that is no variable: the front end lets only kernels through (`mov.u64 %rd, kernel` for a device-side
+ * launch, also of another object's `.extern .entry` kernel). Its value is an opaque function descriptor that
+ * nothing in the interpreter can launch (the device runtime's launch functions are refused with their reason);
+ * it is derived from the name (FNV-1a) so it is the same in every run and after every phase, outside every
+ * allocation and 16-byte aligned.
+ */
+function kernelDescriptor(name: string): SymInfo {
+  let h = 0x811c9dc5;
+  for (let k = 0; k < name.length; k++) h = Math.imul(h ^ name.charCodeAt(k), 0x01000193) >>> 0;
+  return { space: 'global', address: 0x7f0000000000 + h * 16 };
+}
+
 export interface SymInfo {
   readonly space: VarDecl['space'];
   /** Global address (global/const) or window offset (shared/local). */
@@ -268,8 +281,7 @@ export class Program {
   }
 
   sym(fn: OriFunction, name: string): SymInfo {
-    const s = this.layout.fnSyms.get(fn)?.get(name) ?? this.layout.syms.get(name);
-    if (!s) throw new Trap('unsupported', `unknown symbol @${name}`, -1);
+    const s = this.layout.fnSyms.get(fn)?.get(name) ?? this.layout.syms.get(name) ?? kernelDescriptor(name);
     return s;
   }
 
@@ -296,8 +308,8 @@ export class Program {
         if (o.index) return { t: 'cbidx', bank: o.bank, offset: o.offset, slot: this.regSlot.get(o.index)!, bytes: 8 };
         return { t: 'const', v: this.cbankValue(o.bank, o.offset, 8) };
       case 'sym': {
-        const s = this.layout.fnSyms.get(fn)?.get(o.name) ?? this.layout.syms.get(o.name);
-        return { t: 'const', v: BigInt(s ? s.address : 0) };
+        const s = this.layout.fnSyms.get(fn)?.get(o.name) ?? this.layout.syms.get(o.name) ?? kernelDescriptor(o.name);
+        return { t: 'const', v: BigInt(s.address) };
       }
       case 'sreg':
         return { t: 'sreg', name: o.name };

@@ -17,10 +17,30 @@ export const GENERATED_BUFFER_BYTES = 65536;
 /** Dynamic shared memory given to a kernel that declares `.extern .shared` arrays (16 KiB). */
 export const GENERATED_DYNAMIC_SHARED_BYTES = 16384;
 
-export function generateLaunch(module: OriModule, fn: OriFunction, seed: number): Launch {
+/**
+ * How a generated launch is sized. The default suits kernels indexed by thread id with loops bounded by a small
+ * scalar; `compact` is the fallback verify-each tries when the default launch cannot run (a kernel indexing past
+ * 64 KiB with its scalars, reading more shared memory than 16 KiB, or looping past the step budget): one block of
+ * at most 32 threads, scalars 1..4, 1 MiB per pointer and 48 KiB of dynamic shared memory (the most a block gets
+ * without opting in).
+ */
+export interface LaunchProfile {
+  readonly bufferBytes: number;
+  readonly scalarMax: number;
+  readonly gridX: number;
+  readonly blockCap: number;
+  readonly dynamicSharedBytes: number;
+  /** Buffer elements: undefined = mostly small integers below 256 and some floats; N = integers 0..N-1 (indices stay small). */
+  readonly elementMax?: number;
+}
+export const DEFAULT_LAUNCH_PROFILE: LaunchProfile = { bufferBytes: GENERATED_BUFFER_BYTES, scalarMax: 64, gridX: 2, blockCap: 128, dynamicSharedBytes: GENERATED_DYNAMIC_SHARED_BYTES };
+export const COMPACT_LAUNCH_PROFILE: LaunchProfile = { bufferBytes: 1 << 20, scalarMax: 4, gridX: 1, blockCap: 32, dynamicSharedBytes: 48 * 1024, elementMax: 4 };
+
+export function generateLaunch(module: OriModule, fn: OriFunction, seed: number, profile: LaunchProfile = DEFAULT_LAUNCH_PROFILE): Launch {
   const rand = rng(seed ^ 0x9e3779b9);
   const maxntid = fn.directives.get('maxntid') ?? fn.directives.get('reqntid');
-  const bx = maxntid ? Math.max(1, Math.min(maxntid[0] ?? 64, 128)) : 64;
+  const cap = profile.blockCap;
+  const bx = maxntid ? Math.max(1, Math.min(maxntid[0] ?? 64, cap)) : Math.min(64, cap);
   const by = maxntid ? Math.max(1, Math.min(maxntid[1] ?? 1, Math.floor(1024 / bx))) : 1;
   const buffers: Record<string, BufferSpec> = {};
   const params: ParamSpec[] = [];
@@ -46,24 +66,25 @@ export function generateLaunch(module: OriModule, fn: OriFunction, seed: number)
     if (t === 'u64' || t === 'b64' || t === 's64') {
       const name = `param${k}_${p.name}`;
       const values: number[] = [];
-      for (let i = 0; i < GENERATED_BUFFER_BYTES / 4; i++) {
+      for (let i = 0; i < profile.bufferBytes / 4; i++) {
         // Mostly small integers (bounded data-dependent loops), some floats in [-100, 100).
-        values.push(rand() < 0.7 ? Math.floor(rand() * 256) : f32bits((rand() - 0.5) * 200));
+        const e = profile.elementMax;
+        values.push(e !== undefined ? Math.floor(rand() * e) : rand() < 0.7 ? Math.floor(rand() * 256) : f32bits((rand() - 0.5) * 200));
       }
       buffers[name] = { type: 'u32', values };
       params.push({ buffer: name });
     } else if (t === 'f32' || t === 'f64') {
       params.push({ type: t as ScalarType, value: Math.round((rand() - 0.5) * 2000) / 16 });
     } else {
-      params.push({ type: (['u8', 's8', 'u16', 's16', 'u32', 's32', 'b8', 'b16', 'b32'].includes(t) ? t : 'u32') as ScalarType, value: 1 + Math.floor(rand() * 64) });
+      params.push({ type: (['u8', 's8', 'u16', 's16', 'u32', 's32', 'b8', 'b16', 'b32'].includes(t) ? t : 'u32') as ScalarType, value: 1 + Math.floor(rand() * profile.scalarMax) });
     }
   });
   // kernels sized by the launch's dynamic shared memory (extern .shared arrays) get some, as a real launch would
   const dynamicShared = module.vars.some((v) => v.space === 'shared' && v.extern) || module.functions.some((f) => f.vars.some((v) => v.space === 'shared' && v.extern));
   return {
-    kernel: fn.name, grid: [2, 1, 1], block: [bx, by, 1], buffers, params,
+    kernel: fn.name, grid: [profile.gridX, 1, 1], block: [bx, by, 1], buffers, params,
     ...(Object.keys(textures).length ? { textures } : {}), ...(Object.keys(surfaces).length ? { surfaces } : {}),
-    ...(dynamicShared ? { sharedBytes: GENERATED_DYNAMIC_SHARED_BYTES } : {}),
+    ...(dynamicShared ? { sharedBytes: profile.dynamicSharedBytes } : {}),
   };
 }
 

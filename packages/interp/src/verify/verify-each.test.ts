@@ -6,6 +6,8 @@ import { corePlugin } from '@ptxforge/plugin-core';
 import { targetSm90Plugin } from '@ptxforge/target-sm90';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createVerifyEachInstrumentation } from './verify-each.js';
+import { COMPACT_LAUNCH_PROFILE, generateLaunch } from './inputs.js';
+import { runKernel } from '../launch.js';
 
 const SRC = `.target sm_90
 .entry @scale(
@@ -139,6 +141,24 @@ describe('--verify-each', () => {
     tc.compile(parseOri(SRC), { arch: 'sm_90', optLevel: 3, instrumentation: [v] });
     expect(v.report.skipped[0]!.kernel).toBe('scale');
     expect(v.report.skipped[0]!.reason).toContain("'missing'");
+  });
+
+  it('retries a generated launch the kernel cannot run with the compact one, and checks with that', () => {
+    // the store lands at tid * n * 4096 bytes (n * 1024 words): past the default 64 KiB buffer for most n in 1..64, inside the
+    // compact launch's 1 MiB for n in 1..4 and 32 threads
+    const far = SRC.replace('%rd0 = IMAD.WIDE.U32 %r0, 4, RZ', '%r8 = IMAD %r0, %r1, RZ\n  %r9 = SHF.L.U32 %r8, 10, RZ\n  %rd0 = IMAD.WIDE.U32 %r9, 4, RZ').replace('ISETP.GE.U32.AND %r0, %r1, PT', 'ISETP.GE.U32.AND %r0, 64, PT');
+    const m = parseOri(far);
+    expect(runKernel(m, generateLaunch(m, m.functions[0]!, 7)).ok).toBe(false);
+    expect(runKernel(m, generateLaunch(m, m.functions[0]!, 7, COMPACT_LAUNCH_PROFILE)).ok).toBe(true);
+    const tc = createToolchain({ plugins: [corePlugin, targetSm90Plugin, testPhases(false)] });
+    const v = createVerifyEachInstrumentation({ seed: 7 });
+    tc.compile(parseOri(far), { arch: 'sm_90', optLevel: 3, instrumentation: [v] });
+    expect(v.report.skipped).toEqual([]);
+    expect(v.report.runs).toBeGreaterThanOrEqual(2);
+    expect(v.report.mismatch).toBeUndefined();
+    // and a wrong phase is still caught through the compact launch
+    const bad = createVerifyEachInstrumentation({ seed: 7 });
+    expect(() => createToolchain({ plugins: [corePlugin, targetSm90Plugin, testPhases(true)] }).compile(parseOri(far), { arch: 'sm_90', optLevel: 3, instrumentation: [bad] })).toThrow(/changed the behaviour of kernel @scale/);
   });
 
   it('re-runs only the kernels a phase changed (a module of many kernels)', () => {

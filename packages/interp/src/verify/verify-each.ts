@@ -11,7 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { printFunction, printModule, PtxforgeError, type Instrumentation, type OriFunction, type OriModule, type PhaseInfo } from '@ptxforge/kernel';
 import { readElement, runKernel, typeSize, type Launch, type RunResult, type ScalarType } from '../launch.js';
-import { generateLaunch } from './inputs.js';
+import { COMPACT_LAUNCH_PROFILE, DEFAULT_LAUNCH_PROFILE, generateLaunch } from './inputs.js';
 
 export interface VerifyEachOptions {
   /** Inputs for the kernel it names (or the first kernel). Kernels without a launch get generated inputs. */
@@ -98,11 +98,12 @@ export function createVerifyEachInstrumentation(opts: VerifyEachOptions = {}): V
   let refs: Reference[] = [];
   let lastGood: ModuleText | undefined;
 
-  const launchFor = (m: OriModule, fn: OriFunction, k: number): Launch => {
+  /** The launches to try for a kernel, in order: the given one, else the generated default, then the compact one. */
+  const launchesFor = (m: OriModule, fn: OriFunction, k: number): Launch[] => {
     const maxSteps = opts.maxSteps ?? DEFAULT_STEPS;
     const named = opts.launch?.kernel;
-    if (opts.launch && (named === fn.name || (named === undefined && k === 0))) return { maxSteps, ...opts.launch, kernel: fn.name };
-    return { ...generateLaunch(m, fn, opts.seed ?? 1), maxSteps };
+    if (opts.launch && (named === fn.name || (named === undefined && k === 0))) return [{ maxSteps, ...opts.launch, kernel: fn.name }];
+    return [DEFAULT_LAUNCH_PROFILE, COMPACT_LAUNCH_PROFILE].map((p) => ({ ...generateLaunch(m, fn, opts.seed ?? 1, p), maxSteps }));
   };
 
   return {
@@ -113,14 +114,19 @@ export function createVerifyEachInstrumentation(opts: VerifyEachOptions = {}): V
       refs = [];
       const entries = m.functions.filter((f) => f.kind === 'entry');
       entries.forEach((fn, k) => {
-        const launch = launchFor(m, fn, k);
-        const result = runKernel(m, launch);
-        report.runs++;
-        if (!result.ok) {
-          report.skipped.push({ kernel: fn.name, reason: result.errors[0]!.message });
-          return;
+        // a generated launch the kernel cannot run (out of bounds, over the step budget) is retried compact; the
+        // kernel is skipped, with the first launch's reason, only when no launch runs
+        let firstReason: string | undefined;
+        for (const launch of launchesFor(m, fn, k)) {
+          const result = runKernel(m, launch);
+          report.runs++;
+          if (result.ok) {
+            refs.push({ kernel: fn.name, launch, result });
+            return;
+          }
+          firstReason ??= result.errors[0]!.message;
         }
-        refs.push({ kernel: fn.name, launch, result });
+        report.skipped.push({ kernel: fn.name, reason: firstReason! });
       });
       lastGood = moduleText(m);
     },

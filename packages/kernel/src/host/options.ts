@@ -25,6 +25,11 @@ export interface CompileOptions {
   instrumentation?: readonly Instrumentation[];
   /** IR properties the input already has (an Ori dump taken after allocation has PhysicalRegisters ...). */
   properties?: readonly IrProperty[];
+  /**
+   * Relocatable output (ptxas `-c`, PTX of `nvcc -rdc=true`): `.extern` functions may stay undefined (the
+   * linker, nvlink, resolves them); passed on to the front end.
+   */
+  relocatable?: boolean;
 }
 
 export interface ResolvedCompileOptions {

@@ -108,7 +108,7 @@ export class Toolchain {
   }
 
   /** Parse source text with the front end for its extension (`.ori` is built in). */
-  load(text: string, file: string, target?: TargetView): OriModule {
+  load(text: string, file: string, target?: TargetView, options: { relocatable?: boolean } = {}): OriModule {
     const ext = /\.[^./\\]+$/.exec(file)?.[0]?.toLowerCase() ?? '';
     if (ext === '.ori') return parseOri(text, { file, opcodes: this.registry.opcodes });
     const fe = this.registry.frontends.get(ext);
@@ -119,7 +119,7 @@ export class Toolchain {
       });
     }
     if (!target) throw new PtxforgeError('INPUT_NEEDS_TARGET', `reading ${file} needs the target (-arch) to be known`);
-    const m = fe.load(text, file, { target, opcodes: this.registry.opcodes });
+    const m = fe.load(text, file, { target, opcodes: this.registry.opcodes, ...(options.relocatable ? { relocatable: true } : {}) });
     if (m.opcodes !== this.registry.opcodes) m.setOpcodes(this.registry.opcodes);
     return m;
   }
@@ -156,7 +156,7 @@ export class Toolchain {
       for (const [k, v] of Object.entries(options.knobs ?? {})) knobs.set(k, v as string);
     }
     const view = this.targetView(binding, options.arch);
-    const unit = 'text' in input ? this.load(input.text, input.file, view) : input;
+    const unit = 'text' in input ? this.load(input.text, input.file, view, { relocatable: !!options.relocatable }) : input;
     // A module built in memory with the core ISA is read with this toolchain's opcodes (core + plugins).
     if (unit.opcodes === CORE_OPCODES && this.registry.opcodes !== CORE_OPCODES) unit.setOpcodes(this.registry.opcodes);
     const child = this.root.createChildContainer();

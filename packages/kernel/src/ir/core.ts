@@ -19,10 +19,40 @@ export const REG_PREFIXES: ReadonlyArray<{ prefix: string; cls: RegClass; width:
   { prefix: 'b', cls: 'B', width: 1 },
 ];
 
+/** `class:width` -> prefix, and the prefix text of virtual (lower case) and physical (upper case) names -> entry. */
+const PREFIX_OF = new Map<string, string>(REG_PREFIXES.map((p) => [`${p.cls}:${p.width}`, p.prefix]));
+const PREFIX_BY_TEXT = new Map<string, { entry: (typeof REG_PREFIXES)[number]; upper: boolean }>();
+for (const e of REG_PREFIXES) {
+  PREFIX_BY_TEXT.set(e.prefix, { entry: e, upper: false });
+  PREFIX_BY_TEXT.set(e.prefix.toUpperCase(), { entry: e, upper: true });
+}
+/** Per class, the prefix of widths 1, 2 and 4 (newReg runs per new register: no search, no key string). */
+const PREFIX_BY_CLASS: Record<RegClass, Array<string | undefined>> = { R: [], P: [], UR: [], UP: [], B: [] };
+for (const e of REG_PREFIXES) PREFIX_BY_CLASS[e.cls][e.width] ??= e.prefix;
+
 export function regPrefix(cls: RegClass, width: RegWidth): string {
-  const e = REG_PREFIXES.find((p) => p.cls === cls && p.width === width);
-  if (!e) throw new Error(`no register prefix for class ${cls} width ${width}`);
-  return e.prefix;
+  const p = PREFIX_BY_CLASS[cls]?.[width] ?? PREFIX_OF.get(`${cls}:${width}`);
+  if (!p) throw new Error(`no register prefix for class ${cls} width ${width}`);
+  return p;
+}
+
+/**
+ * `%<letters><digits>` split as /^%([a-zA-Z]+)(\d+)$/ would, without a regular expression (getOrCreateReg
+ * runs per register the front end names): the prefix entry, whether it is upper case (physical), the digits.
+ */
+function parseRegName(name: string): { p: { entry: (typeof REG_PREFIXES)[number]; upper: boolean } | undefined; digits: string } | undefined {
+  if (name.charCodeAt(0) !== 37) return undefined; // '%'
+  let k = 1;
+  for (; k < name.length; k++) {
+    const ch = name.charCodeAt(k) | 0x20;
+    if (ch < 97 || ch > 122) break;
+  }
+  if (k === 1 || k === name.length) return undefined;
+  for (let j = k; j < name.length; j++) {
+    const ch = name.charCodeAt(j);
+    if (ch < 48 || ch > 57) return undefined;
+  }
+  return { p: PREFIX_BY_TEXT.get(name.slice(1, k)), digits: name.slice(k) };
 }
 
 export function isPredicateClass(cls: RegClass): boolean {
@@ -127,6 +157,18 @@ export function operandRegs(o: Operand): Register[] {
     default:
       return [];
   }
+}
+
+/** The one register `operandRegs(o)` would return, or undefined (an operand reads at most one). */
+function operandReg(o: Operand): Register | undefined {
+  if (o.kind === 'reg') return o.reg;
+  if (o.kind === 'mem') return o.base;
+  if (o.kind === 'cbank') return o.index;
+  return undefined;
+}
+/** Count one more read of `r` by `i` (the register table's `uses`). */
+function linkUse(r: Register | undefined, i: Instr): void {
+  if (r) r.uses.set(i, (r.uses.get(i) ?? 0) + 1);
 }
 
 /** Append the registers `operandRegs(o)` would return to `out` (no temporary array). */
@@ -623,6 +665,8 @@ export interface VarDecl {
   init?: Uint8Array;
   /** `.extern` (size unknown / dynamic shared). */
   extern?: boolean;
+  /** `.visible` (PTX linkage): other objects may name it; the cubin's symbol is STB_GLOBAL, as ptxas writes it. */
+  visible?: boolean;
   /**
    * Address relocations of the initializer (PTX `{ x, y+8, generic(z) }`): at byte `offset` store, little
    * endian in `size` bytes, the address of variable `sym` plus `addend` — its generic address when `generic`,
@@ -740,13 +784,13 @@ export class OriFunction {
   getOrCreateReg(name: string): Register {
     const got = this.regsByName.get(name);
     if (got) return got;
-    const m = /^%([a-zA-Z]+)(\d+)$/.exec(name);
-    const upper = !!m && m[1] === m[1]!.toUpperCase();
-    const p = m && REG_PREFIXES.find((e) => (upper ? e.prefix.toUpperCase() : e.prefix) === m[1]);
-    if (!m || !p) throw new PtxforgeError('IR_BAD_REGISTER', `bad register name ${name}`);
-    if (upper && String(Number(m[2])) !== m[2]) throw new PtxforgeError('IR_BAD_REGISTER', `bad register name ${name}: a physical register number has no leading zeros`);
-    const r = new Register(this.regList.length, p.cls, p.width, name, upper ? Number(m[2]) : undefined);
-    if (!upper && Number(m[2]) > (this.namedUpTo.get(p.prefix) ?? -1)) this.namedUpTo.set(p.prefix, Number(m[2]));
+    const m = parseRegName(name);
+    if (!m || !m.p) throw new PtxforgeError('IR_BAD_REGISTER', `bad register name ${name}`);
+    const { entry: p, upper } = m.p;
+    const num = Number(m.digits);
+    if (upper && String(num) !== m.digits) throw new PtxforgeError('IR_BAD_REGISTER', `bad register name ${name}: a physical register number has no leading zeros`);
+    const r = new Register(this.regList.length, p.cls, p.width, name, upper ? num : undefined);
+    if (!upper && num > (this.namedUpTo.get(p.prefix) ?? -1)) this.namedUpTo.set(p.prefix, num);
     this.regsByName.set(name, r);
     this.regList.push(r);
     return r;
@@ -1172,8 +1216,17 @@ export class OriFunction {
   // ---- internal bookkeeping ----------------------------------------------------------------
   _linkInstr(i: Instr): void {
     this._irVersion++;
-    for (const d of i.defs) if (d.kind === 'reg') d.reg.defs.add(i);
-    for (const r of i.useRegs()) r.uses.set(i, (r.uses.get(i) ?? 0) + 1);
+    // the registers of useRegs() in its order, without building the array (this runs on every insertion)
+    const defs = i.defs;
+    for (let k = 0; k < defs.length; k++) {
+      const d = defs[k]!;
+      if (d.kind === 'reg') d.reg.defs.add(i);
+      else linkUse(operandReg(d), i);
+    }
+    const g = i.guard;
+    if (g) linkUse(g.reg, i);
+    const uses = i.uses;
+    for (let k = 0; k < uses.length; k++) linkUse(operandReg(uses[k]!), i);
   }
   /** Internal: `i` is deleted as unreachable code; remember the registers it wrote (see unreachableDefs). */
   _noteUnreachableDefs(i: Instr): void {
@@ -1203,8 +1256,15 @@ export class OriFunction {
   }
   _unlinkInstr(i: Instr): void {
     this._irVersion++;
-    for (const d of i.defs) if (d.kind === 'reg') d.reg.defs.delete(i);
-    for (const r of i.useRegs()) r.uses.delete(i);
+    const defs = i.defs;
+    for (let k = 0; k < defs.length; k++) {
+      const d = defs[k]!;
+      if (d.kind === 'reg') d.reg.defs.delete(i);
+      else operandReg(d)?.uses.delete(i);
+    }
+    i.guard?.reg.uses.delete(i);
+    const uses = i.uses;
+    for (let k = 0; k < uses.length; k++) operandReg(uses[k]!)?.uses.delete(i);
   }
   /**
    * Internal: the CFG changed. With `b`, only `b`'s outgoing edges changed (its control-flow instructions, or

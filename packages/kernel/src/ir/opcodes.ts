@@ -242,6 +242,11 @@ def({ name: 'SHFL', category: 'warp', isConvergent: true, defs: ['r', 'p*'], use
 def({ name: 'VOTE', category: 'warp', isConvergent: true, defs: ['r', 'p*'], uses: ['p', 'r*'], description: 'warp vote (.ALL .ANY .EQ) with optional member mask; def: ballot' });
 def({ name: 'MATCH', category: 'warp', isConvergent: true, defs: ['r', 'p*'], uses: ['r', 'r*'], description: 'warp match (.ANY / .ALL)' });
 def({ name: 'REDUX', category: 'warp', isConvergent: true, defs: ['r'], uses: ['r', 'r*'], description: 'warp reduction (.SUM .MIN .MAX .AND .OR .XOR)' });
+// Tensor-core matrix multiply-accumulate of one warp (docs/ori-semantics.md "Warp matrix multiply"): every lane
+// gives its fragment registers, the product is the warp's; defs are D's registers, uses A's, B's, then C's.
+def({ name: 'HMMA', category: 'warp', isConvergent: true, defs: ['r', 'r*'], uses: ['r', 'r*'], description: 'warp matrix multiply-accumulate, f16/bf16/tf32 inputs (.16816 .1684; .F32 accumulators; .BF16 .TF32 input types)' });
+def({ name: 'IMMA', category: 'warp', isConvergent: true, defs: ['r', 'r*'], uses: ['r', 'r*'], description: 'warp matrix multiply-accumulate, 8-bit integer inputs, s32 accumulators (.16816 .U8/.S8 for A then B)' });
+def({ name: 'DMMA', category: 'warp', isConvergent: true, defs: ['r', 'r*'], uses: ['r', 'r*'], description: 'warp matrix multiply-accumulate, f64 (.884)' });
 // ---- pseudo-ops ------------------------------------------------------------------------------
 def({ name: 'PHI', category: 'pseudo', defs: ['x'], uses: ['x*'], description: 'SSA phi: operands alternate value, predecessor label' });
 def({ name: 'MOVPHI', category: 'pseudo', defs: ['x'], uses: ['x'], description: 'MovPhi: the copy on a predecessor edge that feeds a phi (GenerateMovPhi / ConvertAllMovPhiToMov)' });

@@ -210,6 +210,7 @@ class Parser {
 
   private parseVar(): VarDecl {
     const extern = !!this.accept('dir', '.extern');
+    const visible = !extern && !!this.accept('dir', '.visible');
     const sp = this.expect('dir', undefined, '.global, .shared, .const or .local');
     const space = sp.text.slice(1);
     if (space !== 'global' && space !== 'shared' && space !== 'const' && space !== 'local') {
@@ -224,6 +225,7 @@ class Parser {
     this.expect('punct', ']');
     const v: VarDecl = { space, name, size, align };
     if (extern) v.extern = true;
+    if (visible) v.visible = true;
     if (this.accept('punct', '=')) {
       const h = this.expect('ident', 'hex', 'hex"..." initializer');
       const s = this.expect('str').text.slice(1, -1);
@@ -296,7 +298,7 @@ class Parser {
       const t = this.t;
       if (t.kind === 'dir') {
         if (block) this.fail('directives and variables must come before the first block', t);
-        if (t.text === '.global' || t.text === '.shared' || t.text === '.const' || t.text === '.local' || t.text === '.extern') {
+        if (t.text === '.global' || t.text === '.shared' || t.text === '.const' || t.text === '.local' || t.text === '.extern' || t.text === '.visible') {
           fn.vars.push(this.parseVar());
         } else {
           this.next();

@@ -79,6 +79,7 @@ export function printInstr(i: Instr): string {
 function printVar(v: VarDecl): string {
   let s = `.${v.space}`;
   if (v.extern) s = `.extern ${s}`;
+  else if (v.visible) s = `.visible ${s}`;
   s += ` .align ${v.align} .b8 @${v.name}[${v.size}]`;
   if (v.init) s += ` = hex"${Buffer.from(v.init).toString('hex')}"`;
   if (v.relocs?.length) {

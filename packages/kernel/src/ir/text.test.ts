@@ -117,3 +117,12 @@ describe('verifier fixtures', () => {
     });
   }
 });
+
+describe('variable linkage', () => {
+  it('round-trips .visible variables (STB_GLOBAL symbols) beside .extern and file-local ones', () => {
+    const text = `.target sm_90\n.visible .global .align 4 .b8 @g[4] = hex"01000000"\n.global .align 4 .b8 @l[4]\n.extern .shared .align 16 .b8 @dyn[0]\n`;
+    const m = parseOri(text, { file: 'v.ori' });
+    expect(m.vars.map((v) => [v.name, !!v.visible, !!v.extern])).toEqual([['g', true, false], ['l', false, false], ['dyn', false, true]]);
+    expect(printModule(m)).toBe(text);
+  });
+});

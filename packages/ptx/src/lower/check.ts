@@ -50,7 +50,13 @@ type Want = { t: PtxType; mode: Mode; dst?: boolean } | 'skip';
 const T = (n: string): PtxType => ptxType(n)!;
 const U32 = T('u32');
 const B32 = T('b32');
+const B16 = T('b16');
+const F32T = T('f32');
+const F16X2 = T('f16x2');
+/** The packed fp8 pair format of a cvt (e4m3x2 / e5m2x2), if any. */
+const fp8x2Of = (mods: readonly string[]): string | undefined => mods.find((m) => m === 'e4m3x2' || m === 'e5m2x2');
 const PRED = T('pred');
+const PRED_DST: Want = { t: PRED, mode: 'exact', dst: true };
 
 function fail(c: FnLowerer, code: string, message: string): never {
   throw new PtxforgeError(code, message, { pos: { file: c.mod.file, line: c.ins.pos.line, col: c.ins.pos.col } });
@@ -104,35 +110,34 @@ const describeType = (r: PtxType): string => `.${r.name}`;
 /** Check one operand against its expectation; vectors element by element. */
 function checkOperand(c: FnLowerer, o: Operand, k: number, w: Want): void {
   if (w === 'skip') return;
-  const name = ptxasName(c);
-  const bad = (why: string): never => fail(c, 'PTX_ARGUMENT_MISMATCH', `Arguments mismatch for instruction '${name}': operand ${k + 1} ${why}`);
+  // the failure paths (mismatch) name the instruction; nothing is built on the path that passes (runs per operand)
   switch (o.kind) {
     case 'int': case 'float': {
-      if (w.dst) bad(`is an immediate where a destination register is needed`);
+      if (w.dst) mismatch(c, k, `is an immediate where a destination register is needed`);
       const p = immediateProblem(o, w.t);
-      if (p) bad(`(${c.describe(o)}): ${p}`);
+      if (p) mismatch(c, k, `(${c.describe(o)}): ${p}`);
       return;
     }
     case 'not':
-      if (w.t.kind !== 'pred') bad(`'${c.describe(o)}': '!' applies to predicates`);
+      if (w.t.kind !== 'pred') mismatch(c, k, `'${c.describe(o)}': '!' applies to predicates`);
       return checkOperand(c, o.operand, k, w);
     case 'name': {
-      const full = o.comp !== undefined ? `${o.name}.${o.comp}` : o.name;
       const s = c.lookup(o.name);
       if (!s) {
+        const full = o.comp !== undefined ? `${o.name}.${o.comp}` : o.name;
         if (isSpecialRegister(full)) {
-          if (w.t.kind === 'f') fail(c, 'PTX_ARGUMENT_MISMATCH', `Special register argument not allowed for instruction '${name}' (${full} with .${w.t.name})`);
-          if (w.t.kind === 'pred') bad(`(${full}) is not a predicate`);
+          if (w.t.kind === 'f') fail(c, 'PTX_ARGUMENT_MISMATCH', `Special register argument not allowed for instruction '${ptxasName(c)}' (${full} with .${w.t.name})`);
+          if (w.t.kind === 'pred') mismatch(c, k, `(${full}) is not a predicate`);
         }
         return; // undeclared names: the handler reports them
       }
       if (s.kind === 'reg') {
         // A whole vector register (`.reg .v2 .u32 v` used as `v`): its size is checked with the vector modifier.
         if (s.vec && o.comp === undefined) return;
-        if (!compatible(w.t, s.type, w.mode)) bad(`'${full}' is a ${describeType(s.type)} register, expected ${w.t.kind === 'pred' ? 'a .pred register' : `.${w.t.name}`}`);
+        if (!compatible(w.t, s.type, w.mode)) mismatch(c, k, `'${o.comp !== undefined ? `${o.name}.${o.comp}` : o.name}' is a ${describeType(s.type)} register, expected ${w.t.kind === 'pred' ? 'a .pred register' : `.${w.t.name}`}`);
         return;
       }
-      if (s.kind === 'var' && w.t.kind !== 'b' && w.t.kind !== 'u' && w.t.kind !== 's') bad(`(the address of '${o.name}') is not a .${w.t.name} value`);
+      if (s.kind === 'var' && w.t.kind !== 'b' && w.t.kind !== 'u' && w.t.kind !== 's') mismatch(c, k, `(the address of '${o.name}') is not a .${w.t.name} value`);
       return;
     }
     case 'vec':
@@ -141,10 +146,14 @@ function checkOperand(c: FnLowerer, o: Operand, k: number, w: Want): void {
     case 'pair':
       checkOperand(c, o.first, k, w);
       // The second destination of a pair (`setp ... p|q`, `shfl ... r|p`) is a predicate.
-      if (o.second.kind !== 'sink') checkOperand(c, o.second, k, { t: PRED, mode: 'exact', dst: true });
+      if (o.second.kind !== 'sink') checkOperand(c, o.second, k, PRED_DST);
       return;
     default:
   }
+}
+
+function mismatch(c: FnLowerer, k: number, why: string): never {
+  fail(c, 'PTX_ARGUMENT_MISMATCH', `Arguments mismatch for instruction '${ptxasName(c)}': operand ${k + 1} ${why}`);
 }
 
 /** Immediates at these operand positions must lie in [lo, hi] (ptxas: "Argument N of instruction ..."). */
@@ -212,6 +221,16 @@ function operandWants(c: FnLowerer, t: PtxType, types: PtxType[]): Want[] | unde
     case 'testp':
       return [dst(PRED), ex(t)];
     case 'cvt': {
+      const f8 = fp8x2Of(c.ins.mods);
+      if (f8) {
+        // the packed fp8 pair is a 16-bit register, an f16x2 a 32-bit one (.b32 or .f16x2), f32 sources .f32
+        // (ptxas 13.0.88: "Arguments mismatch for instruction 'cvt'" for a .b32 pair or an .f32 f16x2)
+        const m = c.ins.mods;
+        const other = m.includes('f32') ? F32T : m.includes('f16x2') ? F16X2 : undefined;
+        if (!other) return undefined;
+        if (m.indexOf(f8) < m.indexOf(other.name)) return other === F32T ? [dst(B16), ex(F32T), ex(F32T)] : [dst(B16), ex(F16X2)];
+        return [dst(other), ex(B16)];
+      }
       if (types.length !== 2) return undefined;
       return [dst(types[0]!, 'relaxed'), { t: types[1]!, mode: 'relaxed' }];
     }
@@ -301,10 +320,21 @@ function checkMovVector(c: FnLowerer, t: PtxType): Want[] | undefined {
   return d.kind === 'vec' ? ['skip', { t, mode: 'exact' }] : [{ t, mode: 'exact', dst: true }, 'skip'];
 }
 
+/** The `.vN` modifier (`/^v\d+$/`), without a regular expression per modifier (ld/st run this per instruction). */
+function vectorMod(mods: readonly string[]): string | undefined {
+  for (const m of mods) {
+    if (m.length < 2 || m.charCodeAt(0) !== 118) continue;
+    let k = 1;
+    while (k < m.length && m.charCodeAt(k) >= 48 && m.charCodeAt(k) <= 57) k++;
+    if (k === m.length) return m;
+  }
+  return undefined;
+}
+
 /** ld/st: `.vN` and the vector operand agree in size; vector elements have one size. */
 function checkVector(c: FnLowerer, o: Operand | undefined): void {
   if (!o) return;
-  const v = c.ins.mods.find((m) => /^v\d+$/.test(m));
+  const v = vectorMod(c.ins.mods);
   const want = v ? Number(v.slice(1)) : 0;
   const name = ptxasName(c);
   if (o.kind === 'vec') {
@@ -329,8 +359,15 @@ function checkVector(c: FnLowerer, o: Operand | undefined): void {
 /** ld/st: the address names a variable of the instruction's state space (generic reaches any). */
 function checkStateSpace(c: FnLowerer, o: Operand | undefined): void {
   if (!o || o.kind !== 'addr' || o.base === undefined) return;
-  const space = c.ins.mods.find((m) => m === 'global' || m === 'shared' || m === 'local' || m === 'const' || m === 'param' || m.startsWith('shared::'));
-  const s = c.lookup(o.base.split('.')[0]!);
+  let space: string | undefined;
+  for (const m of c.ins.mods) {
+    if (m === 'global' || m === 'shared' || m === 'local' || m === 'const' || m === 'param' || m.startsWith('shared::')) {
+      space = m;
+      break;
+    }
+  }
+  const dot = o.base.indexOf('.');
+  const s = c.lookup(dot < 0 ? o.base : o.base.slice(0, dot));
   if (!s) return;
   if (c.ins.opcode === 'st' && space === 'const') fail(c, 'PTX_STATE_SPACE', `State space incorrect for instruction 'st': .const memory is read-only`);
   if (space === undefined) return;
@@ -473,6 +510,20 @@ function checkRequiredMods(c: FnLowerer, t: PtxType, types: PtxType[]): void {
   // The approximate-only functions (ptxas 13.0.88: ".approx modifier required for instruction 'ex2'"; the half
   // forms: "Rounding modifier or '.approx' modifier required").
   if (APPROX_ONLY.has(opcode) && !mods.includes('approx')) need(F16.includes(t.name) ? "Rounding modifier or '.approx' modifier" : '.approx modifier');
+  const f8 = opcode === 'cvt' ? fp8x2Of(mods) : undefined;
+  if (f8) {
+    // cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f32,f16x2} and cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2}: .rn and nothing
+    // else; to fp8, .satfinite too (ptxas 13.0.88: "Rounding modifier required", "Illegal rounding modifier",
+    // "'.satfinite' modifier required for instruction 'cvt' with destination type '.e4m3x2'")
+    const bad = mods.find((m) => ROUNDING.has(m) && m !== 'rn');
+    if (bad) illegalModifier(c, bad);
+    if (!mods.includes('rn')) need('Rounding modifier');
+    const other = mods.find((m) => m === 'f32' || m === 'f16x2');
+    if (other && mods.indexOf(f8) < mods.indexOf(other) && !mods.includes('satfinite')) {
+      fail(c, 'PTX_MODIFIER_REQUIRED', `'.satfinite' modifier required for instruction '${name}' with destination type '.${f8}'`);
+    }
+    return;
+  }
   if (opcode === 'cvt' && types.length === 2) {
     const [d, s] = types as [PtxType, PtxType];
     // cvt.frnd2{.relu}{.satfinite}.{f16x2,bf16x2}.f32 and cvt.frnd2.tf32.f32: rounding .rn/.rz (.rs, and .rna
@@ -644,7 +695,7 @@ const MEMORY_OPS = new Set(['ld', 'ldu', 'st', 'atom', 'red', 'prefetch', 'prefe
 function checkAddressSize(c: FnLowerer): void {
   const { opcode, mods, operands } = c.ins;
   // `mov.u32 r, g` / `cvta.global.u32`: the 32-bit address of a .global variable, or a 32-bit generic address.
-  if (opcode === 'mov' && operands.length === 2 && operands[1]!.kind === 'name' && mods.some((m) => m === 'u32' || m === 'b32' || m === 's32')) {
+  if (opcode === 'mov' && operands.length === 2 && operands[1]!.kind === 'name' && (mods.includes('u32') || mods.includes('b32') || mods.includes('s32'))) {
     const s = c.lookup((operands[1] as { name: string }).name);
     if (s?.kind === 'var' && s.space === 'global') {
       fail(c, 'PTX_ADDRESS_SIZE_32', `Program uses 32-bit address ('${(operands[1] as { name: string }).name}') which is conflicting with .address_size 64: 32-bit compilation is no longer supported`);
@@ -654,12 +705,18 @@ function checkAddressSize(c: FnLowerer): void {
     fail(c, 'PTX_ADDRESS_SIZE_32', `Program uses 32-bit address (cvta.u32) which is conflicting with .address_size 64: 32-bit compilation is no longer supported`);
   }
   if (!MEMORY_OPS.has(opcode)) return;
-  if (mods.some((m) => m === 'shared' || m.startsWith('shared::') || m === 'local' || m === 'const' || m === 'param')) return;
-  const a = operands.find((o) => o.kind === 'addr');
+  for (const m of mods) if (m === 'shared' || m.startsWith('shared::') || m === 'local' || m === 'const' || m === 'param') return;
+  let a: Operand | undefined;
+  for (const o of operands) {
+    if (o.kind === 'addr') {
+      a = o;
+      break;
+    }
+  }
   if (!a || a.kind !== 'addr' || a.base === undefined) return;
-  const [name, comp] = a.base.split('.');
-  const s = c.lookup(name!);
-  if (s?.kind !== 'reg' || (s.vec && comp === undefined)) return;
+  const dot = a.base.indexOf('.');
+  const s = c.lookup(dot < 0 ? a.base : a.base.slice(0, dot));
+  if (s?.kind !== 'reg' || (s.vec && dot < 0)) return;
   if (s.type.bits === 32) {
     fail(c, 'PTX_ADDRESS_SIZE_32', `Program uses 32-bit address ('${a.base}') which is conflicting with .address_size 64: 32-bit compilation is no longer supported`);
   }
@@ -722,6 +779,9 @@ const FEATURE_GATES: readonly FeatureGate[] = [
   { opcodes: ['ld', 'st'], sm: 70, ptx: 704, form: (o, m) => { const x = m.find((y) => y.startsWith('L1::')); return x ? `Modifier '.${x.slice(4)}' on '${o}'` : undefined; } },
   { opcodes: ['cp'], sm: 80, ptx: 700, form: (_o, m) => (m[0] === 'async' ? "Feature 'cp.async'" : undefined) },
   { opcodes: ['ldmatrix'], sm: 75, ptx: 605, form: () => "Feature 'ldmatrix'" },
+  { opcodes: ['wmma'], sm: 80, ptx: 700, form: (_o, _m, t) => (hasAny(t, ['bf16', 'tf32']) ? "Feature 'WMMA with .bf16/.tf32 FP types'" : undefined) },
+  { opcodes: ['wmma'], sm: 80, ptx: 700, form: (_o, _m, t) => (t.includes('f64') ? "Feature 'WMMA with fp64 types'" : undefined) },
+  { opcodes: ['wmma'], ptx: 603, form: (_o, m) => (m.includes('aligned') ? "Feature '.aligned modifier for wmma'" : undefined) },
   { opcodes: ['stmatrix'], sm: 90, ptx: 708, form: () => "Feature 'stmatrix'" },
   { opcodes: ['mapa', 'getctarank'], sm: 90, ptx: 708, form: (o) => `Feature '${o}'` },
   { opcodes: ['elect'], sm: 90, ptx: 800, form: () => "Feature 'elect'" },
@@ -757,9 +817,9 @@ function checkFeatureGates(c: FnLowerer, types: readonly string[]): void {
 function checkAddressRegisters(c: FnLowerer): void {
   for (const o of c.ins.operands) {
     if (o.kind !== 'addr' || o.base === undefined) continue;
-    const [name, comp] = o.base.split('.');
-    const s = c.lookup(name!);
-    if (s?.kind !== 'reg' || (s.vec && comp === undefined)) continue;
+    const dot = o.base.indexOf('.');
+    const s = c.lookup(dot < 0 ? o.base : o.base.slice(0, dot));
+    if (s?.kind !== 'reg' || (s.vec && dot < 0)) continue;
     if (s.type.kind === 'f' || s.type.kind === 'pred') {
       fail(c, 'PTX_ADDRESS_OPERAND', `Illegal to use symbol '${o.base}' of type .${s.type.name} as address operand. Use integer or bit only.`);
     }
@@ -854,7 +914,12 @@ const formsChecked = new WeakMap<object, FormNode>();
 interface FormNode {
   next?: Map<string, FormNode>;
   checked?: { t: PtxType | undefined; types: PtxType[] };
+  /** operandWants of the form by operand count (null: not checked), for the opcodes whose wants read nothing else. */
+  wants?: Array<Want[] | null>;
 }
+
+/** Opcodes whose operandWants read the operands themselves (or check them): never cached per form. */
+const WANTS_READ_OPERANDS = new Set(['mov', 'createpolicy', 'bfe', 'bfi']);
 
 function formNode(root: FormNode, opcode: string, mods: readonly string[]): FormNode {
   let n = root;
@@ -897,6 +962,8 @@ export function checkInstruction(c: FnLowerer): void {
     ({ t, types } = checkForm(c));
     form.checked = { t, types };
   }
+  c.formTypes = types;
+  c.formTypesOf = c.ins;
   if (opcode === 'bar' || opcode === 'barrier') return checkBarrierOperands(c, t);
   if (opcode === 'cp' && mods[0] === 'async' && !mods.some((m) => m.startsWith('bulk') || m.startsWith('mbarrier') || m === 'commit_group' || m === 'wait_group' || m === 'wait_all')) checkCpAsyncSize(c);
   if (!t) return;
@@ -907,10 +974,17 @@ export function checkInstruction(c: FnLowerer): void {
     checkVector(c, c.ins.operands[1]);
     checkStateSpace(c, c.ins.operands[0]);
   }
-  const wants = operandWants(c, t, types);
+  const operands = c.ins.operands;
+  let wants: Want[] | null | undefined;
+  if (WANTS_READ_OPERANDS.has(opcode)) wants = operandWants(c, t, types);
+  else {
+    const byCount = (form.wants ??= []);
+    wants = byCount[operands.length];
+    if (wants === undefined) byCount[operands.length] = wants = operandWants(c, t, types) ?? null;
+  }
   if (!wants) return;
-  c.ins.operands.forEach((o, k) => {
+  for (let k = 0; k < operands.length; k++) {
     const w = wants[k];
-    if (w) checkOperand(c, o, k, w);
-  });
+    if (w) checkOperand(c, operands[k]!, k, w);
+  }
 }

@@ -1,6 +1,6 @@
 import {
   Block, Instr, PtxforgeError, RZ, PT, cbank, imm, label, mem, reg,
-  type Guard, type MemOperand, type Operand as OriOperand, type OriFunction, type Register, type RegWidth, type SrcLoc,
+  type Guard, type InstrInit, type MemOperand, type Operand as OriOperand, type OriFunction, type Register, type RegWidth, type SrcLoc,
 } from '@ptxforge/kernel';
 import { opcodeInfo } from '@ptxforge/kernel';
 import type { Instruction, Operand, Pos } from '../ast.js';
@@ -20,6 +20,8 @@ export type Sym =
    */
   | { kind: 'pvar'; type: PtxType; regs: Register[]; aggregate: boolean; bytes?: number; align?: number }
   | { kind: 'targets'; labels: string[] }
+  /** `name: .calltargets f1, f2;` (the functions an indirect call through it may reach). */
+  | { kind: 'calltargets'; funcs: string[] }
   | { kind: 'func'; name: string };
 
 /** A `.func` parameter or result as a call site sees it (`bytes`/`align`: its size and declared alignment). */
@@ -36,6 +38,12 @@ export interface FormalParam {
 
 export interface ModuleInfo {
   readonly file: string;
+  /** Addresses of the `.func`s whose address is taken (function-address.ts); empty in a relocatable compilation. */
+  functionAddresses?: ReadonlyMap<string, bigint>;
+  /** ptxas -c: `.extern` functions are the linker's. */
+  relocatable?: boolean;
+  /** Names of the module's kernels (`.entry`, defined or `.extern`). */
+  entries?: ReadonlySet<string>;
   readonly paramBase: number;
   readonly globals: Map<string, Sym>;
   /** Parameter and return shapes of every function of the module (for CALL). */
@@ -96,6 +104,9 @@ export class FnLowerer {
   private readonly usedLabels: Set<string>;
   /** The PTX instruction being lowered. */
   ins!: Instruction;
+  /** The instruction types of `formTypesOf`'s form, set by the checker (read-only, shared by the instructions of one form). */
+  formTypes: readonly PtxType[] | undefined;
+  formTypesOf: Instruction | undefined;
   guard: Guard | undefined;
   /** `.loc` in effect: added as a `dbg.<file>.<line>.<col>` flag. */
   dbgFlag: string | undefined;
@@ -183,9 +194,16 @@ export class FnLowerer {
   private readonly claimed = new Set<string>();
   static keepsName(ptxName: string, t: PtxType): boolean {
     const s = regShape(t);
-    const m = /^%(r|rd|p)(\d+)$/.exec(ptxName);
+    // /^%(r|rd|p)(\d+)$/ with the prefix the class and width want, without a regular expression
     const want = s.cls === 'P' ? 'p' : s.width === 2 ? 'rd' : s.width === 1 ? 'r' : '';
-    return !!m && m[1] === want;
+    if (!want || ptxName.charCodeAt(0) !== 37 || !ptxName.startsWith(want, 1)) return false;
+    const from = 1 + want.length;
+    if (from === ptxName.length) return false;
+    for (let k = from; k < ptxName.length; k++) {
+      const ch = ptxName.charCodeAt(k);
+      if (ch < 48 || ch > 57) return false;
+    }
+    return true;
   }
   /** Create the registers whose PTX names are kept before any other register takes those names. */
   reserve(names: Iterable<[string, PtxType]>): void {
@@ -231,10 +249,10 @@ export class FnLowerer {
 
   // ---- emission -------------------------------------------------------------------------------
   emit(opcode: string, mods: readonly string[], defs: readonly OriOperand[], uses: readonly OriOperand[], opts?: { noGuard?: boolean }): Instr {
-    const i = new Instr(opcode, {
-      guard: opts?.noGuard ? undefined : this.guard,
-      mods, defs, uses, loc: this.insLoc(), ...(this.dbgFlag ? { flags: [this.dbgFlag] } : {}),
-    });
+    // one init object, no spread (this runs per Ori instruction)
+    const init: InstrInit = { guard: opts?.noGuard ? undefined : this.guard, mods, defs, uses, loc: this.insLoc() };
+    if (this.dbgFlag) init.flags = [this.dbgFlag];
+    const i = new Instr(opcode, init);
     this.checkClasses(i);
     const b = this.block();
     b.append(i);
@@ -324,6 +342,14 @@ export class FnLowerer {
     return this.ccReg;
   }
 
+  /** isSpecialRegister per name, remembered (asked for nearly every register operand). */
+  private readonly specialNames = new Map<string, boolean>();
+  private isSpecial(name: string): boolean {
+    let v = this.specialNames.get(name);
+    if (v === undefined) this.specialNames.set(name, (v = isSpecialRegister(name)));
+    return v;
+  }
+
   // ---- operands -------------------------------------------------------------------------------
   operand(k: number): Operand {
     const o = this.ins.operands[k];
@@ -357,6 +383,10 @@ export class FnLowerer {
     if (o.kind !== 'name') this.fail('PTX_SEMANTIC', `${this.opText}: expected ${what}, found '${this.describe(o)}'`);
     const s = this.lookup(o.name);
     if (!s) this.fail('PTX_SEMANTIC', `${this.opText}: '${o.name}' is not declared`);
+    return this.regOfSym(o, s, what);
+  }
+  /** regOf for a name already looked up. */
+  private regOfSym(o: Extract<Operand, { kind: 'name' }>, s: Sym, what = 'a register'): Register {
     if (s.kind !== 'reg') this.fail('PTX_SEMANTIC', `${this.opText}: expected ${what}, found '${o.name}' (not a .reg)`);
     if (o.comp !== undefined) {
       const k = 'xyzw'.indexOf(o.comp) >= 0 ? 'xyzw'.indexOf(o.comp) : 'rgba'.indexOf(o.comp);
@@ -376,14 +406,21 @@ export class FnLowerer {
   src(o: Operand, t: PtxType): OriOperand {
     switch (o.kind) {
       case 'name': {
-        if (o.comp === undefined || !this.lookup(o.name)) {
-          const full = o.comp !== undefined ? `${o.name}.${o.comp}` : o.name;
-          if (isSpecialRegister(full)) return reg(this.special(full, t));
+        // one scope lookup per operand (a lookup of a `%r<N>` name makes its register on first use: same order as before)
+        let s: Sym | undefined;
+        if (o.comp === undefined) {
+          if (this.isSpecial(o.name)) return reg(this.special(o.name, t));
+          s = this.lookup(o.name);
+        } else {
+          s = this.lookup(o.name);
+          if (!s) {
+            const full = `${o.name}.${o.comp}`;
+            if (isSpecialRegister(full)) return reg(this.special(full, t));
+          }
         }
-        const s = this.lookup(o.name);
         if (!s) this.fail('PTX_SEMANTIC', `${this.opText}: '${o.name}' is not declared`);
         if (s.kind === 'reg') {
-          const r = this.regOf(o);
+          const r = this.regOfSym(o, s);
           if (t.kind === 'pred' || r.cls === 'P') return reg(r);
           return reg(this.fit(r, t));
         }

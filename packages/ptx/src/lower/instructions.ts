@@ -2,8 +2,10 @@ import { PT, RZ, imm, reg, type Operand as OriOperand, type Register } from '@pt
 import type { Operand } from '../ast.js';
 import { B32, F32, FnLowerer, PRED, S32, S64, U32, U64, isSpecialRegister, type FormalParam } from './context.js';
 import { byteSize, convMod, intMod, isTypeMod, ptxType, regShape, type PtxType } from './types.js';
+import { lowerCvtTf32, lowerWmma } from './wmma.js';
 import { lowerLdmatrix, lowerMma } from './warp-matrix.js';
 import { TEXTURE_HANDLERS } from './texture.js';
+import { lowerFunctionAddress, lowerIndirectCall } from './indirect-call.js';
 import { VIDEO_HANDLERS } from './video.js';
 
 /**
@@ -18,7 +20,9 @@ const LUT_AND = 0xc0;
 const LUT_OR = 0xfc;
 const LUT_XOR = 0x3c;
 
-function types(c: FnLowerer): PtxType[] {
+function types(c: FnLowerer): readonly PtxType[] {
+  // the checker worked out the types of the instruction's form (shared by every instruction of that form)
+  if (c.formTypesOf === c.ins && c.formTypes) return c.formTypes;
   return c.ins.mods.filter(isTypeMod).map((m) => ptxType(m)!);
 }
 /** The instruction type (last type modifier). */
@@ -58,9 +62,16 @@ function isF16(t: PtxType): boolean {
 
 /** `d = op(...)` with a destination of type t: compute into the right width, then extend into d if wider. */
 function withDst(c: FnLowerer, o: Operand, t: PtxType, f: (d: Register) => void): void {
-  const { r, finish } = c.out(o, t);
+  // c.out(o, t) without its result object and closure (this runs for most instructions)
+  const d = c.dst(o);
+  const w = regShape(t).width;
+  if (d.cls === 'P' || d.width === w) {
+    f(d);
+    return;
+  }
+  const r = c.fn.newReg('R', w);
   f(r);
-  finish();
+  c.assign(d, r, t);
 }
 
 // ---- integer arithmetic --------------------------------------------------------------------------
@@ -747,6 +758,7 @@ const FP8 = /^(e4m3|e5m2|e2m1|e2m3|e3m2|ue8m0)(x2)?$/;
 const cvt: Handler = (c: FnLowerer) => {
   const fp8 = c.ins.mods.find((m) => FP8.test(m) || m === 'tf32');
   if (fp8 === 'e4m3x2' || fp8 === 'e5m2x2') return cvtFp8x2(c, fp8.slice(0, 4).toUpperCase(), fp8);
+  if (fp8 === 'tf32') return lowerCvtTf32(c);
   if (fp8) c.unsupported(`${c.opText} (.${fp8} conversions)`);
   const ts = types(c);
   if (has(c, 'pack')) return cvtPack(c, ts);
@@ -856,7 +868,7 @@ function cvtFp8x2(c: FnLowerer, f8: string, f8mod: string): void {
 }
 
 /** cvt.pack.sat.{u8,s8}.s32.b32 d, a, b, c: d = {c[15:0], sat8(a), sat8(b)} (byte 0 = b). */
-function cvtPack(c: FnLowerer, ts: PtxType[]): void {
+function cvtPack(c: FnLowerer, ts: readonly PtxType[]): void {
   const [dt, st] = ts;
   if (!dt || !st || (dt.name !== 'u8' && dt.name !== 's8') || c.ins.operands.length !== 4) c.unsupported(`${c.opText}`);
   const sat = (k: number): Register => c.tmp(1, 'I2I', [convMod(dt), convMod(st), 'SAT'], [c.src(c.operand(k), st)]);
@@ -913,7 +925,7 @@ const mov: Handler = (c: FnLowerer) => {
     const s = c.lookup(src.name) as { kind: 'reg'; vec: number; regs: Register[] };
     if (s.vec !== 0) return pack(c, t, dst, [], s.regs);
   }
-  if (src.kind === 'name' && c.lookup(src.name)?.kind === 'func') c.unsupported('taking the address of a function');
+  if (src.kind === 'name' && c.lookup(src.name)?.kind === 'func') return lowerFunctionAddress(c, dst, src.name, t, (d, v) => withDst(c, dst, t, (r) => c.emit('MOV', [], [reg(r)], [v])));
   if (src.kind === 'name' && !c.lookup(src.name) && isSpecialRegister(src.comp !== undefined ? `${src.name}.${src.comp}` : src.name)) {
     // Read the special register straight into the destination.
     const d = c.dst(dst);
@@ -1018,6 +1030,20 @@ function orderingMods(c: FnLowerer, space: string): string[] {
   return out;
 }
 
+/**
+ * The fences ptxas 13 puts around an access with a memory order (sm_90 output of ld.acquire / st.release /
+ * atom/red .acquire/.release/.acq_rel): a release side is preceded by `MEMBAR.ALL` of the access's scope, an
+ * acquire side at GPU or system scope is followed by an L1 invalidation (`CCTL.IVALL`), so that the weak loads after
+ * it cannot hit lines cached before it. The interpreter runs memory sequentially consistent, so these change no
+ * result there; they are what makes the orders hold on the GPU.
+ */
+function releaseFence(c: FnLowerer): void {
+  if (has(c, 'release') || has(c, 'acq_rel')) c.emit('MEMBAR', [has(c, 'cta') ? 'CTA' : has(c, 'sys') ? 'SYS' : 'GPU', 'ALL'], [], []);
+}
+function acquireFence(c: FnLowerer): void {
+  if ((has(c, 'acquire') || has(c, 'acq_rel')) && !has(c, 'cta')) c.emit('CCTL', ['IVALL'], [], []);
+}
+
 /** Destinations of a load / sources of a store, one per element (vector operands or vector registers). */
 function elements(c: FnLowerer, o: Operand, n: number): Operand[] {
   if (n === 0) {
@@ -1056,6 +1082,7 @@ const ld: Handler = (c: FnLowerer) => {
     const a = { ...base, offset: base.offset + k * size };
     withDst(c, e, t, (d) => c.emit(op, mods, [reg(d)], [a]));
   });
+  acquireFence(c);
 };
 const st: Handler = (c: FnLowerer) => {
   c.expectOperands(2, 3);
@@ -1071,6 +1098,7 @@ const st: Handler = (c: FnLowerer) => {
   const vals = srcs.map((s) => c.src(s, t));
   const base = c.address(c.operand(0), space);
   const mods = [...orderingMods(c, space), sizeMod(t, false)];
+  releaseFence(c);
   vals.forEach((v, k) => c.emit(op, mods, [], [{ ...base, offset: base.offset + k * size }, v]));
 };
 
@@ -1220,15 +1248,19 @@ function atomic(isRed: boolean): Handler {
       c.expectOperands(2);
       const a = c.address(c.operand(0), space);
       const v = c.src(c.operand(1), t);
+      releaseFence(c);
       if (op === 'ATOMG') c.emit('RED', mods, [], [a, v]);
       else c.emit(op, mods, [RZ], [a, v]);
+      acquireFence(c);
       return;
     }
     const cas = opMod === 'cas';
     c.expectOperands(cas ? 4 : 3);
     const a = c.address(c.operand(1), space);
     const vals = (cas ? [2, 3] : [2]).map((k) => c.src(c.operand(k), t));
+    releaseFence(c);
     withDst(c, c.operand(0), t, (d) => c.emit(op, mods, [reg(d)], [a, ...vals]));
+    acquireFence(c);
   };
 }
 
@@ -1275,13 +1307,16 @@ const call: Handler = (c: FnLowerer) => {
   const target = ops[k];
   if (!target || target.kind !== 'name') c.fail('PTX_SEMANTIC', `${c.opText}: expected a function name`);
   const fsym = c.lookup(target.name);
-  if (fsym?.kind !== 'func') {
-    if (fsym?.kind === 'reg') c.unsupported('indirect calls through a register');
-    c.fail('PTX_SEMANTIC', `${c.opText}: '${target.name}' is not a function`);
-  }
-  const callee = c.mod.funcs.get(target.name)!;
   const args = ops[k + 1]?.kind === 'list' ? (ops[k + 1] as { elems: Operand[] }).elems : [];
+  if (fsym?.kind === 'reg') return lowerIndirectCall(c, rets, target, args, ops[k + 2], directCall);
+  if (fsym?.kind !== 'func') c.fail('PTX_SEMANTIC', `${c.opText}: '${target.name}' is not a function`);
   if (ops.length > k + 2) c.unsupported(`${c.opText} with a prototype or target list`);
+  directCall(c, target.name, rets, args);
+};
+/** `call (rets), f, (args)` of a known function `f`: the Ori CALL @f with the argument and result registers. */
+function directCall(c: FnLowerer, name: string, rets: Operand[], args: Operand[]): void {
+  const target = { name };
+  const callee = c.mod.funcs.get(name)!;
   if (args.length !== callee.params.length) c.fail('PTX_SEMANTIC', `${c.opText}: ${target.name} takes ${callee.params.length} arguments, found ${args.length}`);
   if (rets.length !== callee.returns.length) c.fail('PTX_SEMANTIC', `${c.opText}: ${target.name} returns ${callee.returns.length} values, found ${rets.length}`);
   args.forEach((a, i) => checkCallArgument(c, a, callee.params[i]!));
@@ -1307,7 +1342,7 @@ const call: Handler = (c: FnLowerer) => {
   });
   c.emit('CALL', [], defs, uses);
   for (const [p, t] of after) c.emit('ISETP', ['NE', 'U32', 'AND'], [reg(p)], [reg(t), RZ, PT]);
-};
+}
 /**
  * An argument (or result) of a call against its formal parameter, as ptxas 13.0.88 checks it: a `.param`
  * variable has the formal's size, is an array exactly when the formal is, and an array has its alignment;
@@ -1453,7 +1488,7 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   bra, brx, exit, ret, trap, call,
   bar, barrier: bar, membar, fence, shfl, vote, activemask, match, redux,
   nanosleep: nop, prefetch: nop, prefetchu: nop, pmevent: nop, createpolicy, griddepcontrol,
-  mma: lowerMma, ldmatrix: lowerLdmatrix,
+  mma: lowerMma, ldmatrix: lowerLdmatrix, wmma: lowerWmma,
   ...TEXTURE_HANDLERS,
   ...VIDEO_HANDLERS,
 };

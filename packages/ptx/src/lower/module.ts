@@ -1,4 +1,5 @@
 import { OriFunction, OriModule, PT, PtxforgeError, RZ, type Register, type TargetView, type VarDecl as OriVar } from '@ptxforge/kernel';
+import { planFunctionAddresses } from './function-address.js';
 import type { FunctionDecl, Init, Operand, PtxModule, Statement, VarDecl } from '../ast.js';
 import { FnLowerer, splitRangeName, type FormalParam, type ModuleInfo, type Sym } from './context.js';
 import { checkInstruction } from './check.js';
@@ -10,6 +11,11 @@ import { byteSize, ptxType, type PtxType } from './types.js';
 export interface LowerOptions {
   /** The compilation target; kernel parameters go to c[0x0][target.capabilities.paramBase + offset]. */
   readonly target: Pick<TargetView, 'arch'> & { readonly capabilities: Pick<TargetView['capabilities'], 'paramBase'> };
+  /**
+   * Relocatable compilation (ptxas `-c`): a function declared `.extern` without a body is another object's,
+   * resolved by the linker; calls of it are ABI calls and its address a relocation.
+   */
+  readonly relocatable?: boolean;
 }
 
 const TEX_OPS = new Set(['tex', 'tld4', 'txq', 'suld', 'sust', 'sured', 'suq', 'istypep']);
@@ -43,6 +49,10 @@ export function lowerPtx(ast: PtxModule, options: LowerOptions): OriModule {
   mod.ptxVersion = versionNumber(ast.version);
   mod.targetSm = Number(/^(?:sm|compute)_(\d+)/.exec(ast.target.find((t) => /^(?:sm|compute)_\d/.test(t)) ?? '')?.[1] ?? 0);
   checkDeclaredTypes(ast, mod, fail);
+  mod.relocatable = !!options.relocatable;
+  mod.entries = new Set(ast.functions.filter((f) => f.entry).map((f) => f.name));
+  mod.functionAddresses = options.relocatable ? new Map() : planFunctionAddresses(ast);
+  const functionAddress = (n: string): bigint | undefined => mod.functionAddresses!.get(n);
 
   for (const v of ast.vars) {
     if (v.space === 'tex' || v.space === 'texref' || v.space === 'samplerref' || v.space === 'surfref' || v.type === 'texref' || v.type === 'samplerref' || v.type === 'surfref') {
@@ -54,7 +64,7 @@ export function lowerPtx(ast: PtxModule, options: LowerOptions): OriModule {
     }
     const t = declType(v, fail);
     const space = v.space as 'global' | 'const' | 'shared';
-    m.vars.push(oriVar(v, t, space, fail, resolveGlobal, legacyGeneric));
+    m.vars.push(oriVar(v, t, space, fail, resolveGlobal, legacyGeneric, functionAddress, ast));
     globals.set(v.name, { kind: 'var', space, oriName: v.name, type: t });
   }
   for (const f of ast.functions) {
@@ -68,7 +78,7 @@ export function lowerPtx(ast: PtxModule, options: LowerOptions): OriModule {
     const prev = mod.funcs.get(f.name);
     if (!prev || f.body) mod.funcs.set(f.name, { params: f.params.map(shape), returns: f.returns.map(shape) });
   }
-  checkResolvedFunctions(ast, fail);
+  checkResolvedFunctions(ast, fail, !!options.relocatable);
   for (const f of ast.functions) {
     if (!f.body) continue;
     if (m.getFunction(f.name)) fail('PTX_SEMANTIC', `function '${f.name}' is defined twice`, f.pos);
@@ -158,14 +168,16 @@ function checkDeclaredTypes(ast: PtxModule, mod: ModuleInfo, fail: Fail): void {
  * the declaration).
  */
 /** Functions ptxas itself provides to a whole program (probed with ptxas 13.0.88: these need no definition). */
-const SYSTEM_FUNCTIONS = new Set(['vprintf', 'malloc', 'free', '__assertfail']);
+const SYSTEM_FUNCTIONS = new Set(['vprintf', 'malloc', 'free', '__assertfail', 'cudaGraphSetConditional']);
 
-function checkResolvedFunctions(ast: PtxModule, fail: Fail): void {
+function checkResolvedFunctions(ast: PtxModule, fail: Fail, relocatable: boolean): void {
   const defined = new Set<string>(SYSTEM_FUNCTIONS);
   for (const f of ast.functions) if (f.body) defined.add(f.name);
   let called: Set<string> | undefined;
   for (const f of ast.functions) {
     if (f.body || defined.has(f.name)) continue;
+    // ptxas -c leaves `.extern` functions to the linker; a declaration without .extern still needs its body
+    if (relocatable && f.linkage === 'extern') continue;
     if (f.linkage === 'extern') {
       if (!called) {
         called = new Set();
@@ -229,7 +241,7 @@ function checkInitializerTypes(v: VarDecl, t: PtxType, flat: readonly Init[], fa
 /** The largest initialized variable ptxforge builds an image of (256 MiB). */
 const MAX_INITIALIZED_BYTES = 256 * 1024 * 1024;
 
-function oriVar(v: VarDecl, t: PtxType, space: OriVar['space'], fail: Fail, resolve: ResolveVar, legacyGeneric: boolean): OriVar {
+function oriVar(v: VarDecl, t: PtxType, space: OriVar['space'], fail: Fail, resolve: ResolveVar, legacyGeneric: boolean, functionAddress?: (n: string) => bigint | undefined, ast?: PtxModule): OriVar {
   const elem = byteSize(t) * Math.max(1, v.vec);
   let count = 1;
   let unsized = false;
@@ -263,6 +275,18 @@ function oriVar(v: VarDecl, t: PtxType, space: OriVar['space'], fail: Fail, reso
         // An address: a relocation the memory layout (interpreter, loader) fills in; the bytes stay zero.
         if (size !== 4 && size !== 8) fail('PTX_UNSUPPORTED', `address initializer '${x.name}' in '${v.name}' needs a 32- or 64-bit element type`, x.pos);
         const sym = resolve(x.name);
+        const fa = sym === undefined ? functionAddress?.(x.name) : undefined;
+        if (fa !== undefined) {
+          // a function's address: the number function-address.ts gave it, written as data (ptxas: no relocation)
+          if (x.generic) fail('PTX_SEMANTIC', `generic() of function '${x.name}' in the initializer of '${v.name}'`, x.pos);
+          const val = BigInt.asUintN(64, fa + x.offset);
+          if (size === 8) dv.setBigUint64(at, val, true);
+          else dv.setUint32(at, Number(BigInt.asUintN(32, val)), true);
+          return;
+        }
+        if (sym === undefined && ast?.functions.some((f) => f.name === x.name)) {
+          fail('PTX_UNSUPPORTED', `address initializer '${x.name}' in '${v.name}': ${ast.functions.find((f) => f.name === x.name)!.entry ? "a kernel's address in data" : "a function's address in a relocatable (-c) compilation"} is not supported`, x.pos);
+        }
         if (sym === undefined) fail('PTX_SEMANTIC', `address initializer '${x.name}' in '${v.name}' does not name a variable declared before it (function addresses are not supported)`, x.pos);
         const r: NonNullable<OriVar['relocs']>[number] = { offset: at, size: size as 4 | 8, sym: sym!, addend: Number(x.offset) };
         if (x.generic || legacyGeneric) r.generic = true;
@@ -280,6 +304,7 @@ function oriVar(v: VarDecl, t: PtxType, space: OriVar['space'], fail: Fail, reso
   if (init) ov.init = init;
   if (relocs) ov.relocs = relocs;
   if (v.linkage === 'extern' || (unsized && !init)) ov.extern = true;
+  else if (v.linkage === 'visible' && space !== 'shared') ov.visible = true;
   return ov;
 }
 
@@ -331,7 +356,10 @@ function usedNames(body: Statement[]): Set<string> {
         case 'name': out.add(o.name); break;
         case 'offset': out.add(o.base); break;
         case 'addr':
-          if (o.base !== undefined) out.add(o.base.split('.')[0]!);
+          if (o.base !== undefined) {
+            const dot = o.base.indexOf('.');
+            out.add(dot < 0 ? o.base : o.base.slice(0, dot));
+          }
           if (o.list) stack.push(...o.list);
           break;
         case 'vec': case 'list': stack.push(...o.elems); break;
@@ -532,6 +560,8 @@ function lowerBody(c: FnLowerer, root: Statement[], fail: Fail): void {
         c.declare(s.name, { kind: 'targets', labels: s.labels }, s.pos);
         break;
       case 'calltargets':
+        c.declare(s.name, { kind: 'calltargets', funcs: s.funcs }, s.pos);
+        break;
       case 'callprototype':
         c.declare(s.name, { kind: 'targets', labels: [] }, s.pos);
         break;
@@ -589,7 +619,7 @@ function declareLocal(c: FnLowerer, v: VarDecl, fail: Fail): void {
         // a hoisted (module) variable cannot hold the address of a function's .local variable
         return sym?.kind === 'var' && (v.space === 'local' || sym.space !== 'local') ? sym.oriName : undefined;
       };
-      const ov = oriVar({ ...v, name }, t, v.space, fail, resolveScoped, c.mod.legacyGenericInit ?? false);
+      const ov = oriVar({ ...v, name }, t, v.space, fail, resolveScoped, c.mod.legacyGenericInit ?? false, (n) => c.mod.functionAddresses?.get(n));
       if (v.space === 'local') c.fn.vars.push(ov);
       else c.mod.moduleVars.push(ov);
       c.declare(v.name, { kind: 'var', space: v.space, oriName: name, type: t }, v.pos);

@@ -26,12 +26,17 @@ export function isTypeMod(m: string): boolean {
 }
 
 /** Ori register class and width holding a value of this type (sub-word values live in 32-bit registers). */
-export function regShape(t: PtxType): { cls: RegClass; width: RegWidth } {
-  if (t.kind === 'pred') return { cls: 'P', width: 1 };
-  if (t.bits <= 32) return { cls: 'R', width: 1 };
-  if (t.bits === 64) return { cls: 'R', width: 2 };
-  return { cls: 'R', width: 4 };
+export function regShape(t: PtxType): { readonly cls: RegClass; readonly width: RegWidth } {
+  if (t.kind === 'pred') return SHAPE_P;
+  if (t.bits <= 32) return SHAPE_R1;
+  if (t.bits === 64) return SHAPE_R2;
+  return SHAPE_R4;
 }
+// shared results (regShape runs per operand and register)
+const SHAPE_P = Object.freeze({ cls: 'P', width: 1 } as const);
+const SHAPE_R1 = Object.freeze({ cls: 'R', width: 1 } as const);
+const SHAPE_R2 = Object.freeze({ cls: 'R', width: 2 } as const);
+const SHAPE_R4 = Object.freeze({ cls: 'R', width: 4 } as const);
 
 export function byteSize(t: PtxType): number {
   return t.kind === 'pred' ? 1 : Math.max(1, t.bits / 8);

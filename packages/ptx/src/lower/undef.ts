@@ -1,4 +1,12 @@
-import { Instr, computeRpo, reg, solveMaybeDefined, type OriFunction, type Register } from '@ptxforge/kernel';
+import { Instr, computeRpo, reg, solveMaybeDefined, type Operand, type OriFunction, type Register } from '@ptxforge/kernel';
+
+/** The register an operand reads (as operandRegs), or undefined. */
+function operandReg(o: Operand): Register | undefined {
+  if (o.kind === 'reg') return o.reg;
+  if (o.kind === 'mem') return o.base;
+  if (o.kind === 'cbank') return o.index;
+  return undefined;
+}
 
 /**
  * PTX lets a program read a register no instruction wrote (its value is unspecified). Ori reads of
@@ -6,7 +14,7 @@ import { Instr, computeRpo, reg, solveMaybeDefined, type OriFunction, type Regis
  * `UNDEF` at the function entry ("any value", ori-semantics.md Pseudo-ops). Same "maybe defined" dataflow as
  * the verifier, on bitsets.
  *
- * Each instruction's registers are read once into one flat list of ids (uses, then defs). Only a register
+ * Three walks over the instructions read their operands in place (no list per instruction). Only a register
  * read before any write in its own block (an upward-exposed read) can be undefined at a read, and parameters
  * never are: the dataflow tracks just those candidates, densely numbered, so its bitsets are (blocks x
  * candidates) rather than (blocks x registers) -- and most functions have none at all.
@@ -18,36 +26,27 @@ export function defineMaybeUndefined(fn: OriFunction): void {
   const byId: Register[] = [];
   for (const r of fn.registers) byId[r.id] = r;
   const maxId = byId.length;
-  // ev: per instruction [nUses, ...useIds, nDefs, ...defIds]; block bi's instructions are ev[start[bi]..start[bi+1])
-  const ev: number[] = [];
-  const start = new Int32Array(nb + 1);
+  // Pass 1: the candidates (upward-exposed reads, numbered in first-read order). The passes walk each
+  // instruction's operands in place, in useRegs()/defRegs() order (no list per instruction).
   const definedIn = new Int32Array(maxId).fill(-1);
   const cand = new Int32Array(maxId).fill(-1);
   const cands: Register[] = [];
   for (let bi = 0; bi < nb; bi++) {
-    start[bi] = ev.length;
     const instrs = order[bi]!.instrs;
     for (let k = 0; k < instrs.length; k++) {
       const i = instrs[k]!;
-      const u = i.useRegs();
-      ev.push(u.length);
-      for (let x = 0; x < u.length; x++) {
-        const r = u[x]!;
-        ev.push(r.id);
-        if (definedIn[r.id] !== bi && cand[r.id] < 0 && !r.isParam) {
-          cand[r.id] = cands.length;
-          cands.push(r);
-        }
-      }
-      const d = i.defRegs();
-      ev.push(d.length);
-      for (let x = 0; x < d.length; x++) {
-        ev.push(d[x]!.id);
-        definedIn[d[x]!.id] = bi;
+      const g = i.guard;
+      if (g) noteRead(g.reg, bi, definedIn, cand, cands);
+      const uses = i.uses;
+      for (let x = 0; x < uses.length; x++) noteRead(operandReg(uses[x]!), bi, definedIn, cand, cands);
+      const defs = i.defs;
+      for (let x = 0; x < defs.length; x++) if (defs[x]!.kind !== 'reg') noteRead(operandReg(defs[x]!), bi, definedIn, cand, cands);
+      for (let x = 0; x < defs.length; x++) {
+        const d = defs[x]!;
+        if (d.kind === 'reg') definedIn[d.reg.id] = bi;
       }
     }
   }
-  start[nb] = ev.length;
   if (cands.length === 0) return;
 
   const words = (cands.length + 31) >>> 5;
@@ -55,11 +54,13 @@ export function defineMaybeUndefined(fn: OriFunction): void {
   const out = new Uint32Array(nb * words);
   const preds: number[][] = new Array(nb);
   for (let bi = 0; bi < nb; bi++) {
-    for (let e = start[bi]!; e < start[bi + 1]!; ) {
-      e += ev[e]! + 1; // uses
-      const nd = ev[e++]!;
-      for (let x = 0; x < nd; x++) {
-        const c = cand[ev[e++]!]!;
+    const instrs = order[bi]!.instrs;
+    for (let k = 0; k < instrs.length; k++) {
+      const defs = instrs[k]!.defs;
+      for (let x = 0; x < defs.length; x++) {
+        const d = defs[x]!;
+        if (d.kind !== 'reg') continue;
+        const c = cand[d.reg.id]!;
         if (c >= 0) out[bi * words + (c >>> 5)]! |= 1 << (c & 31);
       }
     }
@@ -74,26 +75,42 @@ export function defineMaybeUndefined(fn: OriFunction): void {
   const missing: Register[] = [];
   const isMissing = new Uint8Array(cands.length);
   const live = new Uint32Array(words);
+  const check = (r: Register | undefined): void => {
+    if (!r) return;
+    const c = cand[r.id]!;
+    if (c >= 0 && (live[c >>> 5]! & (1 << (c & 31))) === 0 && !isMissing[c]) {
+      isMissing[c] = 1;
+      missing.push(r);
+    }
+  };
   for (let bi = 0; bi < nb; bi++) {
     live.fill(0);
     for (const pi of preds[bi]!) for (let w = 0; w < words; w++) live[w]! |= out[pi * words + w]!;
-    for (let e = start[bi]!; e < start[bi + 1]!; ) {
-      const nu = ev[e++]!;
-      for (let x = 0; x < nu; x++) {
-        const id = ev[e++]!;
-        const c = cand[id]!;
-        if (c >= 0 && (live[c >>> 5]! & (1 << (c & 31))) === 0 && !isMissing[c]) {
-          isMissing[c] = 1;
-          missing.push(byId[id]!);
-        }
-      }
-      const nd = ev[e++]!;
-      for (let x = 0; x < nd; x++) {
-        const c = cand[ev[e++]!]!;
+    const instrs = order[bi]!.instrs;
+    for (let k = 0; k < instrs.length; k++) {
+      const i = instrs[k]!;
+      if (i.guard) check(i.guard.reg);
+      const uses = i.uses;
+      for (let x = 0; x < uses.length; x++) check(operandReg(uses[x]!));
+      const defs = i.defs;
+      for (let x = 0; x < defs.length; x++) if (defs[x]!.kind !== 'reg') check(operandReg(defs[x]!));
+      for (let x = 0; x < defs.length; x++) {
+        const d = defs[x]!;
+        if (d.kind !== 'reg') continue;
+        const c = cand[d.reg.id]!;
         if (c >= 0) live[c >>> 5]! |= 1 << (c & 31);
       }
     }
   }
   missing.sort((a, b) => a.id - b.id);
   missing.forEach((r, k) => fn.entry.insertAt(k, new Instr('UNDEF', { defs: [reg(r)] })));
+}
+
+/** Pass 1 of defineMaybeUndefined: `r` is read in block `bi`; a read before any write there (and not of a parameter) makes it a candidate. */
+function noteRead(r: Register | undefined, bi: number, definedIn: Int32Array, cand: Int32Array, cands: Register[]): void {
+  if (!r) return;
+  if (definedIn[r.id] !== bi && cand[r.id]! < 0 && !r.isParam) {
+    cand[r.id] = cands.length;
+    cands.push(r);
+  }
 }

@@ -4,7 +4,8 @@ import type { FnLowerer } from './context.js';
 import { isTypeMod, ptxType, type PtxType } from './types.js';
 
 /**
- * Warp-level matrix instructions (`mma`, `ldmatrix`) lowered to per-thread code: every element a lane needs
+ * Warp-level matrix instructions (`mma`, `ldmatrix`). The f16/bf16 `mma.m16n8k16` is one Ori HMMA.16816 (its
+ * fragments are the tensor cores' operand layout; packages/interp mma.ts). The others are per-thread code: every element a lane needs
  * from another lane's fragment comes through SHFL.IDX, then the products are ordinary FFMA/IMAD and the
  * loads ordinary LD/LDS. The fragment layouts are the PTX ISA's ("Matrix Fragments for mma.m16n8k16",
  * "... mma.m16n8k32", "ldmatrix"): with groupID = laneid >> 2 and tig = laneid & 3,
@@ -58,6 +59,13 @@ export function lowerMma(c: FnLowerer): void {
   const a = vecRegs(c, c.operand(1), 4, B32, 'A');
   const b = vecRegs(c, c.operand(2), 2, B32, 'B');
   const acc = vecRegs(c, c.operand(3), 4, accT, 'C');
+  if (floatForm) {
+    // the m16n8k16 fragments are HMMA.16816's operand layout (what ptxas emits: one HMMA, see wmma.ts)
+    const out = d.map(() => c.newRegFor(F32));
+    c.emit('HMMA', floatForm[1] === 'bf16' ? ['16816', 'F32', 'BF16'] : ['16816', 'F32'], out.map((x) => reg(x)), [...a, ...b, ...acc]);
+    out.forEach((x, i) => c.emit('MOV', [], [reg(d[i]!)], [reg(x)]));
+    return;
+  }
   const { grp4, tig } = laneParts(c);
   // Fetch A for both row halves h and every 32-bit column group q (8 of them), B for both columns j.
   const aFrag: Register[][] = [[], []];
