@@ -2,7 +2,7 @@
 // MUFU with .FTZ (lineOfSight, texture_2d), SIMD video `vabsdiff4 ... .add` (stereoDisparity). Each compiles PTX →
 // our sm_90 cubin (0 hazards), lifts it and runs it beside the PTX path: the outputs must be the same bytes.
 import { describe, expect, it } from 'vitest';
-import { createToolchain, Decoder } from '@ptxforge/kernel';
+import { createToolchain, Decoder, Encoder } from '@ptxforge/kernel';
 import corePlugin from '@ptxforge/plugin-core';
 import { ptxFrontendPlugin } from '@ptxforge/ptx';
 import targetSm90Plugin from '@ptxforge/target-sm90';
@@ -11,7 +11,7 @@ import { runKernel, type Launch } from '@ptxforge/interp';
 import { runCubin } from '@ptxforge/sass-lift';
 import { checkHazards, hazardInstrFromSass } from '@ptxforge/sass-hazards';
 import { formatInstruction, wordFromBytes, type SassInstruction } from '@ptxforge/sass';
-import { compileToCubin } from './index.js';
+import { compileToCubin, legalize, type MFunction, type MInstr, type MOperand, type VReg } from './index.js';
 
 const tc = createToolchain({ plugins: [corePlugin, ptxFrontendPlugin, targetSm90Plugin] });
 
@@ -105,6 +105,68 @@ describe('PTX → sm_90 cubin → lifted run: constructs of the CUDA samples (mi
     expect(out.readFloatLE(16 * 3)).toBe(Infinity);
     expect(out.readFloatLE(16 * 4)).toBe(-Infinity);
     expect(out.readFloatLE(16 * 7)).toBe(0);
+  });
+
+  it('generic-address atomics in the CTA and system scopes (ATOM.E.<op>.STRONG.SM/.SYS: red.and.release.cta in reduction)', () => {
+    const input = Buffer.alloc(16 * 8);
+    for (let t = 0; t < 8; t++) input.writeUInt32LE((0xffffffff ^ (1 << t)) >>> 0, 16 * t);
+    const { out, sass } = run(`  .reg .pred %p<2>;
+  ld.global.u32 %r2, [%rd5];
+  mov.u64 %rd8, %rd2;
+  mov.u32 %r3, -1;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 st.global.u32 [%rd2], %r3;
+  bar.sync 0;
+  red.and.release.cta.b32 [%rd8], %r2;
+  bar.sync 0;
+  atom.or.acquire.cta.b32 %r4, [%rd8+4], %r1;
+  atom.sys.xor.b32 %r5, [%rd8+8], %r2;
+  atom.cta.add.u32 %r6, [%rd8+12], 1;
+  @!%p1 bra DONE;
+  ld.global.u32 %r7, [%rd8];
+  st.global.u32 [%rd8+16], %r7;
+DONE:`, input);
+    expect(sass.some((x) => x.includes('ATOM.E.AND.STRONG.SM'))).toBe(true);
+    expect(sass.some((x) => x.includes('ATOM.E.XOR.STRONG.SYS'))).toBe(true);
+    // every thread cleared its own bit of the word thread 0 set to all ones
+    expect(out.readUInt32LE(16)).toBe(0xffffff00);
+    expect(out.readUInt32LE(4)).toBe(7);
+    expect(out.readUInt32LE(12)).toBe(8);
+  });
+
+  it('legalize: IADD3 with two immediates, one of them zero (a 64-bit constant\'s zero word: segmentationTreeThrust)', () => {
+    // `%rd493 = IADD3 0x1c0000000000, ~%rd69, 1` gives the low words `IADD3 R, P, PT, 0, ~R, 1`
+    const x: VReg = { id: 0, file: 'R', width: 1, name: 'x' };
+    const d: VReg = { id: 1, file: 'R', width: 1, name: 'd' };
+    const c: VReg = { id: 2, file: 'P', width: 1, name: 'c' };
+    const vr = (v: VReg, extra: Record<string, unknown> = {}): MOperand => ({ k: 'vreg', v, part: 0, span: 1, ...extra }) as MOperand;
+    const mi: MInstr = { opcode: 'IADD3', mods: [], ndefs: 3, ops: [vr(d), vr(c), { k: 'reg', file: 'P', n: 7 }, { k: 'int', v: 0 }, vr(x, { neg: true }), { k: 'int', v: 1 }] };
+    const mf = { name: 'k', blocks: [{ label: 'b0', instrs: [mi] }], vregs: [x, d, c] } as unknown as MFunction;
+    legalize(mf, tc.services('sm_90').service(Encoder), () => {
+      throw new Error('no temporary needed');
+    });
+    const out = mf.blocks[0]!.instrs;
+    expect(out.length).toBe(1);
+    expect(out[0]!.ops.slice(3).some((o) => (o as { k: string; n?: number }).k === 'reg' && (o as { n?: number }).n === 255)).toBe(true);
+  });
+
+  it('64-bit add/sub of a constant whose low word is zero', () => {
+    const vals = [0n, 1n, 0x1c0000000000n, 0xffffffffffffffffn, 0x123456789abcdefn];
+    const input = Buffer.alloc(16 * vals.length);
+    vals.forEach((v, i) => input.writeBigUInt64LE(v, 16 * i));
+    const { out } = run(`  ld.global.u64 %rd6, [%rd5];
+  mov.u64 %rd9, 30786325577728;
+  not.b64 %rd13, %rd6;
+  add.s64 %rd14, %rd13, 1;
+  add.s64 %rd10, %rd9, %rd14;
+  shr.s64 %rd12, %rd10, 32;
+  sub.s64 %rd10, %rd6, %rd12;
+  add.s64 %rd11, %rd6, -4294967296;
+  st.global.v2.u64 [%rd7], {%rd10, %rd11};`, input);
+    vals.forEach((v, t) => {
+      expect(out.readBigUInt64LE(16 * t)).toBe(BigInt.asUintN(64, v - (BigInt.asIntN(64, 0x1c0000000000n - v) >> 32n)));
+      expect(out.readBigUInt64LE(16 * t + 8)).toBe(BigInt.asUintN(64, v - (1n << 32n)));
+    });
   });
 
   it('SIMD video with .add: vabsdiff4/vadd4/vsub4/vavrg4/vmin4/vmax4 and the 2-lane forms, unsigned and signed', () => {

@@ -111,6 +111,45 @@ describe('texture and surface objects: PTX → sm_90 cubin → lifted run', () =
     }
   });
 
+  it('a per-thread texture handle (bindlessTexture): a loop over the distinct handles of the warp, R2UR of each', () => {
+    const ptx = `${HEAD}
+.visible .entry k(.param .u64 t0, .param .u64 t1, .param .u64 xy, .param .u64 out) {
+  .reg .b32 %r<16>; .reg .f32 %f<16>; .reg .b64 %rd<12>; .reg .pred %p<3>;
+  ld.param.u64 %rd1, [t0];
+  ld.param.u64 %rd8, [t1];
+  ld.param.u64 %rd2, [xy];
+  ld.param.u64 %rd3, [out];
+  mov.u32 %r1, %tid.x;
+  and.b32 %r9, %r1, 1;
+  setp.eq.u32 %p1, %r9, 0;
+  selp.b64 %rd9, %rd1, %rd8, %p1;
+  mul.wide.u32 %rd4, %r1, 16;
+  add.s64 %rd5, %rd2, %rd4;
+  ld.global.f32 %f1, [%rd5];
+  ld.global.f32 %f2, [%rd5+4];
+  setp.ne.u32 %p2, %r1, 3;
+  mov.f32 %f4, 0f3F800000;
+  mov.f32 %f5, 0f3F800000;
+  mov.f32 %f6, 0f3F800000;
+  mov.f32 %f7, 0f3F800000;
+  @%p2 tex.2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd9, {%f1, %f2}];
+  tld4.r.2d.v4.f32.f32 {%f8, %f9, %f10, %f11}, [%rd9, {%f1, %f2}];
+  add.f32 %f4, %f4, %f8;
+  add.f32 %f5, %f5, %f11;
+  add.s64 %rd7, %rd3, %rd4;
+  st.global.v4.f32 [%rd7], {%f4, %f5, %f6, %f7};
+  ret;
+}`;
+    const base = texLaunch({ format: 'f32', channels: 1, width: 4, height: 3, filter: 'linear' }, ramp(12), COORDS);
+    const launch: Launch = {
+      ...base,
+      buffers: { ...base.buffers, img2: { type: 'u32', values: ramp(6).map((x) => x ^ 0x80000000) } },
+      textures: { ...base.textures, img2: { buffer: 'img2', format: 'f32', width: 3, height: 2, address: 'border' } },
+      params: [{ texture: 'img' }, { texture: 'img2' }, { buffer: 'xy' }, { buffer: 'out' }],
+    };
+    samePaths(ptx, launch);
+  });
+
   it('suld/sust .b: b8 vectors packed in words, b16, b32 vectors, 3d and layered, .trap/.clamp/.zero', () => {
     const ptx = `${HEAD}
 .visible .entry k(.param .u64 s, .param .u64 out) {

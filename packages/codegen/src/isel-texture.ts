@@ -1,6 +1,6 @@
 import type { Instr, Operand, OriFunction, Register } from '@ptxforge/kernel';
 import type { SassOperand } from '@ptxforge/sass';
-import type { MOperand, VFile, VReg, VRegOperand } from './mir.js';
+import type { MGuard, MOperand, VFile, VReg, VRegOperand } from './mir.js';
 
 /**
  * Selection of the texture and surface Ori forms (docs/ori-semantics.md "Textures and surfaces") to the SASS
@@ -28,7 +28,11 @@ export interface TextureSelector {
   fail(why: string): never;
   newV(file: VFile, width: 1 | 2 | 4, name?: string): VReg;
   vOf(r: Register): VReg;
-  emit(opcode: string, mods: string[], ops: MOperand[], ndefs: number, guard?: null): void;
+  emit(opcode: string, mods: string[], ops: MOperand[], ndefs: number, guard?: MGuard | null): void;
+  inReg(o: MOperand): MOperand;
+  /** A loop each lane leaves once `done` holds for it (the instruction's guard branches around it). */
+  openCasLoop(): { loop: number; cont: number };
+  closeCasLoop(loop: number, done: VReg, cont: number): void;
   r(v: VReg, part?: number, span?: number, mods?: Partial<VRegOperand>): VRegOperand;
   part(o: Operand, part: number, opts?: { float?: boolean }): MOperand;
   def(o: Operand | undefined, part?: number): MOperand;
@@ -37,6 +41,7 @@ export interface TextureSelector {
 /** Uniform registers holding an object handle (UR4:UR5 holds the global memory descriptor). */
 const HANDLE_UR = 6;
 const RZ: SassOperand = { k: 'reg', file: 'R', n: 255 };
+const PT: SassOperand = { k: 'reg', file: 'P', n: 7 };
 const URZ: SassOperand = { k: 'reg', file: 'UR', n: 63 };
 /** ptxas's level operand of a lookup without an explicit level (f32 -32.0). */
 const BASE_LEVEL = 0xc2000000;
@@ -79,9 +84,44 @@ function handleOffset(ins: Instr, o: Operand): number | undefined {
   return undefined;
 }
 
-function loadHandle(sel: TextureSelector, ins: Instr, pair: boolean): SassOperand {
+/**
+ * The texture instruction `op(ur, guard)` on the handle operand: a kernel parameter's handle straight from the
+ * constant bank; a handle in a register (per thread: bindlessTexture reads its handles from another texture) in a
+ * loop over its distinct values, as ptxas does (it elects a value, moves it to the uniform datapath with R2UR and
+ * runs the instruction for the lanes holding it): each turn broadcasts the value of the lowest lane still in the loop
+ * (`VOTE.ANY` ballot, `FLO`, `SHFL.IDX`), `R2UR`s it, runs the instruction under `handle == value`, and those lanes
+ * leave. (ptxas's election uses an R2UR form with a predicate result the codec lacks; the broadcast gives the same.)
+ */
+function withHandle(sel: TextureSelector, ins: Instr, pair: boolean, op: (ur: SassOperand, guard?: MGuard) => void): void {
   const off = handleOffset(ins, ins.uses[0]!);
-  if (off === undefined) sel.fail('a texture/surface handle that is not a kernel parameter (per-thread handles need a loop over their values)');
+  if (off !== undefined) return op(loadHandle(sel, off, pair));
+  const h = ins.uses[0]!;
+  if (h.kind !== 'reg') sel.fail('a texture/surface handle that is neither a kernel parameter nor a register');
+  const lo = sel.inReg(sel.part(h, 0));
+  const { loop, cont } = sel.openCasLoop();
+  const ballot = sel.newV('R', 1);
+  sel.emit('VOTE', ['ANY'], [sel.r(ballot), PT, PT], 2, undefined);
+  const leader = sel.newV('R', 1);
+  sel.emit('FLO', ['U32'], [sel.r(leader), sel.r(ballot)], 1, undefined);
+  const v = sel.newV('R', 1);
+  sel.emit('SHFL', ['IDX'], [PT, sel.r(v), lo, sel.r(leader), { k: 'int', v: 0x1f }], 2, undefined);
+  const ur: SassOperand = { k: 'reg', file: 'UR', n: HANDLE_UR };
+  sel.emit('R2UR', [], [ur, sel.r(v)], 1, undefined);
+  if (pair) sel.emit('UMOV', [], [{ k: 'reg', file: 'UR', n: HANDLE_UR + 1 }, URZ], 1, null);
+  const mine = sel.newV('P', 1);
+  sel.emit('ISETP', ['EQ', 'U32', 'AND'], [sel.r(mine), PT, sel.r(v), lo, PT], 2, undefined);
+  op(ur, { v: mine, not: false });
+  sel.closeCasLoop(loop, mine, cont);
+}
+
+/** The parameter offset of a surface handle (per-thread surface handles are not selected yet). */
+function paramHandle(sel: TextureSelector, ins: Instr): number {
+  const off = handleOffset(ins, ins.uses[0]!);
+  if (off === undefined) sel.fail('a surface handle that is not a kernel parameter (per-thread surface handles)');
+  return off;
+}
+
+function loadHandle(sel: TextureSelector, off: number, pair: boolean): SassOperand {
   const ur: SassOperand = { k: 'reg', file: 'UR', n: HANDLE_UR };
   // unguarded: uniform instructions take UP guards only, and loading the handle is harmless for every lane
   sel.emit('ULDC', [], [ur, { k: 'cbank', bank: 0, off }], 1, null);
@@ -129,11 +169,12 @@ function tex(sel: TextureSelector, ins: Instr): void {
   if (geometry !== geo) coords.push(RZ);
   const ra = tuple(sel, coords);
   const rb = intCoords ? undefined : tuple(sel, [level ? sel.part(ins.uses[1 + n]!, 0, { float: true }) : { k: 'int', v: BASE_LEVEL }]);
-  const ur = loadHandle(sel, ins, true);
   const d = sel.newV('R', 2);
   const d2 = sel.newV('R', 2);
-  if (intCoords) sel.emit('TLD', ['LZ'], [sel.r(d2, 0, 2), sel.r(d, 0, 2), ra, ur, { k: 'int', v: 0 }, { k: 'name', name: geo }], 2);
-  else sel.emit('TEX', ['LL'], [sel.r(d2, 0, 2), sel.r(d, 0, 2), ra, rb!, ur, { k: 'int', v: 0 }, { k: 'name', name: geometry }], 2);
+  withHandle(sel, ins, true, (ur, guard) => {
+    if (intCoords) sel.emit('TLD', ['LZ'], [sel.r(d2, 0, 2), sel.r(d, 0, 2), ra, ur, { k: 'int', v: 0 }, { k: 'name', name: geo }], 2, guard);
+    else sel.emit('TEX', ['LL'], [sel.r(d2, 0, 2), sel.r(d, 0, 2), ra, rb!, ur, { k: 'int', v: 0 }, { k: 'name', name: geometry }], 2, guard);
+  });
   ins.defs.forEach((o, k) => {
     if (o.kind !== 'reg') return;
     sel.emit('MOV', [], [sel.def(o), sel.r(k < 2 ? d : d2, k & 1)], 1);
@@ -146,10 +187,11 @@ function tld4(sel: TextureSelector, ins: Instr): void {
   if (!comp || !ins.mods.includes('2D')) sel.fail('gathers other than 2D');
   if (ins.defs.length !== 4) sel.fail('gather without 4 results');
   const ra = tuple(sel, ins.uses.slice(1, 3).map((u) => sel.part(u, 0, { float: true })));
-  const ur = loadHandle(sel, ins, true);
   const d = sel.newV('R', 2);
   const d2 = sel.newV('R', 2);
-  sel.emit('TLD4', [comp!], [sel.r(d2, 0, 2), sel.r(d, 0, 2), ra, RZ, ur, { k: 'int', v: 0 }, { k: 'name', name: '2D' }], 2);
+  withHandle(sel, ins, true, (ur, guard) => {
+    sel.emit('TLD4', [comp!], [sel.r(d2, 0, 2), sel.r(d, 0, 2), ra, RZ, ur, { k: 'int', v: 0 }, { k: 'name', name: '2D' }], 2, guard);
+  });
   ins.defs.forEach((o, k) => {
     if (o.kind === 'reg') sel.emit('MOV', [], [sel.def(o), sel.r(k < 2 ? d : d2, k & 1)], 1);
   });
@@ -195,7 +237,7 @@ function suld(sel: TextureSelector, ins: Instr): void {
   const total = size * n;
   const { mods, geo } = surfaceMods(sel, ins, total, false);
   const { ra } = surfaceCoords(sel, ins, geo);
-  const ur = loadHandle(sel, ins, false);
+  const ur = loadHandle(sel, paramHandle(sel, ins), false);
   const words = Math.max(1, total / 4);
   const d = sel.newV('R', words === 1 ? 1 : words === 2 ? 2 : 4);
   sel.emit('SULD', mods, [sel.r(d, 0, words), { k: 'vmem', base: ra.v, wide: false, off: 0 }, ur, { k: 'int', v: 0 }], 1);
@@ -232,7 +274,7 @@ function sust(sel: TextureSelector, ins: Instr): void {
   } else {
     data = tuple(sel, packSubWords(sel, values.map((v) => sel.part(v, 0)), size));
   }
-  const ur = loadHandle(sel, ins, false);
+  const ur = loadHandle(sel, paramHandle(sel, ins), false);
   sel.emit('SUST', mods, [{ k: 'vmem', base: ra.v, wide: false, off: 0 }, data, ur, { k: 'int', v: 0 }], 0);
 }
 

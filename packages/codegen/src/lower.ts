@@ -166,6 +166,20 @@ function equivalents(mi: MInstr): MInstr[] {
       out.push(withCond(MIRRORED[comp[cond]!]!, [q, p, b, a, ...rest]));
     }
   }
+  if (mi.opcode === 'IADD3') {
+    // zero immediates as RZ: a 64-bit constant's zero word (sub.s64 d, 0x1c0000000000, x: `IADD3 d, P, PT, 0, -x, 0`)
+    // leaves two immediates no IADD3 form holds (segmentationTreeThrust)
+    const ops = [...mi.ops];
+    let changed = false;
+    for (let i = mi.ndefs; i < mi.ndefs + 3 && i < ops.length; i++) {
+      const o = ops[i] as { k: string; v?: number };
+      if (o.k === 'int' && o.v === 0) {
+        ops[i] = RZ;
+        changed = true;
+      }
+    }
+    if (changed) out.push({ ...mi, ops });
+  }
   if (mi.opcode === 'PLOP3' && mi.ndefs === 2) {
     const lutAt = 5;
     const lut = mi.ops[lutAt] as SassOperand;

@@ -59,3 +59,41 @@ describe('register count tightening (re-colouring under a smaller R budget while
     expect(r.kernels[0]!.registers).toBeLessThanOrEqual(16);
   });
 });
+
+describe('the default register budget (no --maxrregcount)', () => {
+  it('keeps the reported count within 255: 300 values live at once spill past R252 instead of reaching R254', () => {
+    // 300 loads summed in reverse order: all 300 are live after the loads (the cubin cannot say 257 registers)
+    const n = 300;
+    const loads = Array.from({ length: n }, (_, i) => `  ld.global.u32 %r${i + 10}, [%rd1+${4 * i}];`).join('\n');
+    const sums = Array.from({ length: n }, (_, i) => `  xor.b32 %r2, %r2, %r${n + 9 - i};\n  shf.l.wrap.b32 %r2, %r2, %r2, 3;`).join('\n');
+    const ptx = `.version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<4>;
+  .reg .b32 %r<${n + 16}>;
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+${loads}
+  mov.u32 %r2, 0;
+${sums}
+  st.global.u32 [%rd2], %r2;
+  ret;
+}`;
+    const r = compileToCubin(tc, ptx, { arch: 'sm_90', file: 'k.ptx' });
+    expect(r.kernels[0]!.registers).toBeLessThanOrEqual(255);
+    expect(r.kernels[0]!.spillStores).toBeGreaterThan(0);
+    expect(r.kernels[0]!.hazards).toBe(0);
+    const input = Buffer.alloc(4 * n);
+    for (let i = 0; i < n; i++) input.writeUInt32LE((i * 2654435761) >>> 0, 4 * i);
+    const launch: Launch = {
+      kernel: 'k', grid: [1, 1, 1], block: [2, 1, 1],
+      buffers: { input: { hex: input.toString('hex') }, output: { hex: '00'.repeat(4) } },
+      params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
+    };
+    const ref = runKernel(tc.compile({ text: ptx, file: 'k.ptx' }, { arch: 'sm_90', optLevel: 3 }).module, launch);
+    expect(ref.ok).toBe(true);
+    const got = runCubin(r.cubin, launch);
+    expect(got.result.errors).toEqual([]);
+    expect(Buffer.from(got.result.buffers.output!.bytes).toString('hex')).toBe(Buffer.from(ref.buffers.output!.bytes).toString('hex'));
+  });
+});

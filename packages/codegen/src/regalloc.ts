@@ -317,3 +317,4 @@ export function allocateMachineFunction(fn: MFunction, opts: AllocateOptions): A
   if (fn.frameBytes > 0) used.R = Math.max(used.R, 2);
   return { reg, used, stats: res.stats, ...(postSchedule ? { postSchedule } : {}) };
 }
+

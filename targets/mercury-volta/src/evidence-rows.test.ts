@@ -56,6 +56,8 @@ const CASES: [string, string, string, string][] = [
   ['sm_90', 'cvt.rn.f32.s64', '000e3000_00301400_00000004_00077312', 'I2F.S64 R7, R4 ;'],
   ['sm_90', 'cvt.rz.f32.u64', '000e6200_0030d000_00000004_00097312', 'I2F.U64.RZ R9, R4 ;'],
   ['sm_90', 'div.u64 (reciprocal seed)', '000e3000_00309000_00000004_000a7312', 'I2F.U64.RP R10, R4 ;'],
+  ['sm_90', 'red.and.release.cta.b32', '001fe800_0a9ea1c8_00000009_04ff098a', '@P0 ATOM.E.AND.STRONG.SM PT, RZ, desc[UR8][R4.64], R9 ;'],
+  ['sm_90', 'atom.or.acquire.cta.b32', '000ea400_0b1ea1c8_00000407_0407798a', 'ATOM.E.OR.STRONG.SM PT, R7, desc[UR8][R4.64+0x4], R7 ;'],
   ['sm_90', 'bar.warp.sync %r (register mask)', '000fea00_03800000_00000000_05007348', 'WARPSYNC R5 ;'],
   ['sm_90', 'shfl.sync.idx.b32 (mask 0xffff)', '000fea00_03800000_00000000_04007348', 'WARPSYNC R4 ;'],
   // texture results counted on SB5 (parboil rpes: 4 TEX words with W5, then these as they land); SB4 and SB0 as
