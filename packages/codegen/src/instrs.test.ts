@@ -171,9 +171,9 @@ SKIP:
     const vals = [0x13, 0x2460, 0x81, 0x7ff0, 0x5, 0xa0a0, 0x3c, 0x900];
     const input = Buffer.alloc(4 * n);
     vals.forEach((v, i) => input.writeUInt32LE(v, 4 * i));
-    const launch = launchOf(n, input, 64 + 16 * n);
+    const base = launchOf(n, input, 64 + 16 * n);
     // memory starts at 0xff.. so that AND has bits to clear
-    launch.buffers.output = { hex: 'ff'.repeat(64) + '00'.repeat(16 * n) };
+    const launch: Launch = { ...base, buffers: { ...base.buffers, output: { hex: 'ff'.repeat(64) + '00'.repeat(16 * n) } } };
     const { out, texts } = sameAsPtxPath(ptx, launch);
     const o = Buffer.from(out, 'hex');
     const andAll = vals.reduce((m, v) => (m & ~v) >>> 0, 0xffffffff);
