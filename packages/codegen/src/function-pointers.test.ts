@@ -4,15 +4,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createToolchain, Decoder } from '@ptxforge/kernel';
+import { createToolchain } from '@ptxforge/kernel';
 import corePlugin from '@ptxforge/plugin-core';
 import { ptxFrontendPlugin } from '@ptxforge/ptx';
 import targetSm90Plugin from '@ptxforge/target-sm90';
 import { readCubin } from '@ptxforge/cubin';
 import { runKernel, type Launch } from '@ptxforge/interp';
 import { runCubin } from '@ptxforge/sass-lift';
-import { checkHazards, hazardInstrFromSass } from '@ptxforge/sass-hazards';
-import { wordFromBytes, type SassInstruction } from '@ptxforge/sass';
+import { decodeCubin } from './decoded-cubin.test-util.js';
 import { compileToCubin } from './index.js';
 
 // Function addresses and indirect calls (the PTX front end's function-address.ts / indirect-call.ts), and
@@ -27,18 +26,7 @@ const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 function hazardsInCubin(bytes: Uint8Array): number {
-  const cubin = readCubin(bytes);
-  const dec = tc.services('sm_90').service(Decoder);
-  let n = 0;
-  for (const f of cubin.functions) {
-    const instrs = [];
-    for (let a = 0; a + 16 <= f.code.length; a += 16) {
-      const w = wordFromBytes(f.code, a);
-      instrs.push(hazardInstrFromSass(a, dec.decode(f.code, a) as SassInstruction, (BigInt(w[3]!) << 32n) | BigInt(w[2]!)));
-    }
-    n += checkHazards({ name: f.name, instrs }, { arch: 'sm_90' }).hazards.length;
-  }
-  return n;
+  return decodeCubin(tc, bytes).hazards;
 }
 
 function bothWays(ptx: string, launch: Launch, optLevel = 3) {

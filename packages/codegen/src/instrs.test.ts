@@ -2,50 +2,25 @@
 // control, barrier reductions, traps. Each case compiles PTX → our sm_90 cubin, checks the words with the hazard
 // checker, lifts the cubin and runs it in the interpreter beside the PTX path: the outputs must be the same bytes.
 import { describe, expect, it } from 'vitest';
-import { createToolchain, Decoder } from '@ptxforge/kernel';
+import { createToolchain } from '@ptxforge/kernel';
 import corePlugin from '@ptxforge/plugin-core';
 import { ptxFrontendPlugin } from '@ptxforge/ptx';
 import targetSm90Plugin from '@ptxforge/target-sm90';
-import { decodeAttribute, readCubin } from '@ptxforge/cubin';
 import { runKernel, type Launch } from '@ptxforge/interp';
 import { runCubin } from '@ptxforge/sass-lift';
-import { checkHazards, hazardInstrFromSass } from '@ptxforge/sass-hazards';
-import { formatInstruction, wordFromBytes, type SassInstruction } from '@ptxforge/sass';
+import { decodeCubin } from './decoded-cubin.test-util.js';
 import { compileToCubin } from './index.js';
 
 const tc = createToolchain({ plugins: [corePlugin, ptxFrontendPlugin, targetSm90Plugin] });
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
-/** The cubin's instructions, decoded from its bytes: texts and the hazard count. */
-function decodeCubin(bytes: Uint8Array, arch: string): { texts: string[]; hazards: number } {
-  const cubin = readCubin(bytes);
-  const dec = tc.services(arch).service(Decoder);
-  const texts: string[] = [];
-  let hazards = 0;
-  for (const f of cubin.functions) {
-    const instrs = [];
-    for (let a = 0; a + 16 <= f.code.length; a += 16) {
-      const d = dec.decode(f.code, a) as SassInstruction;
-      texts.push(formatInstruction(d));
-      const w = wordFromBytes(f.code, a);
-      instrs.push(hazardInstrFromSass(a, d, (BigInt(w[3]!) << 32n) | BigInt(w[2]!)));
-    }
-    const indirectTargets: number[] = [];
-    for (const r of f.attributes) {
-      const v = decodeAttribute(r);
-      if (v.kind === 'branchTargets') for (const b of v.branches) indirectTargets.push(...b.targets);
-    }
-    hazards += checkHazards({ name: f.name, instrs, indirectTargets }, { arch }).hazards.length;
-  }
-  return { texts, hazards };
-}
 
 /** PTX → optimized Ori → interpreter, and PTX → our cubin → lifted → interpreter: the same output bytes. */
 function sameAsPtxPath(ptx: string, launch: Launch, arch = 'sm_90'): { out: string; texts: string[] } {
   const file = 'k.ptx';
   const r = compileToCubin(tc, ptx, { arch, file, optLevel: 3 });
   expect(r.kernels.every((k) => k.hazards === 0)).toBe(true);
-  const { texts, hazards } = decodeCubin(r.cubin, arch);
+  const { texts, hazards } = decodeCubin(tc, r.cubin, arch);
   expect(hazards).toBe(0);
   const ref = runKernel(tc.compile({ text: ptx, file }, { arch, optLevel: 3 }).module, launch);
   expect(ref.errors ?? []).toEqual([]);

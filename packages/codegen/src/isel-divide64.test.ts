@@ -2,37 +2,19 @@
 // segmentationTreeThrust): PTX → our sm_90 cubin (isel-divide64.ts, ptxas's reciprocal + Newton sequence) →
 // lifted run, bit-identical to the interpreter's PTX path and to BigInt arithmetic, 0 hazards.
 import { describe, expect, it } from 'vitest';
-import { createToolchain, Decoder } from '@ptxforge/kernel';
+import { createToolchain } from '@ptxforge/kernel';
 import corePlugin from '@ptxforge/plugin-core';
 import { ptxFrontendPlugin } from '@ptxforge/ptx';
 import targetSm90Plugin from '@ptxforge/target-sm90';
-import { readCubin } from '@ptxforge/cubin';
 import { runKernel, type Launch } from '@ptxforge/interp';
 import { runCubin } from '@ptxforge/sass-lift';
-import { checkHazards, hazardInstrFromSass } from '@ptxforge/sass-hazards';
-import { formatInstruction, wordFromBytes, type SassInstruction } from '@ptxforge/sass';
+import { decodeCubin } from './decoded-cubin.test-util.js';
 import { compileToCubin } from './index.js';
 
 const tc = createToolchain({ plugins: [corePlugin, ptxFrontendPlugin, targetSm90Plugin] });
 const M64 = (1n << 64n) - 1n;
 const MIN = 1n << 63n;
 
-function decodeCubin(bytes: Uint8Array): { texts: string[]; hazards: number } {
-  const dec = tc.services('sm_90').service(Decoder);
-  const texts: string[] = [];
-  let hazards = 0;
-  for (const f of readCubin(bytes).functions) {
-    const instrs = [];
-    for (let a = 0; a + 16 <= f.code.length; a += 16) {
-      const d = dec.decode(f.code, a) as SassInstruction;
-      texts.push(formatInstruction(d));
-      const w = wordFromBytes(f.code, a);
-      instrs.push(hazardInstrFromSass(a, d, (BigInt(w[3]!) << 32n) | BigInt(w[2]!)));
-    }
-    hazards += checkHazards({ name: f.name, instrs, indirectTargets: [] }, { arch: 'sm_90' }).hazards.length;
-  }
-  return { texts, hazards };
-}
 
 const ptxOf = (body: string): string => `.version 8.0
 .target sm_90
@@ -101,7 +83,7 @@ function run(pairs: Array<[bigint, bigint]>, body = ALL_FOUR): { out: Buffer; te
   };
   const r = compileToCubin(tc, ptx, { arch: 'sm_90', file: 'k.ptx', optLevel: 3 });
   expect(r.kernels.every((k) => k.hazards === 0)).toBe(true);
-  const { texts, hazards } = decodeCubin(r.cubin);
+  const { texts, hazards } = decodeCubin(tc, r.cubin);
   expect(hazards).toBe(0);
   const ref = runKernel(tc.compile({ text: ptx, file: 'k.ptx' }, { arch: 'sm_90', optLevel: 3 }).module, launch);
   expect(ref.errors ?? []).toEqual([]);

@@ -2,32 +2,20 @@
 // MUFU with .FTZ (lineOfSight, texture_2d), SIMD video `vabsdiff4 ... .add` (stereoDisparity). Each compiles PTX →
 // our sm_90 cubin (0 hazards), lifts it and runs it beside the PTX path: the outputs must be the same bytes.
 import { describe, expect, it } from 'vitest';
-import { createToolchain, Decoder, Encoder } from '@ptxforge/kernel';
+import { createToolchain, Encoder } from '@ptxforge/kernel';
 import corePlugin from '@ptxforge/plugin-core';
 import { ptxFrontendPlugin } from '@ptxforge/ptx';
 import targetSm90Plugin from '@ptxforge/target-sm90';
-import { readCubin } from '@ptxforge/cubin';
 import { runKernel, type Launch } from '@ptxforge/interp';
 import { runCubin } from '@ptxforge/sass-lift';
-import { checkHazards, hazardInstrFromSass } from '@ptxforge/sass-hazards';
-import { formatInstruction, wordFromBytes, type SassInstruction } from '@ptxforge/sass';
+import { decodeCubin } from './decoded-cubin.test-util.js';
 import { compileToCubin, legalize, type MFunction, type MInstr, type MOperand, type VReg } from './index.js';
 
 const tc = createToolchain({ plugins: [corePlugin, ptxFrontendPlugin, targetSm90Plugin] });
 
 function texts(bytes: Uint8Array): string[] {
-  const dec = tc.services('sm_90').service(Decoder);
-  const out: string[] = [];
-  for (const f of readCubin(bytes).functions) {
-    const instrs = [];
-    for (let a = 0; a + 16 <= f.code.length; a += 16) {
-      const d = dec.decode(f.code, a) as SassInstruction;
-      out.push(formatInstruction(d));
-      const w = wordFromBytes(f.code, a);
-      instrs.push(hazardInstrFromSass(a, d, (BigInt(w[3]!) << 32n) | BigInt(w[2]!)));
-    }
-    expect(checkHazards({ name: f.name, instrs, indirectTargets: [] }, { arch: 'sm_90' }).hazards).toEqual([]);
-  }
+  const { texts: out, hazards } = decodeCubin(tc, bytes);
+  expect(hazards).toBe(0);
   return out;
 }
 

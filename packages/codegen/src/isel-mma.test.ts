@@ -7,37 +7,19 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createToolchain, Decoder } from '@ptxforge/kernel';
+import { createToolchain } from '@ptxforge/kernel';
 import corePlugin from '@ptxforge/plugin-core';
 import { ptxFrontendPlugin } from '@ptxforge/ptx';
 import targetSm90Plugin from '@ptxforge/target-sm90';
-import { readCubin } from '@ptxforge/cubin';
 import { runKernel, type Launch } from '@ptxforge/interp';
 import { runCubin } from '@ptxforge/sass-lift';
-import { checkHazards, hazardInstrFromSass } from '@ptxforge/sass-hazards';
-import { formatInstruction, wordFromBytes, type SassInstruction } from '@ptxforge/sass';
+import { decodeCubin } from './decoded-cubin.test-util.js';
 import { compileToCubin } from './index.js';
 
 const tc = createToolchain({ plugins: [corePlugin, ptxFrontendPlugin, targetSm90Plugin] });
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 const ptxasOk = spawnSync('ptxas', ['--version'], { encoding: 'utf8' }).status === 0;
 
-function decode(bytes: Uint8Array): { texts: string[]; hazards: number } {
-  const dec = tc.services('sm_90').service(Decoder);
-  const texts: string[] = [];
-  let hazards = 0;
-  for (const f of readCubin(bytes).functions) {
-    const instrs = [];
-    for (let a = 0; a + 16 <= f.code.length; a += 16) {
-      const d = dec.decode(f.code, a) as SassInstruction;
-      texts.push(formatInstruction(d));
-      const w = wordFromBytes(f.code, a);
-      instrs.push(hazardInstrFromSass(a, d, (BigInt(w[3]!) << 32n) | BigInt(w[2]!)));
-    }
-    hazards += checkHazards({ name: f.name, instrs }, { arch: 'sm_90' }).hazards.length;
-  }
-  return { texts, hazards };
-}
 
 interface Form {
   name: string;
@@ -158,7 +140,7 @@ describe('wmma → HMMA / IMMA / DMMA on sm_90, lifted and run beside the PTX pa
       };
       const r = compileToCubin(tc, ptx, { arch: 'sm_90', file: 'k.ptx', optLevel: 3 });
       expect(r.kernels.every((k) => k.hazards === 0)).toBe(true);
-      const { texts, hazards } = decode(r.cubin);
+      const { texts, hazards } = decodeCubin(tc, r.cubin);
       expect(hazards).toBe(0);
       expect(texts.filter((t) => t.includes(f.sass)).length, texts.join('\n')).toBeGreaterThan(0);
       const ref = runKernel(tc.compile({ text: ptx, file: 'k.ptx' }, { arch: 'sm_90', optLevel: 3 }).module, launch);
@@ -170,7 +152,7 @@ describe('wmma → HMMA / IMMA / DMMA on sm_90, lifted and run beside the PTX pa
       for (let i = 0; i < f.m; i++) for (let j = 0; j < f.n; j++) expect(f.read(out, (i * f.n + j) * f.size.c), `D[${i}][${j}]`).toBe(want(i, j));
       if (!ptxasOk) return;
       const theirs = ptxasCubin(ptx)!;
-      expect(decode(theirs).texts.some((t) => t.includes(f.sass))).toBe(true);
+      expect(decodeCubin(tc, theirs).texts.some((t) => t.includes(f.sass))).toBe(true);
       const lifted = runCubin(theirs, launch);
       expect(lifted.result.errors).toEqual([]);
       expect(hex(lifted.result.buffers.output!.bytes)).toBe(hex(ref.buffers.output!.bytes));
@@ -215,7 +197,7 @@ describe('cvt.rna.tf32.f32 (the tf32 wmma operands)', () => {
     const want = bits.map((b) => ((((b & 0x7f800000) >>> 0) !== 0x7f800000 ? b + 0x1000 : b) & 0xffffe000) >>> 0);
     expect(bits.map((_, i) => out.readUInt32LE(4 * i))).toEqual(want);
     const r = compileToCubin(tc, ptx, { arch: 'sm_90', file: 'k.ptx', optLevel: 3 });
-    expect(decode(r.cubin).hazards).toBe(0);
+    expect(decodeCubin(tc, r.cubin).hazards).toBe(0);
     expect(hex(runCubin(r.cubin, launch).result.buffers.output!.bytes)).toBe(hex(ref.buffers.output!.bytes));
     if (ptxasOk) expect(hex(runCubin(ptxasCubin(ptx)!, launch).result.buffers.output!.bytes)).toBe(hex(ref.buffers.output!.bytes));
   });
@@ -267,7 +249,7 @@ describe('mma.sync.m16n8k16 (f16, bf16) → one HMMA.16816', () => {
         params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
       };
       const r = compileToCubin(tc, ptx, { arch: 'sm_90', file: 'k.ptx', optLevel: 3 });
-      const { texts, hazards } = decode(r.cubin);
+      const { texts, hazards } = decodeCubin(tc, r.cubin);
       expect(hazards).toBe(0);
       expect(texts.filter((s) => s.includes('HMMA.16816.F32')), texts.join('\n')).toHaveLength(1);
       const ref = runKernel(tc.compile({ text: ptx, file: 'k.ptx' }, { arch: 'sm_90', optLevel: 3 }).module, launch);
