@@ -1612,7 +1612,7 @@ class Selector {
       if (kind !== 'ADD') this.fail('f32 shared-memory atomic other than add');
       return this.sharedAtomicAddF32(d, u[0]!, u[1]!);
     }
-    const scope = mods.includes('CTA') ? 'CTA' : mods.includes('SYS') ? 'SYS' : 'GPU';
+    const scope = atomicScope(mods);
     const typeMods = type === 'F32' ? ['F32', 'FTZ', 'RN'] : type === 'S32' && (kind === 'MIN' || kind === 'MAX') ? ['S32'] : [];
     const vals = kind === 'CAS' ? [u[1]!, u[2]!] : [u[1]!];
     let srcs: MOperand[];
@@ -1632,8 +1632,7 @@ class Selector {
       addr.desc = false;
       addr.plain = true;
     }
-    // (the CTA scope prints as STRONG.SM: the scope field's pattern LD names so, see the sm_90 evidence rows)
-    return this.emit(op, ['E', kind, ...typeMods, 'STRONG', scope === 'CTA' ? 'SM' : scope], [PT(), dst, addr, ...srcs], 2);
+    return this.emit(op, ['E', kind, ...typeMods, 'STRONG', scope], [PT(), dst, addr, ...srcs], 2);
   }
 
   /**
@@ -1647,7 +1646,7 @@ class Selector {
     const u = ins.uses;
     if (type === 'F64' && kind === 'ADD' && ins.opcode === 'ATOMS') return this.sharedAtomicAddF64(d, u[0]!, u[1]!);
     if (type === 'F64' && kind === 'ADD' && (ins.opcode === 'ATOMG' || ins.opcode === 'RED')) {
-      const scope = ins.mods.includes('CTA') ? 'SM' : ins.mods.includes('SYS') ? 'SYS' : 'GPU';
+      const scope = atomicScope(ins.mods);
       const src = this.dsrc(u[1]!);
       this.usesGlobal = true;
       const addr = this.address(u[0]!, true) as VMemOperand;
@@ -1660,7 +1659,7 @@ class Selector {
     const typeMods = (kind === 'MIN' || kind === 'MAX') && type === 'S64' ? ['S64'] : ['64'];
     // generic addresses keep ATOM (sm_90 evidence row 0x98a: the same operation/scope/type fields as ATOMG)
     const op = ins.opcode === 'ATOM' ? 'ATOM' : 'ATOMG';
-    const scope = ins.mods.includes('CTA') ? 'SM' : ins.mods.includes('SYS') ? 'SYS' : 'GPU';
+    const scope = atomicScope(ins.mods);
     const src = this.wide64(u[1]!);
     const dst = d ? this.defWhole(d) : this.r(this.newV('R', 2), 0, 2);
     this.usesGlobal = true;
@@ -2403,6 +2402,11 @@ function paramSize(type: string): number {
   if (!m) return 1;
   const bits = Number(m[1]);
   return type === '.pred' ? 1 : Math.max(1, bits / 8);
+}
+
+/** The scope token of a global/generic atomic: .cta prints as STRONG.SM (the scope field's pattern LD names so). */
+function atomicScope(mods: readonly string[]): 'SM' | 'SYS' | 'GPU' {
+  return mods.includes('CTA') ? 'SM' : mods.includes('SYS') ? 'SYS' : 'GPU';
 }
 
 /** IADD3's sources with every immediate summed into the first one (mod 2^(32 w)) and the others read as RZ. */
