@@ -101,6 +101,43 @@ SKIP:
     expect(texts.filter((t) => t.includes('ATOMS.CAST.SPIN.64 '))).toHaveLength(2);
   });
 
+  it('brev.b64: two BREVs with the halves swapped, also in place (the result register is the source)', () => {
+    const ptx = `${HEAD}.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<10>;
+  .reg .b32 %r<2>;
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 8;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.u64 %rd5, [%rd4];
+  brev.b64 %rd6, %rd5;
+  add.u64 %rd7, %rd2, %rd3;
+  st.global.u64 [%rd7], %rd6;
+  brev.b64 %rd5, %rd5;
+  xor.b64 %rd5, %rd5, %rd6;
+  st.global.u64 [%rd7+256], %rd5;
+  brev.b64 %rd5, %rd6;
+  st.global.u64 [%rd7+512], %rd5;
+  ret;
+}`;
+    const vals = [0n, 1n, 0x8000000000000000n, 0x0123456789abcdefn, 0xffffffff00000000n, 0xdeadbeefcafef00dn, 2n ** 64n - 1n, 0x00000001_80000000n];
+    const input = Buffer.alloc(8 * 32);
+    for (let i = 0; i < 32; i++) input.writeBigUInt64LE(vals[i % vals.length]! ^ BigInt(i * 0x1010101), 8 * i);
+    const rev = (x: bigint): bigint => BigInt(`0b${x.toString(2).padStart(64, '0').split('').reverse().join('')}`);
+    const { out, texts } = sameAsPtxPath(ptx, launchOf(32, input, 768));
+    const o = Buffer.from(out, 'hex');
+    for (let i = 0; i < 32; i++) {
+      const x = input.readBigUInt64LE(8 * i);
+      expect(o.readBigUInt64LE(8 * i)).toBe(rev(x));
+      expect(o.readBigUInt64LE(256 + 8 * i)).toBe(0n); // brev in place equals brev into another register
+      expect(o.readBigUInt64LE(512 + 8 * i)).toBe(x);
+    }
+    expect(texts.filter((t) => /\bBREV R\d+, R\d+/.test(t)).length).toBeGreaterThanOrEqual(4);
+  });
+
   it('bitwise and exchange atomics at every scope, 32- and 64-bit, generic and global (ATOM/ATOMG .AND/.OR/.XOR/.EXCH .SM/.GPU/.SYS)', () => {
     // reduction.cu's `red.and.release.cta.b32` on a generic address had no encodable form (ATOM.E.AND.STRONG.SM)
     const ptx = `${HEAD}.visible .entry k(.param .u64 input, .param .u64 output) {

@@ -231,6 +231,24 @@ class Selector {
     return o && o.kind === 'reg' ? o.reg.width : 1;
   }
 
+  /**
+   * brev.b64 as ptxas writes it on sm_90: two BREVs, each half reversed into the other half. When the result
+   * is the source register itself, the low half is reversed into a temporary first (the first BREV would
+   * overwrite the half the second one reads).
+   */
+  brev64(d: Operand, u: Operand): void {
+    const same = d.kind === 'reg' && u.kind === 'reg' && d.reg === u.reg;
+    if (!same) {
+      this.emit('BREV', [], [this.def(d, 1), this.part(u, 0)], 1);
+      this.emit('BREV', [], [this.def(d, 0), this.part(u, 1)], 1);
+      return;
+    }
+    const t = this.newV('R', 1);
+    this.emit('BREV', [], [this.r(t), this.part(u, 0)], 1);
+    this.emit('BREV', [], [this.def(d, 0), this.part(u, 1)], 1);
+    this.emit('MOV', [], [this.def(d, 1), this.r(t)], 1);
+  }
+
   /** Put a non-register operand into a fresh 32-bit register (for forms the encoder lacks). */
   inReg(o: MOperand): MOperand {
     if ((o as VRegOperand).k === 'vreg' || (o as SassOperand).k === 'reg') return o;
@@ -487,6 +505,7 @@ class Selector {
       case 'BREV':
       case 'IABS':
       case 'FLO': {
+        if (op === 'BREV' && this.widthOf(d[0]) === 2 && this.widthOf(u[0]) === 2) return this.brev64(d[0]!, u[0]!);
         if (this.widthOf(d[0]) !== 1 || this.widthOf(u[0]) !== 1) this.fail('64-bit operand');
         if (op === 'MUFU' && mods.includes('FTZ')) return this.mufuFtz(ins);
         if (op === 'MUFU' && (mods.includes('SIN') || mods.includes('COS'))) {
