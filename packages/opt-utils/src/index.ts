@@ -5,3 +5,4 @@ export * from './order.js';
 export * from './loop-defs.js';
 export * from './operands.js';
 export * from './test-context.js';
+export * from './fixpoint.js';

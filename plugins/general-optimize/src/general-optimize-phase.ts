@@ -1,5 +1,5 @@
 import { DominatorAnalysis, type OriFunction, type PhaseContext, type PhaseImpl } from '@ptxforge/kernel';
-import { isRemovableWhenDead } from '@ptxforge/opt-utils';
+import { isKnownFixpoint, isRemovableWhenDead, noteFixpoint } from '@ptxforge/opt-utils';
 import { foldConstants } from './fold.js';
 import { fuseMultiplyAdd } from './fuse-mul-add.js';
 import { propagateConstants, propagateCopies, propagatePredicateConstants } from './propagate.js';
@@ -33,8 +33,14 @@ export class GeneralOptimizePhase implements PhaseImpl {
 export function runBundle(fn: OriFunction, ctx: PhaseContext, budget: number): number {
   const dom = () => ctx.analysis(fn, DominatorAnalysis);
   const on = (name: (typeof GO_SUBPASSES)[number]): boolean => !ctx.isPassDisabled(name);
+  // A round that left the IR version unchanged is a fixed point of the bundle (the sub-passes read nothing but
+  // the function and the enabled set): a later bundle on the same version would change nothing and is skipped
+  // (the six slots share this implementation; on a big function the late ones mostly meet a fixed point).
+  const key = `general-optimize:${GO_SUBPASSES.map((p) => (on(p) ? '1' : '0')).join('')}`;
+  if (isKnownFixpoint(fn, key)) return 0;
   let total = 0;
   for (let round = 0; round < budget; round++) {
+    const version = fn.irVersion;
     let n = 0;
     if (on('OriCopyProp')) n += propagateCopies(fn, dom);
     if (on('OriConstProp')) n += propagateConstants(fn, dom);
@@ -44,6 +50,7 @@ export function runBundle(fn: OriFunction, ctx: PhaseContext, budget: number): n
     if (on('OriFuseMulAdd')) n += fuseMultiplyAdd(fn, dom);
     if (on('OriDeadMovCleanup')) n += removeUnusedDefs(fn);
     total += n;
+    if (fn.irVersion === version) noteFixpoint(fn, key);
     if (!n) break;
   }
   return total;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeOri, runPhaseOnText } from '@ptxforge/opt-utils';
+import { parseOri } from '@ptxforge/kernel';
+import { makeTestContext, normalizeOri, runPhaseOnText } from '@ptxforge/opt-utils';
 import { GeneralOptimizePhase, knobs } from './index.js';
 
 const run = (text: string, disablePasses?: string): string =>
@@ -270,3 +271,41 @@ describe('constant folding (interpreter semantics)', () => {
     expect(out).toMatch(/%r0 = MOV 0f7FFFFFFF|%r0 = MOV 0fFFC00000|%r0 = MOV 0f7FC00000/);
   });
 });
+
+describe('fixed point between bundles', () => {
+  it('issue #16 row 4 at full size (one register defined 20k times): a bundle on an unchanged fixed point is skipped', () => {
+    const body = ['bb0:', '  %r2 = S2R SR_CTAID.X', '  %r3 = MOV 0', '  %r5 = MOV 3'];
+    for (let i = 0; i < 20000; i++) {
+      if (i % 2) body.push(`  %r3 = IMAD %r4, ${i}, %r3`, `  %r4 = IADD3 %r2, ${i}, RZ`);
+      else body.push(`  %r4 = IMAD %r2, %r5, RZ`);
+    }
+    body.push('  %rd0 = MOV c[0x0][0x210]', '  STG.E.32 [%rd0], %r3', '  EXIT');
+    const m = parseOri(wrap(body.join('\n')));
+    const fn = m.functions[0]!;
+    // Work done = reads of the function's block list (every sub-pass starts with one).
+    const blocks = fn.blocks;
+    let walks = 0;
+    Object.defineProperty(fn, 'blocks', { get: () => (walks++, blocks) });
+    const ctx = makeTestContext(m, { knobs });
+    const early = new GeneralOptimizePhase('early');
+    early.execute(ctx); // the constant 3 reaches every IMAD
+    expect(fn.instructionCount).toBe(30005); // the MOV of the constant is gone
+    expect([...fn.instructions()].some((i) => i.uses.some((u) => u.kind === 'reg' && u.reg.name === '%r5'))).toBe(false);
+    const version = fn.irVersion;
+    const w1 = walks;
+    new GeneralOptimizePhase('late').execute(ctx);
+    new GeneralOptimizePhase('late2').execute(ctx);
+    expect(fn.irVersion).toBe(version);
+    expect(walks).toBe(w1);
+    // a change makes the next bundle look again; a disabled sub-pass is another configuration
+    fn.blocks[0]!.remove(fn.blocks[0]!.instrs[0]!);
+    early.execute(ctx);
+    expect(walks).toBeGreaterThan(w1);
+    const w2 = walks;
+    early.execute(ctx);
+    expect(walks).toBe(w2);
+    early.execute(makeTestContext(m, { knobs, disablePasses: 'OriFuseMulAdd' }));
+    expect(walks).toBeGreaterThan(w2);
+  });
+});
+

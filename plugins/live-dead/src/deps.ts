@@ -1,2 +1,2 @@
 export { computeRpo } from '@ptxforge/kernel';
-export { computeLiveness, isRemovableWhenDead, killedRegs, sweepDeadBackward } from '@ptxforge/opt-utils';
+export { computeLiveness, isRemovableWhenDead, killedRegs, runUnlessFixpoint, sweepDeadBackward } from '@ptxforge/opt-utils';

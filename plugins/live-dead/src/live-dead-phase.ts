@@ -1,5 +1,6 @@
 import type { PhaseContext, PhaseImpl } from '@ptxforge/kernel';
 import { removeDeadByLiveness, removeUnreachableBlocks, sweepDeadInstructions } from './dead-code.js';
+import { runUnlessFixpoint } from './deps.js';
 
 /** Knob: skip the liveness-driven part and keep only def-use marking (debugging aid). */
 export const KNOB_LIVE_DEAD_USE_LIVENESS = 'OriLiveDeadUseLiveness';
@@ -19,12 +20,17 @@ export class LiveDeadPhase implements PhaseImpl {
   }
 
   execute(ctx: PhaseContext): void {
+    const unreachable = this.mode === 'full' && ctx.knob<boolean>(KNOB_LIVE_DEAD_REMOVE_UNREACHABLE) && !ctx.isPassDisabled('RemoveUnreachableBlocks');
+    const liveness = this.mode === 'full' && ctx.knob<boolean>(KNOB_LIVE_DEAD_USE_LIVENESS);
+    // The five slots repeat the same pass: one that found nothing to remove finds nothing again until the
+    // function changes (runUnlessFixpoint), which on a big clean function spares the later slots' walks.
+    const key = `live-dead:${unreachable ? 'u' : ''}${liveness ? 'l' : ''}`;
     for (const fn of ctx.module.functions) {
-      if (this.mode === 'full' && ctx.knob<boolean>(KNOB_LIVE_DEAD_REMOVE_UNREACHABLE) && !ctx.isPassDisabled('RemoveUnreachableBlocks')) {
-        removeUnreachableBlocks(fn);
-      }
-      sweepDeadInstructions(fn);
-      if (this.mode === 'full' && ctx.knob<boolean>(KNOB_LIVE_DEAD_USE_LIVENESS)) removeDeadByLiveness(fn);
+      runUnlessFixpoint(fn, key, () => {
+        if (unreachable) removeUnreachableBlocks(fn);
+        sweepDeadInstructions(fn);
+        if (liveness) removeDeadByLiveness(fn);
+      });
     }
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeOri, runPhaseOnText } from '@ptxforge/opt-utils';
+import { parseOri } from '@ptxforge/kernel';
+import { makeTestContext, normalizeOri, runPhaseOnText } from '@ptxforge/opt-utils';
 import { knobs, LiveDeadPhase } from './index.js';
 
 const run = (text: string, mode: 'simple' | 'full' = 'full'): string => runPhaseOnText(text, new LiveDeadPhase(mode), { knobs });
@@ -132,5 +133,41 @@ bb2:
   BRA bb2
 bb2:
   EXIT`)));
+  });
+
+  it('issue #16 row 4 at full size (one register defined 20k times): a repeat on the unchanged function is skipped', () => {
+    const body = ['bb0:', '  %r2 = S2R SR_CTAID.X', '  %r3 = MOV 0'];
+    for (let i = 0; i < 20000; i++) {
+      if (i % 2) body.push(`  %r3 = IMAD %r4, ${i}, %r3`, `  %r4 = IADD3 %r2, ${i}, RZ`);
+      else body.push(`  %r4 = IMAD %r2, ${i}, RZ`);
+    }
+    body.push('  %rd0 = MOV c[0x0][0x210]', '  STG.E.32 [%rd0], %r3', '  EXIT');
+    const m = parseOri(wrap(body.join('\n')));
+    const fn = m.functions[0]!;
+    // Work done = walks over the function's instructions (sweepDeadInstructions starts with one).
+    let walks = 0;
+    const all = fn.instructions.bind(fn);
+    fn.instructions = () => (walks++, all());
+    const ctx = makeTestContext(m, { knobs });
+    const phase = new LiveDeadPhase('full');
+    const before = fn.instructionCount;
+    phase.execute(ctx); // every IADD3 is overwritten before it is read
+    expect(before - fn.instructionCount).toBe(10000);
+    expect(walks).toBeGreaterThan(0);
+    const version = fn.irVersion;
+    const w1 = walks;
+    phase.execute(ctx); // finds nothing (and remembers that)
+    expect(fn.irVersion).toBe(version);
+    expect(walks).toBeGreaterThan(w1);
+    const w2 = walks;
+    phase.execute(ctx);
+    phase.execute(ctx);
+    expect(walks).toBe(w2);
+    new LiveDeadPhase('full').execute(ctx); // another slot with the same configuration
+    expect(walks).toBe(w2);
+    // a change anywhere makes it look again
+    fn.blocks[0]!.remove(fn.blocks[0]!.instrs[1]!);
+    phase.execute(ctx);
+    expect(walks).toBeGreaterThan(w2);
   });
 });
