@@ -39,16 +39,28 @@ export function runBundle(fn: OriFunction, ctx: PhaseContext, budget: number): n
   const key = `general-optimize:${GO_SUBPASSES.map((p) => (on(p) ? '1' : '0')).join('')}`;
   if (isKnownFixpoint(fn, key)) return 0;
   let total = 0;
+  // The same holds for each sub-pass on its own: one that changed nothing at this IR version is skipped until
+  // the function changes (the last round of a bundle, which only confirms the fixed point, then runs just the
+  // sub-passes that came before the last change).
+  const step = (name: (typeof GO_SUBPASSES)[number], pass: () => number): number => {
+    if (!on(name)) return 0;
+    const k = `general-optimize/${name}`;
+    if (isKnownFixpoint(fn, k)) return 0;
+    const v = fn.irVersion;
+    const rewrites = pass();
+    if (fn.irVersion === v) noteFixpoint(fn, k);
+    return rewrites;
+  };
   for (let round = 0; round < budget; round++) {
     const version = fn.irVersion;
     let n = 0;
-    if (on('OriCopyProp')) n += propagateCopies(fn, dom);
-    if (on('OriConstProp')) n += propagateConstants(fn, dom);
-    if (on('OriConstFold')) n += foldConstants(fn);
-    if (on('OriAlgebraicSimplify')) n += simplifyAlgebraic(fn);
-    if (on('OriPredicateSimplify')) n += propagatePredicateConstants(fn, dom);
-    if (on('OriFuseMulAdd')) n += fuseMultiplyAdd(fn, dom);
-    if (on('OriDeadMovCleanup')) n += removeUnusedDefs(fn);
+    n += step('OriCopyProp', () => propagateCopies(fn, dom));
+    n += step('OriConstProp', () => propagateConstants(fn, dom));
+    n += step('OriConstFold', () => foldConstants(fn));
+    n += step('OriAlgebraicSimplify', () => simplifyAlgebraic(fn));
+    n += step('OriPredicateSimplify', () => propagatePredicateConstants(fn, dom));
+    n += step('OriFuseMulAdd', () => fuseMultiplyAdd(fn, dom));
+    n += step('OriDeadMovCleanup', () => removeUnusedDefs(fn));
     total += n;
     if (fn.irVersion === version) noteFixpoint(fn, key);
     if (!n) break;

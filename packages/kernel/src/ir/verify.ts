@@ -51,32 +51,48 @@ export function verifyFunction(fn: OriFunction, machine: MachineVerifyOptions = 
     if (labels.has(b.label)) add('ORI_VERIFY_CFG', `block label ${b.label} is used by two blocks`, b);
     labels.add(b.label);
     let seenCf = false;
-    b.instrs.forEach((i, k) => {
+    // Plain loops without a closure or a temporary per instruction or operand: this runs on every
+    // instruction at least twice per compile (phases 0 and 94), and on a big function mostly cold.
+    const instrs = b.instrs;
+    const last = instrs.length - 1;
+    for (let k = 0; k <= last; k++) {
+      const i = instrs[k]!;
       if (i.block !== b) add('ORI_VERIFY_CFG', 'instruction does not know its block', b, i);
       const info = fn.opcodes.get(i.opcode);
       if (!info) add('ORI_VERIFY_OPCODE', `unknown opcode ${i.opcode}`, b, i);
       if (i.isControlFlow) {
         seenCf = true;
-        if (i.endsFlowUnconditionally && k !== b.instrs.length - 1) {
+        if (i.endsFlowUnconditionally && k !== last) {
           add('ORI_VERIFY_TERMINATOR', `instructions follow the unconditional ${i.opcode}`, b, i);
         }
       } else if (seenCf) {
         add('ORI_VERIFY_TERMINATOR', `${i.opcode} follows a control-flow instruction; control flow must be last in the block`, b, i);
       }
-      for (const u of i.uses) {
-        for (const t of u.kind === 'label' ? [u.block] : u.kind === 'labels' ? u.blocks : []) {
-          if (!inFn.has(t)) add('ORI_VERIFY_CFG', `target ${t.label} is not a block of ${fn.name}`, b, i);
+      const uses = i.uses;
+      for (let u = 0; u < uses.length; u++) {
+        const o = uses[u]!;
+        if (o.kind === 'label') {
+          if (!inFn.has(o.block)) add('ORI_VERIFY_CFG', `target ${o.block.label} is not a block of ${fn.name}`, b, i);
+        } else if (o.kind === 'labels') {
+          for (const t of o.blocks) if (!inFn.has(t)) add('ORI_VERIFY_CFG', `target ${t.label} is not a block of ${fn.name}`, b, i);
         }
       }
-      if (i.guard && !isPredicateClass(i.guard.reg.cls)) {
-        add('ORI_VERIFY_GUARD', `guard ${i.guard.reg.name} is a ${i.guard.reg.cls} register, not a predicate`, b, i);
+      const g = i.guard;
+      if (g && !isPredicateClass(g.reg.cls)) {
+        add('ORI_VERIFY_GUARD', `guard ${g.reg.name} is a ${g.reg.cls} register, not a predicate`, b, i);
       }
-      if (info?.defs) checkSignature(info.defs, i.defs, true, (m) => add('ORI_VERIFY_OPERAND', `${i.opcode} def ${m}`, b, i));
-      if (info?.uses) checkSignature(info.uses, i.uses, false, (m) => add('ORI_VERIFY_OPERAND', `${i.opcode} operand ${m}`, b, i));
-      machineIssues.length = 0;
-      checkMachineState(i, machine, machineIssues);
-      for (const x of machineIssues) add(x.code, x.message, b, i);
-    });
+      if (info?.defs && !signatureHolds(info.defs, i.defs, true)) {
+        checkSignature(info.defs, i.defs, true, (m) => add('ORI_VERIFY_OPERAND', `${i.opcode} def ${m}`, b, i));
+      }
+      if (info?.uses && !signatureHolds(info.uses, uses, false)) {
+        checkSignature(info.uses, uses, false, (m) => add('ORI_VERIFY_OPERAND', `${i.opcode} operand ${m}`, b, i));
+      }
+      if (i.control || machine.requireControl || machine.registerFile || machine.requirePhysical) {
+        machineIssues.length = 0;
+        checkMachineState(i, machine, machineIssues);
+        for (const x of machineIssues) add(x.code, x.message, b, i);
+      }
+    }
   }
   const last = fn.blocks[fn.blocks.length - 1]!;
   if (last.fallsThrough) add('ORI_VERIFY_CFG', `control runs off the end of the function after block ${last.label}`, last);
@@ -99,10 +115,13 @@ export function verifyFunction(fn: OriFunction, machine: MachineVerifyOptions = 
 
   // Register table consistency: every (register, instruction) pair seen in the instructions must be in the
   // table with the same use count, and the table must hold no other pairs (compared by counting).
-  if (!checkTableFast(fn, add)) checkTableSlow(fn, add);
-  for (const i of fn.instructions()) {
-    for (const r of i.defRegs()) indexOf(r);
-    for (const r of i.useRegs()) indexOf(r);
+  // The fast check also numbers the foreign registers, in the order of the loop below.
+  if (!checkTableFast(fn, add, indexOf)) {
+    checkTableSlow(fn, add);
+    for (const i of fn.instructions()) {
+      for (const r of i.defRegs()) indexOf(r);
+      for (const r of i.useRegs()) indexOf(r);
+    }
   }
 
   // Uses reached by a definition on some path (forward "maybe defined" dataflow over reachable blocks). Most
@@ -201,7 +220,7 @@ type AddIssue = (code: string, message: string, b?: Block, i?: Instr) => void;
  * once (returns false otherwise, and then the slow check decides). A register of fn.registers matches when
  * each instruction naming it is in its table with the right use count and the table has no more entries.
  */
-function checkTableFast(fn: OriFunction, add: AddIssue): boolean {
+function checkTableFast(fn: OriFunction, add: AddIssue, numberForeign: (r: Register) => number): boolean {
   const regs = fn.registers;
   const n = regs.length;
   const own = (r: Register): boolean => r.id < n && regs[r.id] === r;
@@ -215,14 +234,22 @@ function checkTableFast(fn: OriFunction, add: AddIssue): boolean {
     const defs = i.defRegs();
     for (let k = 0; k < defs.length; k++) {
       const r = defs[k]!;
-      if (!own(r) || defs.indexOf(r) !== k) continue; // count each (register, instruction) pair once
+      if (!own(r)) {
+        numberForeign(r);
+        continue;
+      }
+      if (defs.indexOf(r) !== k) continue; // count each (register, instruction) pair once
       defCount[r.id]!++;
       if (!r.defs.has(i)) bad[r.id] = 1;
     }
     const uses = i.useRegs();
     for (let k = 0; k < uses.length; k++) {
       const r = uses[k]!;
-      if (!own(r) || uses.indexOf(r) !== k) continue;
+      if (!own(r)) {
+        numberForeign(r);
+        continue;
+      }
+      if (uses.indexOf(r) !== k) continue;
       let c = 0;
       for (const x of uses) if (x === r) c++;
       useCount[r.id]!++;
@@ -259,6 +286,23 @@ function checkTableSlow(fn: OriFunction, add: AddIssue): void {
     const sameUses = u.size === r.uses.size && [...u].every(([x, c]) => r.uses.get(x) === c);
     if (!sameDefs || !sameUses) add('ORI_VERIFY_TABLE', `register table entry of ${r.name} does not match the instructions`);
   }
+}
+
+/** Whether `ops` fit the signature (checkSignature would report nothing), without a closure: the common case. */
+function signatureHolds(sig: readonly string[], ops: readonly Operand[], isDef: boolean): boolean {
+  let k = 0;
+  for (let s = 0; s < sig.length; s++) {
+    const spec = sig[s]!;
+    const kind = spec.charAt(0);
+    if (spec.charCodeAt(spec.length - 1) === 42 /* a trailing * */) {
+      while (k < ops.length && fits(kind, ops[k]!, isDef)) k++;
+      continue;
+    }
+    const o = ops[k];
+    if (!o || !fits(kind, o, isDef)) return false;
+    k++;
+  }
+  return k >= ops.length;
 }
 
 function checkSignature(sig: readonly string[], ops: readonly Operand[], isDef: boolean, report: (m: string) => void): void {
