@@ -64,14 +64,16 @@ export function killedRegs(i: Instr): Register[] {
  * bench). Registers are processed in id order, so every block's lists come out sorted; the per-register
  * marks are stamps in two arrays over blocks, allocated once.
  */
-export function computeLiveness(fn: OriFunction): Liveness {
+export function computeLiveness(fn: OriFunction, only?: Uint8Array): Liveness {
   const regs = fn.registers;
   const size = regs.length;
   const blocks = fn.blocks;
   const nb = blocks.length;
   const index = new Map<Block, number>();
   for (let k = 0; k < nb; k++) index.set(blocks[k]!, k);
-  const own = (r: Register): boolean => r.id < size && regs[r.id] === r;
+  // `only` (by register id): the liveness of just those registers (each register's liveness is independent
+  // of the others'); the sets then hold no other register.
+  const own = only ? (r: Register): boolean => r.id < size && regs[r.id] === r && only[r.id] === 1 : (r: Register): boolean => r.id < size && regs[r.id] === r;
 
   // Upward-exposed uses: for each register, the blocks where it is read before an unguarded def.
   const upBlocks: Array<number[] | undefined> = new Array(size);
@@ -174,10 +176,33 @@ export function liveAfterEach(b: Block, lv: Liveness): BitSet[] {
  * Shared by the liveness DCE (OriPerformLiveDead*) and the dead-move removal (OriRemoveRedundantMultiDefMov),
  * which differ only in `isDead`. Returns the number of instructions removed.
  */
-export function sweepDeadBackward(fn: OriFunction, isDead: (i: Instr, liveAfter: BitSet) => boolean): number {
+export function sweepDeadBackward(
+  fn: OriFunction,
+  isDead: (i: Instr, liveAfter: BitSet) => boolean,
+  deciding?: (i: Instr) => Register | undefined,
+): number {
   let total = 0;
   for (;;) {
-    const lv = computeLiveness(fn);
+    // With `deciding` (the one register whose liveness after `i` decides whether `i` is dead, or undefined when
+    // `i` cannot be dead), only those registers' liveness is computed and only blocks holding such an
+    // instruction are walked: a sweep for a few candidates (dead moves) costs no longer the whole function's
+    // liveness. isDead must then read nothing but that register in liveAfter.
+    let only: Uint8Array | undefined;
+    let walk: Set<Block> | undefined;
+    if (deciding) {
+      only = new Uint8Array(fn.registers.length);
+      walk = new Set();
+      for (const b of fn.blocks) {
+        for (const i of b.instrs) {
+          const r = deciding(i);
+          if (!r) continue;
+          if (r.id < only.length) only[r.id] = 1;
+          walk.add(b);
+        }
+      }
+      if (!walk.size) return total;
+    }
+    const lv = computeLiveness(fn, only);
     // One dense set for the whole sweep: filled from a block's (sparse) live-out, walked, then cleared by
     // the ids it was given, so the cost per block is its live-out plus its instructions, not the register count.
     const cur = new BitSet(lv.size);
@@ -195,6 +220,7 @@ export function sweepDeadBackward(fn: OriFunction, isDead: (i: Instr, liveAfter:
     let changesLiveness = false;
     const dead = new Set<Instr>();
     for (const b of fn.blocks) {
+      if (walk && !walk.has(b)) continue;
       for (const id of lv.liveOut.get(b)!) add(id);
       const liveIn = lv.liveIn.get(b)!;
       for (let k = b.instrs.length - 1; k >= 0; k--) {

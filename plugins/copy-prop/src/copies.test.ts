@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeOri, runPhaseOnText } from '@ptxforge/opt-utils';
+import { parseOri, printModule } from '@ptxforge/kernel';
+import { makeTestContext, normalizeOri, runPhaseOnText } from '@ptxforge/opt-utils';
 import { BackCopyPropagatePhase, RemoveRedundantMultiDefMovPhase, ReplaceEquivMultiDefMovPhase } from './index.js';
 
 const wrap = (body: string): string => `.target sm_90
@@ -111,3 +112,42 @@ bb2:
     expect(runPhaseOnText(before, new BackCopyPropagatePhase())).toBe(normalizeOri(before));
   });
 });
+
+describe('issue #16 row 2 at full size (5000 if/else diamonds, ~15k blocks)', () => {
+  // A few moves among 15k blocks: one dead (%r5, overwritten in the last block before any read), one live.
+  const diamonds = (n: number): string => {
+    const b = ['bb0:', '  %r1 = S2R SR_TID.X', '  %r2 = S2R SR_CTAID.X', '  %r3 = MOV 0', '  %r5 = MOV %r2'];
+    for (let i = 0; i < n; i++) {
+      b.push(`  %p1 = ISETP.LT.U32.AND %r3, %r1, PT`, `  @%p1 BRA E${i}`, `T${i}:`, `  %r3 = IADD3 %r3, ${i + 1}, RZ`, `  BRA J${i}`);
+      b.push(`E${i}:`, '  %r3 = LOP3.LUT %r3, %r2, RZ, 60', `J${i}:`);
+    }
+    b.push('  %r5 = IADD3 %r3, 1, RZ', '  %rd0 = MOV c[0x0][0x210]', '  STG.E.32 [%rd0], %r5', '  EXIT');
+    return wrap(b.join('\n'));
+  };
+
+  it('removes the dead move, keeps the rest; a repeat on the unchanged function skips the walk', () => {
+    const m = parseOri(diamonds(5000));
+    const fn = m.functions[0]!;
+    const blocks = fn.blocks;
+    let walks = 0;
+    Object.defineProperty(fn, 'blocks', { get: () => (walks++, blocks) });
+    const ctx = makeTestContext(m);
+    new ReplaceEquivMultiDefMovPhase().execute(ctx); // nothing equivalent
+    const version = fn.irVersion;
+    const w52 = walks;
+    expect(w52).toBeGreaterThan(0);
+    new RemoveRedundantMultiDefMovPhase().execute(ctx); // its first pass repeats 52's (skipped); the dead move goes
+    expect(fn.irVersion).not.toBe(version);
+    const out = printModule(m);
+    expect(out).not.toContain('%r5 = MOV %r2');
+    expect(out).toContain('%r3 = MOV 0');
+    expect(out).toContain('%rd0 = MOV c[0x0][0x210]');
+    expect(fn.instructionCount).toBe(4 + 5000 * 5 + 4 - 1);
+    new RemoveRedundantMultiDefMovPhase().execute(ctx); // finds nothing now (and remembers it)
+    const w = walks;
+    new RemoveRedundantMultiDefMovPhase().execute(ctx);
+    new ReplaceEquivMultiDefMovPhase().execute(ctx);
+    expect(walks).toBe(w);
+  });
+});
+

@@ -32,12 +32,16 @@ class FactTable {
   readonly ofDest = new Map<Register, number[]>();
   /** The fact an unguarded move establishes (-1: none), by instruction. */
   readonly gen = new Map<Instr, number>();
+  /** Blocks holding a move (guarded or not): the only ones where a move can be removed. */
+  readonly withMoves = new Set<Block>();
 
   constructor(fn: OriFunction) {
     for (const b of fn.blocks) {
       for (const i of b.instrs) {
         const m = moveOf(i);
-        if (m && !i.guard && !(m.x.kind === 'reg' && m.x.reg === m.d)) this.gen.set(i, this.intern(m.d, m.x));
+        if (!m) continue;
+        this.withMoves.add(b);
+        if (!i.guard && !(m.x.kind === 'reg' && m.x.reg === m.d)) this.gen.set(i, this.intern(m.d, m.x));
       }
     }
   }
@@ -110,6 +114,7 @@ function holds(t: FactTable, f: Uint32Array, d: Register, x: Operand): boolean {
  */
 export function removeEquivalentMoves(fn: OriFunction): number {
   const t = new FactTable(fn);
+  if (!t.withMoves.size) return 0;
   const words = (t.size + 31) >>> 5;
   const blocks = fn.blocks;
   const entry = fn.entry;
@@ -147,6 +152,7 @@ export function removeEquivalentMoves(fn: OriFunction): number {
   }
   let n = 0;
   for (const b of blocks) {
+    if (!t.withMoves.has(b)) continue; // nothing to remove (the walk only carries the facts within the block)
     const f = inOf(b);
     // One batch per block (removing one at a time costs the block's length each); a removed move does not
     // pass through the transfer, as before.
@@ -165,10 +171,16 @@ export function removeEquivalentMoves(fn: OriFunction): number {
  * liveness; a guarded def does not kill) are dead and removed, as are self-moves.
  */
 export function removeDeadMoves(fn: OriFunction): number {
-  return sweepDeadBackward(fn, (i, liveAfter) => {
-    const m = moveOf(i);
-    return !!m && isRemovableWhenDead(i) && (!liveAfter.has(m.d.id) || (m.x.kind === 'reg' && m.x.reg === m.d));
-  });
+  // Only a move's destination decides (the sweep computes the liveness of those registers alone and walks only
+  // the blocks holding a move).
+  return sweepDeadBackward(
+    fn,
+    (i, liveAfter) => {
+      const m = moveOf(i);
+      return !!m && isRemovableWhenDead(i) && (!liveAfter.has(m.d.id) || (m.x.kind === 'reg' && m.x.reg === m.d));
+    },
+    (i) => (isRemovableWhenDead(i) ? moveOf(i)?.d : undefined),
+  );
 }
 
 /**
