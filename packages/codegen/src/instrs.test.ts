@@ -138,6 +138,87 @@ SKIP:
     expect(texts.filter((t) => /\bBREV R\d+, R\d+/.test(t)).length).toBeGreaterThanOrEqual(4);
   });
 
+  it('min/max on f16x2, bf16x2, f16 and bf16, with .NaN, .ftz and .xorsign.abs: every lane as the PTX ISA says', () => {
+    const forms = ['max.f16x2', 'min.f16x2', 'min.NaN.f16x2', 'max.NaN.bf16x2', 'min.bf16x2', 'max.ftz.f16x2', 'min.ftz.NaN.f16x2', 'min.xorsign.abs.f16x2', 'max.NaN.xorsign.abs.bf16x2'];
+    const scalar = ['min.f16', 'max.NaN.bf16', 'max.ftz.f16', 'max.xorsign.abs.f16'];
+    const body = [
+      ...forms.map((f, k) => `  ${f} %r${10 + k}, %r1, %r2;\n  st.global.b32 [%rd5+${k * 128}], %r${10 + k};`),
+      ...scalar.map((f, k) => `  ${f} %rs${3 + k}, %rs1, %rs2;\n  st.global.b16 [%rd6+${k * 64}], %rs${3 + k};`),
+    ].join('\n');
+    const ptx = `${HEAD}.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<8>;
+  .reg .b32 %r<24>;
+  .reg .b16 %rs<8>;
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  mov.u32 %r3, %tid.x;
+  mul.wide.u32 %rd3, %r3, 8;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.b32 %r1, [%rd4];
+  ld.global.b32 %r2, [%rd4+4];
+  mov.b32 {%rs1, %rs7}, %r1;
+  mov.b32 {%rs2, %rs7}, %r2;
+  mul.wide.u32 %rd3, %r3, 4;
+  add.u64 %rd5, %rd2, %rd3;
+  mul.wide.u32 %rd3, %r3, 2;
+  add.u64 %rd6, %rd2, %rd3;
+  add.u64 %rd6, %rd6, ${forms.length * 128};
+${body}
+  ret;
+}`;
+    // f16 / bf16 specials: ±0, ±1, subnormals, max finite, ±inf, NaNs with payloads
+    const f16 = [0x0000, 0x8000, 0x3c00, 0xbc00, 0x0001, 0x8001, 0x03ff, 0x7bff, 0x7c00, 0xfc00, 0x7e00, 0x7c01, 0xfe12, 0x4200, 0xc500, 0x3555];
+    const bf = [0x0000, 0x8000, 0x3f80, 0xbf80, 0x0001, 0x8001, 0x007f, 0x7f7f, 0x7f80, 0xff80, 0x7fc0, 0x7f81, 0xffc5, 0x4040, 0xc0a0, 0x3eab];
+    const input = Buffer.alloc(8 * 32);
+    for (let i = 0; i < 32; i++) {
+      const j = (i * 7 + 3) % 16;
+      input.writeUInt16LE(f16[i % 16]!, 8 * i);
+      input.writeUInt16LE(bf[i % 16]!, 8 * i + 2);
+      input.writeUInt16LE(f16[j]!, 8 * i + 4);
+      input.writeUInt16LE(bf[j]!, 8 * i + 6);
+    }
+    const outBytes = forms.length * 128 + scalar.length * 64;
+    const { out } = sameAsPtxPath(ptx, launchOf(32, input, outBytes));
+    const o = Buffer.from(out, 'hex');
+    const f16Value = (h: number): number => {
+      const e = (h >> 10) & 31;
+      const m = h & 1023;
+      const v = e === 31 ? (m ? NaN : Infinity) : e === 0 ? m * 2 ** -24 : (1 + m / 1024) * 2 ** (e - 15);
+      return h & 0x8000 ? -v : v;
+    };
+    const bfValue = (h: number): number => new Float32Array(new Uint32Array([h << 16]).buffer)[0]!;
+    const model = (form: string, x: number, y: number): number => {
+      const isBf = form.includes('bf16');
+      const val = isBf ? bfValue : f16Value;
+      const ftz = (h: number): number => (form.includes('ftz') && (h & 0x7c00) === 0 ? h & 0x8000 : h);
+      const xs = form.includes('xorsign');
+      const [a, b] = [ftz(x), ftz(y)].map((h) => (xs ? h & 0x7fff : h)) as [number, number];
+      const sign = xs ? (x ^ y) & 0x8000 : 0;
+      const [va, vb] = [val(a), val(b)];
+      if (Number.isNaN(va) || Number.isNaN(vb)) {
+        if (form.includes('NaN') || (Number.isNaN(va) && Number.isNaN(vb))) return 0x7fff;
+        return (Number.isNaN(va) ? b : a) | sign;
+      }
+      const min = form.startsWith('min');
+      if (va === vb) return (min === !!(a & 0x8000) ? a : b) | sign;
+      return (min === va < vb ? a : b) | sign;
+    };
+    for (let i = 0; i < 32; i++) {
+      const w = [0, 1, 2, 3].map((k) => input.readUInt16LE(8 * i + 2 * k)); // a.lo, a.hi, b.lo, b.hi
+      forms.forEach((f, k) => {
+        const got = o.readUInt32LE(k * 128 + 4 * i);
+        const want = model(f, w[0]!, w[2]!) | (model(f, w[1]!, w[3]!) << 16);
+        expect(got >>> 0, `${f} lane ${i}: ${w.map((x) => x.toString(16))}`).toBe(want >>> 0);
+      });
+      scalar.forEach((f, k) => {
+        const got = o.readUInt16LE(forms.length * 128 + k * 64 + 2 * i);
+        expect(got, `${f} thread ${i}`).toBe(model(f, w[0]!, w[2]!));
+      });
+    }
+  });
+
   it('bitwise and exchange atomics at every scope, 32- and 64-bit, generic and global (ATOM/ATOMG .AND/.OR/.XOR/.EXCH .SM/.GPU/.SYS)', () => {
     // reduction.cu's `red.and.release.cta.b32` on a generic address had no encodable form (ATOM.E.AND.STRONG.SM)
     const ptx = `${HEAD}.visible .entry k(.param .u64 input, .param .u64 output) {
