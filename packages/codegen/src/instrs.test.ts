@@ -219,6 +219,50 @@ ${body}
     }
   });
 
+  it('sqrt.rz/rm/rp.f32 (and .ftz): the correctly rounded root stepped by the exact residual, against an f64 model', () => {
+    const forms = ['sqrt.rz.f32', 'sqrt.rm.f32', 'sqrt.rp.f32', 'sqrt.rz.ftz.f32', 'sqrt.rp.ftz.f32', 'sqrt.rn.f32'];
+    const ptx = `${HEAD}.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<8>;
+  .reg .b32 %r<4>;
+  .reg .f32 %f<12>;
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.f32 %f1, [%rd4];
+  add.u64 %rd5, %rd2, %rd3;
+${forms.map((f, k) => `  ${f} %f${2 + k}, %f1;\n  st.global.f32 [%rd5+${k * 256}], %f${2 + k};`).join('\n')}
+  ret;
+}`;
+    const bits = [0x00000000, 0x80000000, 0x40800000, 0x3e800000, 0x00000001, 0x007fffff, 0x00800000, 0x7f7fffff, 0x7f800000, 0xff800000, 0x7fc00000, 0xbf800000, 0x80000001, 0x40000000, 0x3f800001, 0x3f7fffff];
+    let seed = 12345;
+    while (bits.length < 64) {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      bits.push(seed & 0x7fffffff);
+    }
+    const input = Buffer.alloc(4 * 64);
+    bits.forEach((b, i) => input.writeUInt32LE(b >>> 0, 4 * i));
+    const f32 = (b: number): number => new Float32Array(new Uint32Array([b]).buffer)[0]!;
+    const bitsOf = (x: number): number => new Uint32Array(new Float32Array([x]).buffer)[0]!;
+    const model = (form: string, b: number): number => {
+      let x = f32(b);
+      if (form.includes('ftz') && (b & 0x7f800000) === 0) x = b & 0x80000000 ? -0 : 0;
+      if (Number.isNaN(x) || x < 0) return 0x7fffffff;
+      if (x === 0 || x === Infinity) return bitsOf(x);
+      const q = Math.fround(Math.sqrt(x)); // q*q is exact in f64 (24-bit q), x is an f32
+      const mode = form.split('.')[1];
+      if ((mode === 'rz' || mode === 'rm') && q * q > x) return bitsOf(q) - 1;
+      if (mode === 'rp' && q * q < x) return bitsOf(q) + 1;
+      return bitsOf(q);
+    };
+    const { out } = sameAsPtxPath(ptx, { ...launchOf(64, input, forms.length * 256), block: [64, 1, 1] });
+    const o = Buffer.from(out, 'hex');
+    bits.forEach((b, i) => forms.forEach((f, k) => expect(o.readUInt32LE(k * 256 + 4 * i), `${f} of ${b.toString(16)}`).toBe(model(f, b) >>> 0)));
+  });
+
   it('bitwise and exchange atomics at every scope, 32- and 64-bit, generic and global (ATOM/ATOMG .AND/.OR/.XOR/.EXCH .SM/.GPU/.SYS)', () => {
     // reduction.cu's `red.and.release.cta.b32` on a generic address had no encodable form (ATOM.E.AND.STRONG.SM)
     const ptx = `${HEAD}.visible .entry k(.param .u64 input, .param .u64 output) {
