@@ -263,6 +263,45 @@ ${forms.map((f, k) => `  ${f} %f${2 + k}, %f1;\n  st.global.f32 [%rd5+${k * 256}
     bits.forEach((b, i) => forms.forEach((f, k) => expect(o.readUInt32LE(k * 256 + 4 * i), `${f} of ${b.toString(16)}`).toBe(model(f, b) >>> 0)));
   });
 
+  it('cvt.f32.bf16 and cvt.f64.bf16: exact widening (SHF.L.U32 by 16), NaN payloads and subnormals kept', () => {
+    const ptx = `${HEAD}.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<8>;
+  .reg .b32 %r<4>;
+  .reg .b16 %rs<2>;
+  .reg .f32 %f<2>;
+  .reg .f64 %fd<2>;
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 2;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.b16 %rs1, [%rd4];
+  cvt.f32.bf16 %f1, %rs1;
+  cvt.f64.bf16 %fd1, %rs1;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.u64 %rd5, %rd2, %rd3;
+  st.global.f32 [%rd5], %f1;
+  mul.wide.u32 %rd3, %r1, 8;
+  add.u64 %rd5, %rd2, %rd3;
+  st.global.f64 [%rd5+128], %fd1;
+  ret;
+}`;
+    const bf = [0x0000, 0x8000, 0x3f80, 0xbf80, 0x0001, 0x8001, 0x007f, 0x7f7f, 0x7f80, 0xff80, 0x7fc0, 0x4049, 0xc2f7, 0x3c23, 0x0080, 0x1234];
+    const input = Buffer.alloc(64);
+    for (let i = 0; i < 32; i++) input.writeUInt16LE(bf[i % 16]! ^ (i >= 16 ? 0x0100 : 0), 2 * i);
+    const { out, texts } = sameAsPtxPath(ptx, launchOf(32, input, 128 + 256));
+    const o = Buffer.from(out, 'hex');
+    for (let i = 0; i < 32; i++) {
+      const h = input.readUInt16LE(2 * i);
+      expect(o.readUInt32LE(4 * i)).toBe((h << 16) >>> 0);
+      const f = new Float32Array(new Uint32Array([(h << 16) >>> 0]).buffer)[0]!;
+      if (!Number.isNaN(f)) expect(o.readDoubleLE(128 + 8 * i)).toBe(f);
+    }
+    expect(texts.some((t) => t.includes('SHF.L.U32') && t.includes('0x10, RZ'))).toBe(true);
+  });
+
   it('bitwise and exchange atomics at every scope, 32- and 64-bit, generic and global (ATOM/ATOMG .AND/.OR/.XOR/.EXCH .SM/.GPU/.SYS)', () => {
     // reduction.cu's `red.and.release.cta.b32` on a generic address had no encodable form (ATOM.E.AND.STRONG.SM)
     const ptx = `${HEAD}.visible .entry k(.param .u64 input, .param .u64 output) {

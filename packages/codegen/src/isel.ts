@@ -2243,6 +2243,13 @@ class Selector {
       // f32 -> bf16 (round to nearest even) as ptxas: F2FP.BF16.F32.PACK_AB with RZ for the high half
       return this.emit('F2FP', ['BF16', 'F32', 'PACK_AB'], [this.def(d), c2rz(), this.inReg(this.whole(a, { float: true }))], 1);
     }
+    if (op === 'F2F' && st === 'BF16' && (dt === 'F32' || dt === 'F64') && rest.length === 0) {
+      // bf16 -> f32 is exact, the bits shifted up (ptxas: SHF.L.U32 d, a, 0x10, RZ); -> f64 through that f32 (exact)
+      if (dt === 'F32') return this.emit('SHF', ['L', 'U32'], [this.def(d), this.inReg(this.part(a, 0)), { k: 'int', v: 16 }, c2rz()], 1);
+      const t = this.newV('R', 1);
+      this.emit('SHF', ['L', 'U32'], [this.r(t), this.inReg(this.part(a, 0)), { k: 'int', v: 16 }, c2rz()], 1);
+      return this.emit('F2F', ['F64', 'F32'], [this.defWhole(d), this.r(t)], 1);
+    }
     if (op === 'I2F' && dt === 'F64' && st === 'U32' && !rest.some((m) => m !== 'RN')) {
       // the encoder has I2F.F64 from S32 and from 64-bit sources only: zero-extend (exact either way)
       const w = this.newV('R', 2);
