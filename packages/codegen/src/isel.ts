@@ -3,6 +3,7 @@ import type { SassOperand } from '@ptxforge/sass';
 import type { ModuleData } from './data.js';
 import { selectExternCall } from './abi-call.js';
 import { selectMma } from './isel-mma.js';
+import { selectMbarrier } from './isel-mbarrier.js';
 import { selectTexture } from './isel-texture.js';
 import { selectDivide64 } from './isel-divide64.js';
 import {
@@ -598,6 +599,8 @@ class Selector {
       case 'IMMA':
       case 'DMMA':
         return selectMma(this, ins);
+      case 'SYNCS':
+        return selectMbarrier(this, ins);
       case 'KILL':
         // trap: ptxas's `BPT.TRAP 0x1` (the lifted word kills the thread, as the PTX path)
         return this.emit('BPT', ['TRAP'], [{ k: 'int', v: 1 }], 0);

@@ -7,6 +7,7 @@ import { lowerLdmatrix, lowerMma } from './warp-matrix.js';
 import { TEXTURE_HANDLERS } from './texture.js';
 import { lowerFunctionAddress, lowerIndirectCall } from './indirect-call.js';
 import { VIDEO_HANDLERS } from './video.js';
+import { MBARRIER_HANDLERS, lowerAsyncCopy } from './mbarrier.js';
 
 /**
  * PTX instruction -> Ori, one handler per PTX opcode. Each handler reads `c.ins` (opcode, modifiers,
@@ -1196,6 +1197,7 @@ function pvarWrite(c: FnLowerer, p: PVar, off: number, t: PtxType, v: OriOperand
  */
 const cp: Handler = (c: FnLowerer) => {
   if (!has(c, 'async')) c.unsupported(`instruction '${c.opText}'`);
+  if (lowerAsyncCopy(c)) return;
   if (has(c, 'commit_group') || has(c, 'wait_group') || has(c, 'wait_all')) return void c.emit('NOP', [], [], []);
   if (!has(c, 'shared') || !has(c, 'global') || c.ins.mods.some((m) => m.startsWith('bulk') || m.startsWith('mbarrier'))) c.unsupported(`instruction '${c.opText}'`);
   c.expectOperands(3, 4);
@@ -1491,6 +1493,7 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   mma: lowerMma, ldmatrix: lowerLdmatrix, wmma: lowerWmma,
   ...TEXTURE_HANDLERS,
   ...VIDEO_HANDLERS,
+  ...MBARRIER_HANDLERS,
 };
 
 export { PRED };
