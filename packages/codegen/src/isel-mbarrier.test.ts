@@ -1,6 +1,10 @@
 // mbarrier objects and the asynchronous copies that complete on them (issue #16: simpleAWBarrier,
 // globalToShmemAsyncCopy): PTX → our sm_90 cubin (SYNCS.*), hazard-checked, lifted and run in the interpreter beside
 // the PTX path; the outputs must be the same bytes, and the same as the values the PTX ISA gives.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createToolchain } from '@ptxforge/kernel';
 import corePlugin from '@ptxforge/plugin-core';
@@ -13,6 +17,21 @@ import { compileToCubin } from './index.js';
 
 const tc = createToolchain({ plugins: [corePlugin, ptxFrontendPlugin, targetSm90Plugin] });
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
+
+const ptxasOk = spawnSync('ptxas', ['--version'], { encoding: 'utf8' }).status === 0;
+
+/** ptxas's own sm_90 cubin of the PTX (its SYNCS words, SYNCS.EXCH.64 init through uniform registers included). */
+function ptxasCubin(ptx: string): Uint8Array {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'mbar-'));
+  try {
+    writeFileSync(path.join(dir, 'k.ptx'), ptx);
+    const r = spawnSync('ptxas', ['-arch=sm_90', '-O3', path.join(dir, 'k.ptx'), '-o', path.join(dir, 'k.cubin')], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    return readFileSync(path.join(dir, 'k.cubin'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 function sameAsPtxPath(ptx: string, launch: Launch): { out: Buffer; texts: string[] } {
   const file = 'k.ptx';
@@ -115,7 +134,7 @@ WAIT2:
     expect(texts.some((t) => t.startsWith('SYNCS.PHASECHK.TRANS64.TRYWAIT'))).toBe(true);
   });
 
-  it('expect_tx / complete_tx, arrive with a count, arrive_drop, test_wait, inval: the state words', () => {
+  it(`expect_tx / complete_tx, arrive with a count, arrive_drop, test_wait, inval: the state words${ptxasOk ? ', as ptxas\'s cubin gives them' : ''}`, () => {
     // one thread; each step's state word goes to the output (phase | pending | tx | expected as the ISA counts them)
     const ptx = `${HEAD}.visible .entry k(.param .u64 input, .param .u64 output) {
   .reg .pred %p<4>;
@@ -157,7 +176,15 @@ WAIT2:
 }`;
     const input = Buffer.alloc(16);
     input.writeUInt32LE(4, 0);
-    const { out, texts } = sameAsPtxPath(ptx, launchOf(1, input, 64));
+    const launch = launchOf(1, input, 64);
+    const { out, texts } = sameAsPtxPath(ptx, launch);
+    // ptxas's cubin of the same PTX, lifted: the same state words (its init word, pending_count arithmetic and
+    // SYNCS words against our model of the mbarrier word)
+    if (ptxasOk) {
+      const theirs = runCubin(ptxasCubin(ptx), launch);
+      expect(theirs.result.errors).toEqual([]);
+      expect(hex(theirs.result.buffers.output!.bytes)).toBe(out.toString('hex'));
+    }
     const word = (phase: number, pending: number, tx: number, expected: number): bigint =>
       (BigInt(phase) << 63n) | (BigInt((0x100000 - pending) & 0xfffff) << 43n) | (BigInt(tx & 0x1fffff) << 21n) | (BigInt((0x100000 - expected) & 0xfffff) << 1n);
     expect(out.readBigUInt64LE(0)).toBe(word(0, 4, 48, 4));
@@ -174,7 +201,7 @@ WAIT2:
     }
   });
 
-  it('cp.async.bulk global → shared completing on an mbarrier, cp.async.mbarrier.arrive.noinc', () => {
+  it('cp.async.bulk global → shared completing on an mbarrier, shared → global in a bulk group, cp.async.mbarrier.arrive.noinc', () => {
     const ptx = `${HEAD}.visible .entry k(.param .u64 input, .param .u64 output) {
   .reg .pred %p<4>;
   .reg .b32 %r<20>;
@@ -212,11 +239,19 @@ WAIT:
   mul.wide.u32 %rd5, %r1, 4;
   add.u64 %rd5, %rd1, %rd5;
   st.global.u32 [%rd5], %r8;
+  @%p1 bra DONE;
+  add.u64 %rd6, %rd1, 128;
+  cp.async.bulk.global.shared::cta.bulk_group [%rd6], [buf], 128;
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group.read 0;
+  cp.async.bulk.prefetch.L2.global [%rd2], 128;
+DONE:
   ret;
 }`;
     const input = Buffer.alloc(128);
     for (let k = 0; k < 32; k++) input.writeUInt32LE(0x01010101 * (k + 1), 4 * k);
-    const { out } = sameAsPtxPath(ptx, launchOf(32, input, 128));
-    expect(out.equals(input)).toBe(true);
+    const { out } = sameAsPtxPath(ptx, launchOf(32, input, 256));
+    expect(out.subarray(0, 128).equals(input)).toBe(true);
+    expect(out.subarray(128).equals(input)).toBe(true);
   });
 });

@@ -166,14 +166,28 @@ export function lowerAsyncCopy(c: FnLowerer): boolean {
     c.emit('NOP', [], [], []);
     return true;
   }
-  const dstShared = mods[2] === 'shared::cluster' || mods[2] === 'shared::cta';
-  if (!dstShared || mods[3] !== 'global' || !mods.some((m) => m.startsWith('mbarrier::complete_tx'))) {
-    c.unsupported(`instruction '${c.opText}'`);
-  }
   if (mods.some((m) => m === 'multicast::cluster' || m === 'L2::cache_hint')) c.unsupported(`instruction '${c.opText}'`);
-  c.expectOperands(4);
-  bulkCopy(c, c.address(c.operand(0), 'shared'), c.address(c.operand(1), 'global'), u32(c, c.operand(2)), sharedAddressOf(c, c.operand(3)));
-  return true;
+  if (mods[2] === 'prefetch') {
+    // a hint to bring global data into L2: nothing the program can observe
+    c.expectOperands(2);
+    c.address(c.operand(0), 'global');
+    u32(c, c.operand(1));
+    c.emit('NOP', [], [], []);
+    return true;
+  }
+  const dstShared = mods[2] === 'shared::cluster' || mods[2] === 'shared::cta';
+  if (dstShared && mods[3] === 'global' && mods.some((m) => m.startsWith('mbarrier::complete_tx'))) {
+    c.expectOperands(4);
+    bulkCopy(c, c.address(c.operand(0), 'shared'), c.address(c.operand(1), 'global'), u32(c, c.operand(2)), 'toShared', sharedAddressOf(c, c.operand(3)));
+    return true;
+  }
+  if (mods[2] === 'global' && mods[3] === 'shared::cta' && mods.includes('bulk_group')) {
+    // shared -> global, completing in a bulk async-group (commit_group/wait_group: nothing left to wait for)
+    c.expectOperands(3);
+    bulkCopy(c, c.address(c.operand(1), 'shared'), c.address(c.operand(0), 'global'), u32(c, c.operand(2)), 'toGlobal');
+    return true;
+  }
+  return c.unsupported(`instruction '${c.opText}'`);
 }
 
 /** The mbarrier operand of a bulk copy: in shared memory whatever the instruction's own spaces say. */
@@ -182,10 +196,11 @@ function sharedAddressOf(c: FnLowerer, o: Operand): MemOperand {
 }
 
 /**
- * cp.async.bulk global -> shared: `size` bytes (a multiple of 16) as a loop of 4-byte words, then the byte
- * count completes on the mbarrier (tx-count -= size). Under a guard the whole loop is skipped.
+ * cp.async.bulk between global memory `gl` and shared memory `sh` (either way): `size` bytes (a multiple of 16)
+ * as a loop of 4-byte words; into shared memory the byte count then completes on the mbarrier `bar` (tx-count
+ * -= size). Under a guard the whole loop is skipped.
  */
-function bulkCopy(c: FnLowerer, dst: MemOperand, src: MemOperand, size: OriOperand, bar: MemOperand): void {
+function bulkCopy(c: FnLowerer, sh: MemOperand, gl: MemOperand, size: OriOperand, dir: 'toShared' | 'toGlobal', bar?: MemOperand): void {
   const guard = c.guard;
   const head = c.freshLabel();
   const done = c.freshLabel();
@@ -198,14 +213,14 @@ function bulkCopy(c: FnLowerer, dst: MemOperand, src: MemOperand, size: OriOpera
   const k = c.fn.newReg('R', 1);
   c.emit('MOV', [], [reg(k)], [RZ]);
   const dBase = c.fn.newReg('R', 1);
-  c.emit(dst.base ? 'IADD3' : 'MOV', [], [reg(dBase)], dst.base ? [reg(dst.base), imm(dst.offset), RZ] : [dst.sym ? { kind: 'sym', name: dst.sym } : imm(0)]);
-  if (!dst.base && dst.offset) c.emit('IADD3', [], [reg(dBase)], [reg(dBase), imm(dst.offset), RZ]);
-  if (dst.base && dst.sym) c.emit('IADD3', [], [reg(dBase)], [reg(dBase), { kind: 'sym', name: dst.sym }, RZ]);
+  c.emit(sh.base ? 'IADD3' : 'MOV', [], [reg(dBase)], sh.base ? [reg(sh.base), imm(sh.offset), RZ] : [sh.sym ? { kind: 'sym', name: sh.sym } : imm(0)]);
+  if (!sh.base && sh.offset) c.emit('IADD3', [], [reg(dBase)], [reg(dBase), imm(sh.offset), RZ]);
+  if (sh.base && sh.sym) c.emit('IADD3', [], [reg(dBase)], [reg(dBase), { kind: 'sym', name: sh.sym }, RZ]);
   const sBase = c.fn.newReg('R', 2);
-  if (src.base) c.emit('IADD3', [], [reg(sBase)], [reg(src.base), imm(src.offset), RZ]);
-  else c.emit('MOV', [], [reg(sBase)], [src.sym ? { kind: 'sym', name: src.sym } : imm(src.offset)]);
-  if (!src.base && src.sym && src.offset) c.emit('IADD3', [], [reg(sBase)], [reg(sBase), imm(src.offset), RZ]);
-  if (src.base && src.sym) c.emit('IADD3', [], [reg(sBase)], [reg(sBase), { kind: 'sym', name: src.sym }, RZ]);
+  if (gl.base) c.emit('IADD3', [], [reg(sBase)], [reg(gl.base), imm(gl.offset), RZ]);
+  else c.emit('MOV', [], [reg(sBase)], [gl.sym ? { kind: 'sym', name: gl.sym } : imm(gl.offset)]);
+  if (!gl.base && gl.sym && gl.offset) c.emit('IADD3', [], [reg(sBase)], [reg(sBase), imm(gl.offset), RZ]);
+  if (gl.base && gl.sym) c.emit('IADD3', [], [reg(sBase)], [reg(sBase), { kind: 'sym', name: gl.sym }, RZ]);
   c.emit('BRA', [], [], [label(c.blockOf(head))]);
   c.placeLabel(head, c.ins.pos);
   const end = c.tmpP('ISETP', ['GE', 'U32', 'AND'], [reg(k), size, PT]);
@@ -214,14 +229,14 @@ function bulkCopy(c: FnLowerer, dst: MemOperand, src: MemOperand, size: OriOpera
   c.guard = undefined;
   const k64 = c.tmp(2, 'I2I', ['U64', 'U32'], [reg(k)]);
   const ga = c.tmp(2, 'IADD3', [], [reg(sBase), reg(k64), RZ]);
-  const v = c.tmp(1, 'LDG', ['E', '32'], [mem(ga, 0)]);
   const sa = c.tmp(1, 'IADD3', [], [reg(dBase), reg(k), RZ]);
-  c.emit('STS', ['32'], [], [mem(sa, 0), reg(v)]);
+  if (dir === 'toShared') c.emit('STS', ['32'], [], [mem(sa, 0), reg(c.tmp(1, 'LDG', ['E', '32'], [mem(ga, 0)]))]);
+  else c.emit('STG', ['E', '32'], [], [mem(ga, 0), reg(c.tmp(1, 'LDS', ['32'], [mem(sa, 0)]))]);
   c.emit('IADD3', [], [reg(k)], [reg(k), imm(4), RZ]);
   c.emit('BRA', [], [], [label(c.blockOf(head))]);
   c.placeLabel(done, c.ins.pos);
   c.guard = guard;
-  arrive(c, [], bar, 'A0TR', size);
+  if (bar) arrive(c, [], bar, 'A0TR', size);
 }
 
 export const MBARRIER_HANDLERS: Readonly<Record<string, Handler>> = { mbarrier };
