@@ -254,4 +254,48 @@ DONE:
     expect(out.subarray(0, 128).equals(input)).toBe(true);
     expect(out.subarray(128).equals(input)).toBe(true);
   });
+  it('shared → shared bulk copy, L2 cache hints, fence.proxy.async and fence.mbarrier_init', () => {
+    const ptx = `.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .pred %p<4>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<20>;
+  .shared .align 8 .b64 bar[2];
+  .shared .align 16 .b8 buf[128];
+  ld.param.u64 %rd1, [output];
+  cvta.to.global.u64 %rd1, %rd1;
+  ld.param.u64 %rd2, [input];
+  cvta.to.global.u64 %rd2, %rd2;
+  mov.u32 %r2, bar;
+  mov.u32 %r3, buf;
+  mbarrier.init.shared.b64 [%r2], 1;
+  mbarrier.init.shared.b64 [%r2+8], 1;
+  fence.mbarrier_init.release.cluster;
+  createpolicy.fractional.L2::evict_last.b64 %rd9, 1.0;
+  mbarrier.arrive.expect_tx.shared.b64 %rd4, [%r2], 64;
+  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%r3], [%rd2], 64, [%r2], %rd9;
+W1:
+  mbarrier.try_wait.parity.shared.b64 %p1, [%r2], 0;
+  @!%p1 bra W1;
+  fence.proxy.async.shared::cta;
+  add.u32 %r4, %r3, 64;
+  mbarrier.arrive.expect_tx.shared.b64 %rd5, [%r2+8], 64;
+  cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%r4], [%r3], 64, [%r2+8];
+W2:
+  mbarrier.try_wait.parity.shared.b64 %p2, [%r2+8], 0;
+  @!%p2 bra W2;
+  fence.proxy.async;
+  cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint [%rd1], [%r4], 64, %rd9;
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group 0;
+  ret;
+}`;
+    const input = Buffer.alloc(64);
+    for (let k = 0; k < 64; k++) input[k] = (k * 37 + 11) & 0xff;
+    const { out, texts } = sameAsPtxPath(ptx, launchOf(1, input, 64));
+    expect(out.equals(input)).toBe(true);
+    expect(texts.filter((t) => t.startsWith('FENCE.VIEW.ASYNC.S')).length).toBe(2);
+  });
 });

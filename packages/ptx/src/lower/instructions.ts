@@ -1447,6 +1447,13 @@ const membar: Handler = (c: FnLowerer) => {
   c.emit('MEMBAR', [scope], [], []);
 };
 const fence: Handler = (c: FnLowerer) => {
+  // the async proxy (cp.async.bulk, mbarrier complete-tx) and mbarrier-init fences: nothing to order in the
+  // interpreter; code generation gives ptxas's forms (mbarrier.ts's family)
+  if (has(c, 'proxy') && has(c, 'async')) {
+    const space = has(c, 'shared::cta') || has(c, 'shared::cluster') ? ['SHARED'] : has(c, 'global') ? ['GLOBAL'] : [];
+    return void c.emit('FENCE', ['PROXY', 'ASYNC', ...space], [], []);
+  }
+  if (has(c, 'mbarrier_init')) return void c.emit('FENCE', ['MBARRIER_INIT'], [], []);
   if (c.ins.mods.some((m) => m.startsWith('proxy') || m === 'cluster' || m.startsWith('mbarrier'))) {
     c.emit('FENCE', [], [], []);
     return;

@@ -166,24 +166,29 @@ export function lowerAsyncCopy(c: FnLowerer): boolean {
     c.emit('NOP', [], [], []);
     return true;
   }
-  if (mods.some((m) => m === 'multicast::cluster' || m === 'L2::cache_hint')) c.unsupported(`instruction '${c.opText}'`);
+  // .L2::cache_hint adds a cache-policy operand: a hint, no effect on the bytes copied
+  const hint = mods.includes('L2::cache_hint') ? 1 : 0;
+  if (mods.includes('multicast::cluster')) c.unsupported(`instruction '${c.opText}' (multicast to the CTAs of a cluster)`);
   if (mods[2] === 'prefetch') {
     // a hint to bring global data into L2: nothing the program can observe
-    c.expectOperands(2);
+    c.expectOperands(2 + hint);
     c.address(c.operand(0), 'global');
     u32(c, c.operand(1));
     c.emit('NOP', [], [], []);
     return true;
   }
   const dstShared = mods[2] === 'shared::cluster' || mods[2] === 'shared::cta';
-  if (dstShared && mods[3] === 'global' && mods.some((m) => m.startsWith('mbarrier::complete_tx'))) {
-    c.expectOperands(4);
-    bulkCopy(c, c.address(c.operand(0), 'shared'), c.address(c.operand(1), 'global'), u32(c, c.operand(2)), 'toShared', sharedAddressOf(c, c.operand(3)));
+  const toMbarrier = mods.some((m) => m.startsWith('mbarrier::complete_tx'));
+  if (dstShared && (mods[3] === 'global' || mods[3] === 'shared::cta') && toMbarrier) {
+    // into shared memory (from global memory, or from this CTA's shared memory: the cluster has one CTA here)
+    c.expectOperands(4 + hint);
+    const from = mods[3] === 'global' ? c.address(c.operand(1), 'global') : c.address(c.operand(1), 'shared');
+    bulkCopy(c, c.address(c.operand(0), 'shared'), from, u32(c, c.operand(2)), mods[3] === 'global' ? 'toShared' : 'sharedToShared', sharedAddressOf(c, c.operand(3)));
     return true;
   }
   if (mods[2] === 'global' && mods[3] === 'shared::cta' && mods.includes('bulk_group')) {
     // shared -> global, completing in a bulk async-group (commit_group/wait_group: nothing left to wait for)
-    c.expectOperands(3);
+    c.expectOperands(3 + hint);
     bulkCopy(c, c.address(c.operand(1), 'shared'), c.address(c.operand(0), 'global'), u32(c, c.operand(2)), 'toGlobal');
     return true;
   }
@@ -200,7 +205,7 @@ function sharedAddressOf(c: FnLowerer, o: Operand): MemOperand {
  * as a loop of 4-byte words; into shared memory the byte count then completes on the mbarrier `bar` (tx-count
  * -= size). Under a guard the whole loop is skipped.
  */
-function bulkCopy(c: FnLowerer, sh: MemOperand, gl: MemOperand, size: OriOperand, dir: 'toShared' | 'toGlobal', bar?: MemOperand): void {
+function bulkCopy(c: FnLowerer, sh: MemOperand, gl: MemOperand, size: OriOperand, dir: 'toShared' | 'toGlobal' | 'sharedToShared', bar?: MemOperand): void {
   const guard = c.guard;
   const head = c.freshLabel();
   const done = c.freshLabel();
@@ -216,7 +221,8 @@ function bulkCopy(c: FnLowerer, sh: MemOperand, gl: MemOperand, size: OriOperand
   c.emit(sh.base ? 'IADD3' : 'MOV', [], [reg(dBase)], sh.base ? [reg(sh.base), imm(sh.offset), RZ] : [sh.sym ? { kind: 'sym', name: sh.sym } : imm(0)]);
   if (!sh.base && sh.offset) c.emit('IADD3', [], [reg(dBase)], [reg(dBase), imm(sh.offset), RZ]);
   if (sh.base && sh.sym) c.emit('IADD3', [], [reg(dBase)], [reg(dBase), { kind: 'sym', name: sh.sym }, RZ]);
-  const sBase = c.fn.newReg('R', 2);
+  // (sharedToShared: `gl` is the source in shared memory, a 32-bit window offset)
+  const sBase = c.fn.newReg('R', dir === 'sharedToShared' ? 1 : 2);
   if (gl.base) c.emit('IADD3', [], [reg(sBase)], [reg(gl.base), imm(gl.offset), RZ]);
   else c.emit('MOV', [], [reg(sBase)], [gl.sym ? { kind: 'sym', name: gl.sym } : imm(gl.offset)]);
   if (!gl.base && gl.sym && gl.offset) c.emit('IADD3', [], [reg(sBase)], [reg(sBase), imm(gl.offset), RZ]);
@@ -227,11 +233,16 @@ function bulkCopy(c: FnLowerer, sh: MemOperand, gl: MemOperand, size: OriOperand
   c.guard = { reg: end, not: false };
   c.emit('BRA', [], [], [label(c.blockOf(done))]);
   c.guard = undefined;
-  const k64 = c.tmp(2, 'I2I', ['U64', 'U32'], [reg(k)]);
-  const ga = c.tmp(2, 'IADD3', [], [reg(sBase), reg(k64), RZ]);
   const sa = c.tmp(1, 'IADD3', [], [reg(dBase), reg(k), RZ]);
-  if (dir === 'toShared') c.emit('STS', ['32'], [], [mem(sa, 0), reg(c.tmp(1, 'LDG', ['E', '32'], [mem(ga, 0)]))]);
-  else c.emit('STG', ['E', '32'], [], [mem(ga, 0), reg(c.tmp(1, 'LDS', ['32'], [mem(sa, 0)]))]);
+  if (dir === 'sharedToShared') {
+    const from = c.tmp(1, 'IADD3', [], [reg(sBase), reg(k), RZ]);
+    c.emit('STS', ['32'], [], [mem(sa, 0), reg(c.tmp(1, 'LDS', ['32'], [mem(from, 0)]))]);
+  } else {
+    const k64 = c.tmp(2, 'I2I', ['U64', 'U32'], [reg(k)]);
+    const ga = c.tmp(2, 'IADD3', [], [reg(sBase), reg(k64), RZ]);
+    if (dir === 'toShared') c.emit('STS', ['32'], [], [mem(sa, 0), reg(c.tmp(1, 'LDG', ['E', '32'], [mem(ga, 0)]))]);
+    else c.emit('STG', ['E', '32'], [], [mem(ga, 0), reg(c.tmp(1, 'LDS', ['32'], [mem(sa, 0)]))]);
+  }
   c.emit('IADD3', [], [reg(k)], [reg(k), imm(4), RZ]);
   c.emit('BRA', [], [], [label(c.blockOf(head))]);
   c.placeLabel(done, c.ins.pos);
