@@ -3,11 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Decoder } from '@ptxforge/kernel';
 import { readCubin } from '@ptxforge/cubin';
-import { createDefaultToolchain } from '@ptxforge/preset-default';
-import { wordFromBytes, type SassInstruction } from '@ptxforge/sass';
-import { checkHazards, hazardInstrFromSass } from '@ptxforge/sass-hazards';
+import { cubinHazards as hazardsOf } from './cubin-hazards.test-util.js';
 import { runCli } from './run.js';
 
 // Issue #16 "PTX files of our own": CUDA written for this test (test/fixtures/own-kernels/<name>/kernel.cu, with the
@@ -25,19 +22,6 @@ const tmp = mkdtempSync(path.join(tmpdir(), 'ptxforge-own-kernels-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const tick = () => new Promise<void>((r) => setTimeout(r, 0));
 
-function hazardsOf(bytes: Uint8Array): number {
-  const dec = createDefaultToolchain().services('sm_90').service(Decoder);
-  let n = 0;
-  for (const f of readCubin(bytes).functions) {
-    const instrs = [];
-    for (let a = 0; a + 16 <= f.code.length; a += 16) {
-      const w = wordFromBytes(f.code, a);
-      instrs.push(hazardInstrFromSass(a, dec.decode(f.code, a) as SassInstruction, (BigInt(w[3]!) << 32n) | BigInt(w[2]!)));
-    }
-    n += checkHazards({ name: f.name, instrs }, { arch: 'sm_90' }).hazards.length;
-  }
-  return n;
-}
 
 describe('CUDA kernels of our own: nvcc PTX -> --verify-each -> sm_90 cubin, 0 hazards', () => {
   it('has the fixtures', () => {
