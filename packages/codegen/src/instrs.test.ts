@@ -302,6 +302,72 @@ ${forms.map((f, k) => `  ${f} %f${2 + k}, %f1;\n  st.global.f32 [%rd5+${k * 256}
     expect(texts.some((t) => t.includes('SHF.L.U32') && t.includes('0x10, RZ'))).toBe(true);
   });
 
+  it('64-bit compare-and-swap: global at GPU/SYS/CTA scope, generic and shared (register quads), 32-bit at CTA scope', () => {
+    const ptx = `${HEAD}.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<20>;
+  .reg .b32 %r<6>;
+  .reg .pred %p<2>;
+  .shared .align 8 .b64 sh[2];
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  mov.u32 %r1, %tid.x;
+  cvt.u64.u32 %rd3, %r1;
+  mul.lo.u64 %rd4, %rd3, 0x100000001;
+  add.u64 %rd4, %rd4, 0x123456789;
+  ld.global.u64 %rd5, [%rd1];
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra.uni SKIP;
+  st.shared.u64 [sh], %rd5;
+SKIP:
+  bar.sync 0;
+  atom.global.cas.b64 %rd6, [%rd2], %rd5, %rd4;
+  atom.global.sys.cas.b64 %rd7, [%rd2+8], %rd5, %rd4;
+  atom.global.cta.cas.b64 %rd8, [%rd2+16], %rd5, %rd4;
+  add.u64 %rd9, %rd2, 24;
+  cvta.global.u64 %rd9, %rd9;
+  atom.cas.b64 %rd10, [%rd9], %rd5, %rd4;
+  atom.shared.cas.b64 %rd11, [sh], %rd5, %rd4;
+  atom.global.cas.b64 %rd12, [%rd2+32], 0x1111222233334444, %rd4;
+  cvt.u32.u64 %r2, %rd5;
+  cvt.u32.u64 %r3, %rd4;
+  atom.global.cta.cas.b32 %r4, [%rd2+40], %r2, %r3;
+  bar.sync 0;
+  ld.shared.u64 %rd13, [sh];
+  mul.wide.u32 %rd14, %r1, 8;
+  add.u64 %rd15, %rd2, %rd14;
+  st.global.u64 [%rd15+64], %rd6;
+  st.global.u64 [%rd15+320], %rd7;
+  st.global.u64 [%rd15+576], %rd8;
+  st.global.u64 [%rd15+832], %rd10;
+  st.global.u64 [%rd15+1088], %rd11;
+  st.global.u64 [%rd15+1344], %rd12;
+  st.global.u64 [%rd2+48], %rd13;
+  ret;
+}`;
+    const input = Buffer.alloc(8);
+    input.writeBigUInt64LE(0xfedcba9876543210n, 0);
+    const init = Buffer.alloc(64 + 6 * 256);
+    for (const off of [0, 8, 16, 24]) init.writeBigUInt64LE(0xfedcba9876543210n, off);
+    init.writeBigUInt64LE(0x1111222233334444n, 32);
+    init.writeUInt32LE(0x76543210, 40);
+    const launch: Launch = { ...launchOf(32, input, 0), buffers: { input: { hex: input.toString('hex') }, output: { hex: init.toString('hex') } } };
+    const { out, texts } = sameAsPtxPath(ptx, launch);
+    const o = Buffer.from(out, 'hex');
+    // exactly one thread wins each CAS (the others see its value); every word ends as some thread's new value
+    const newOf = (t: number): bigint => BigInt(t) * 0x100000001n + 0x123456789n;
+    for (const [k, off] of [0, 8, 16, 24, 48].entries()) {
+      const v = o.readBigUInt64LE(off);
+      const winners = [...Array(32).keys()].filter((t) => newOf(t) === v);
+      expect(winners, `word ${k}`).toHaveLength(1);
+    }
+    expect(o.readBigUInt64LE(32)).not.toBe(0x1111222233334444n);
+    expect(texts.some((t) => t.includes('ATOMG.E.CAS.64.STRONG.GPU PT, R'))).toBe(true);
+    expect(texts.some((t) => t.includes('ATOMG.E.CAS.64.STRONG.SYS PT, R'))).toBe(true);
+    expect(texts.some((t) => /ATOMS\.(64\.CAS|CAS\.64) R/.test(t))).toBe(true);
+  });
+
   it('bitwise and exchange atomics at every scope, 32- and 64-bit, generic and global (ATOM/ATOMG .AND/.OR/.XOR/.EXCH .SM/.GPU/.SYS)', () => {
     // reduction.cu's `red.and.release.cta.b32` on a generic address had no encodable form (ATOM.E.AND.STRONG.SM)
     const ptx = `${HEAD}.visible .entry k(.param .u64 input, .param .u64 output) {

@@ -3,6 +3,7 @@ import type { SassOperand } from '@ptxforge/sass';
 import type { ModuleData } from './data.js';
 import { selectExternCall } from './abi-call.js';
 import { selectMma } from './isel-mma.js';
+import { selectMbarrier } from './isel-mbarrier.js';
 import { selectTexture } from './isel-texture.js';
 import { selectDivide64 } from './isel-divide64.js';
 import {
@@ -617,6 +618,8 @@ class Selector {
       case 'IMMA':
       case 'DMMA':
         return selectMma(this, ins);
+      case 'SYNCS':
+        return selectMbarrier(this, ins);
       case 'KILL':
         // trap: ptxas's `BPT.TRAP 0x1` (the lifted word kills the thread, as the PTX path)
         return this.emit('BPT', ['TRAP'], [{ k: 'int', v: 1 }], 0);
@@ -1670,14 +1673,16 @@ class Selector {
       addr.desc = false;
       addr.plain = true;
     }
-    return this.emit(op, ['E', kind, ...typeMods, 'STRONG', scope], [PT(), dst, addr, ...srcs], 2);
+    // ATOMG's CAS rows have no CTA scope value: the generic ATOM takes the (same) global address
+    const casOp = kind === 'CAS' && scope === 'SM' ? 'ATOM' : op;
+    return this.emit(casOp, ['E', kind, ...typeMods, 'STRONG', scope], [PT(), dst, addr, ...srcs], 2);
   }
 
   /**
    * 64-bit global atomics as ptxas writes them (sm_90 evidence rows): `ATOMG.E.ADD.64` (u64 add, exch, unsigned
    * min/max) and `.S64` (signed min/max) on register pairs; f64 add as `ATOMG.E.ADD.F64.RN` (its own opcode on
    * sm_90, 0x9a3), `RED.E.ADD.F64.RN` (0x9a6) when the result is unused, and on shared memory as ptxas's
-   * compare-and-store loop. 64-bit compare-and-swap takes a register quad and has no row yet.
+   * compare-and-store loop. 64-bit compare-and-swap: atomicCas64.
    */
   atomic64(ins: Instr, kind: string, type: string): void {
     const d = ins.defs[0];
@@ -1691,6 +1696,7 @@ class Selector {
       if (!d || d.kind !== 'reg') return this.emit('RED', ['E', 'ADD', 'F64', 'RN', 'STRONG', scope], [addr, src], 0);
       return this.emit('ATOMG', ['E', 'ADD', 'F64', 'RN', 'STRONG', scope], [PT(), this.defWhole(d), addr, src], 2);
     }
+    if (kind === 'CAS' && type !== 'F64') return this.atomicCas64(ins);
     if (ins.opcode === 'ATOMS') this.fail('64-bit shared-memory atomic');
     if (type === 'F64' || kind === 'CAS' || !['ADD', 'MIN', 'MAX', 'EXCH', 'AND', 'OR', 'XOR'].includes(kind)) this.fail(`64-bit atomic ${kind}.${type}`);
     if (kind === 'ADD' || kind === 'EXCH' ? false : type !== 'U64' && type !== 'S64' && type !== 'B64') this.fail(`64-bit atomic ${kind}.${type}`);
@@ -1703,6 +1709,32 @@ class Selector {
     this.usesGlobal = true;
     const addr = this.address(u[0]!, true) as VMemOperand;
     return this.emit(op, ['E', kind, ...typeMods, 'STRONG', scope], [PT(), dst, addr, src], 2);
+  }
+
+  /**
+   * 64-bit compare-and-swap as ptxas writes it on sm_90: the compare value and the new value in one register quad
+   * (`ATOMG.E.CAS.64.STRONG.GPU PT, Rd, [Ra], Rq, Rq+2`, the address without the memory descriptor;
+   * `ATOMS.64.CAS Rd, [Ra], Rq, Rq+2` on shared memory; `ATOM.E.CAS.64` on generic addresses). ATOMG's CAS rows
+   * have no CTA scope field value, so a CTA-scoped global CAS takes the generic ATOM (a global address is the same
+   * generic address), whose rows do.
+   */
+  atomicCas64(ins: Instr): void {
+    const d = ins.defs[0];
+    const u = ins.uses;
+    const quad = this.newV('R', 4);
+    for (const [k, v] of [u[1]!, u[2]!].entries()) {
+      this.emit('MOV', [], [this.r(quad, 2 * k), this.part(v, 0)], 1);
+      this.emit('MOV', [], [this.r(quad, 2 * k + 1), this.widthOf(v) === 2 || v.kind === 'imm' ? this.part(v, 1) : c2rz()], 1);
+    }
+    const dst = d && d.kind === 'reg' ? this.defWhole(d) : this.r(this.newV('R', 2), 0, 2);
+    if (ins.opcode === 'ATOMS') return this.emit('ATOMS', ['CAS', '64'], [dst, this.address(u[0]!, false), this.r(quad, 0, 2), this.r(quad, 2, 2)], 1);
+    const scope = atomicScope(ins.mods);
+    const op = ins.opcode === 'ATOM' || scope === 'SM' ? 'ATOM' : 'ATOMG';
+    this.usesGlobal = true;
+    const addr = this.address(u[0]!, true) as VMemOperand;
+    addr.desc = false;
+    addr.plain = true;
+    return this.emit(op, ['E', 'CAS', '64', 'STRONG', scope], [PT(), dst, addr, this.r(quad, 0, 2), this.r(quad, 2, 2)], 2);
   }
 
   /**
@@ -2086,7 +2118,17 @@ class Selector {
    * `.launch_dependents` is `PREEXIT` (dependents may start), as ptxas writes them on sm_90.
    */
   fence(ins: Instr): void {
-    if (!ins.mods.includes('GRIDDEP')) this.fail('fence form');
+    const mods = ins.mods;
+    if (mods.includes('PROXY') && mods.includes('ASYNC')) {
+      // fence.proxy.async{.shared::cta}: ptxas's MEMBAR.ALL.{CTA,GPU} then FENCE.VIEW.ASYNC.S; .global is an
+      // opcode (0x3c6) with no row yet
+      if (mods.includes('GLOBAL')) this.fail('fence.proxy.async.global (FENCE opcode 0x3c6 has no sm_90 row)');
+      this.emit('MEMBAR', ['ALL', mods.includes('SHARED') ? 'CTA' : 'GPU'], [], 0);
+      return this.emit('FENCE', ['VIEW', 'ASYNC', 'S'], [], 0);
+    }
+    // fence.mbarrier_init.release.cluster: ptxas 13 writes nothing for it on sm_90
+    if (mods.includes('MBARRIER_INIT')) return;
+    if (!mods.includes('GRIDDEP')) this.fail('fence form');
     if (ins.mods.includes('WAIT')) return this.emit('ACQBULK', [], [], 0);
     if (ins.mods.includes('LAUNCH_DEPENDENTS')) return this.emit('PREEXIT', [], [], 0);
     this.fail('griddepcontrol form');
