@@ -263,6 +263,111 @@ ${forms.map((f, k) => `  ${f} %f${2 + k}, %f1;\n  st.global.f32 [%rd5+${k * 256}
     bits.forEach((b, i) => forms.forEach((f, k) => expect(o.readUInt32LE(k * 256 + 4 * i), `${f} of ${b.toString(16)}`).toBe(model(f, b) >>> 0)));
   });
 
+  it('cvt.f32.bf16 and cvt.f64.bf16: exact widening (SHF.L.U32 by 16), NaN payloads and subnormals kept', () => {
+    const ptx = `${HEAD}.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<8>;
+  .reg .b32 %r<4>;
+  .reg .b16 %rs<2>;
+  .reg .f32 %f<2>;
+  .reg .f64 %fd<2>;
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 2;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.b16 %rs1, [%rd4];
+  cvt.f32.bf16 %f1, %rs1;
+  cvt.f64.bf16 %fd1, %rs1;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.u64 %rd5, %rd2, %rd3;
+  st.global.f32 [%rd5], %f1;
+  mul.wide.u32 %rd3, %r1, 8;
+  add.u64 %rd5, %rd2, %rd3;
+  st.global.f64 [%rd5+128], %fd1;
+  ret;
+}`;
+    const bf = [0x0000, 0x8000, 0x3f80, 0xbf80, 0x0001, 0x8001, 0x007f, 0x7f7f, 0x7f80, 0xff80, 0x7fc0, 0x4049, 0xc2f7, 0x3c23, 0x0080, 0x1234];
+    const input = Buffer.alloc(64);
+    for (let i = 0; i < 32; i++) input.writeUInt16LE(bf[i % 16]! ^ (i >= 16 ? 0x0100 : 0), 2 * i);
+    const { out, texts } = sameAsPtxPath(ptx, launchOf(32, input, 128 + 256));
+    const o = Buffer.from(out, 'hex');
+    for (let i = 0; i < 32; i++) {
+      const h = input.readUInt16LE(2 * i);
+      expect(o.readUInt32LE(4 * i)).toBe((h << 16) >>> 0);
+      const f = new Float32Array(new Uint32Array([(h << 16) >>> 0]).buffer)[0]!;
+      if (!Number.isNaN(f)) expect(o.readDoubleLE(128 + 8 * i)).toBe(f);
+    }
+    expect(texts.some((t) => t.includes('SHF.L.U32') && t.includes('0x10, RZ'))).toBe(true);
+  });
+
+  it('64-bit compare-and-swap: global at GPU/SYS/CTA scope, generic and shared (register quads), 32-bit at CTA scope', () => {
+    const ptx = `${HEAD}.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<20>;
+  .reg .b32 %r<6>;
+  .reg .pred %p<2>;
+  .shared .align 8 .b64 sh[2];
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  mov.u32 %r1, %tid.x;
+  cvt.u64.u32 %rd3, %r1;
+  mul.lo.u64 %rd4, %rd3, 0x100000001;
+  add.u64 %rd4, %rd4, 0x123456789;
+  ld.global.u64 %rd5, [%rd1];
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra.uni SKIP;
+  st.shared.u64 [sh], %rd5;
+SKIP:
+  bar.sync 0;
+  atom.global.cas.b64 %rd6, [%rd2], %rd5, %rd4;
+  atom.global.sys.cas.b64 %rd7, [%rd2+8], %rd5, %rd4;
+  atom.global.cta.cas.b64 %rd8, [%rd2+16], %rd5, %rd4;
+  add.u64 %rd9, %rd2, 24;
+  cvta.global.u64 %rd9, %rd9;
+  atom.cas.b64 %rd10, [%rd9], %rd5, %rd4;
+  atom.shared.cas.b64 %rd11, [sh], %rd5, %rd4;
+  atom.global.cas.b64 %rd12, [%rd2+32], 0x1111222233334444, %rd4;
+  cvt.u32.u64 %r2, %rd5;
+  cvt.u32.u64 %r3, %rd4;
+  atom.global.cta.cas.b32 %r4, [%rd2+40], %r2, %r3;
+  bar.sync 0;
+  ld.shared.u64 %rd13, [sh];
+  mul.wide.u32 %rd14, %r1, 8;
+  add.u64 %rd15, %rd2, %rd14;
+  st.global.u64 [%rd15+64], %rd6;
+  st.global.u64 [%rd15+320], %rd7;
+  st.global.u64 [%rd15+576], %rd8;
+  st.global.u64 [%rd15+832], %rd10;
+  st.global.u64 [%rd15+1088], %rd11;
+  st.global.u64 [%rd15+1344], %rd12;
+  st.global.u64 [%rd2+48], %rd13;
+  ret;
+}`;
+    const input = Buffer.alloc(8);
+    input.writeBigUInt64LE(0xfedcba9876543210n, 0);
+    const init = Buffer.alloc(64 + 6 * 256);
+    for (const off of [0, 8, 16, 24]) init.writeBigUInt64LE(0xfedcba9876543210n, off);
+    init.writeBigUInt64LE(0x1111222233334444n, 32);
+    init.writeUInt32LE(0x76543210, 40);
+    const launch: Launch = { ...launchOf(32, input, 0), buffers: { input: { hex: input.toString('hex') }, output: { hex: init.toString('hex') } } };
+    const { out, texts } = sameAsPtxPath(ptx, launch);
+    const o = Buffer.from(out, 'hex');
+    // exactly one thread wins each CAS (the others see its value); every word ends as some thread's new value
+    const newOf = (t: number): bigint => BigInt(t) * 0x100000001n + 0x123456789n;
+    for (const [k, off] of [0, 8, 16, 24, 48].entries()) {
+      const v = o.readBigUInt64LE(off);
+      const winners = [...Array(32).keys()].filter((t) => newOf(t) === v);
+      expect(winners, `word ${k}`).toHaveLength(1);
+    }
+    expect(o.readBigUInt64LE(32)).not.toBe(0x1111222233334444n);
+    expect(texts.some((t) => t.includes('ATOMG.E.CAS.64.STRONG.GPU PT, R'))).toBe(true);
+    expect(texts.some((t) => t.includes('ATOMG.E.CAS.64.STRONG.SYS PT, R'))).toBe(true);
+    expect(texts.some((t) => /ATOMS\.(64\.CAS|CAS\.64) R/.test(t))).toBe(true);
+  });
+
   it('bitwise and exchange atomics at every scope, 32- and 64-bit, generic and global (ATOM/ATOMG .AND/.OR/.XOR/.EXCH .SM/.GPU/.SYS)', () => {
     // reduction.cu's `red.and.release.cta.b32` on a generic address had no encodable form (ATOM.E.AND.STRONG.SM)
     const ptx = `${HEAD}.visible .entry k(.param .u64 input, .param .u64 output) {

@@ -1670,14 +1670,16 @@ class Selector {
       addr.desc = false;
       addr.plain = true;
     }
-    return this.emit(op, ['E', kind, ...typeMods, 'STRONG', scope], [PT(), dst, addr, ...srcs], 2);
+    // ATOMG's CAS rows have no CTA scope value: the generic ATOM takes the (same) global address
+    const casOp = kind === 'CAS' && scope === 'SM' ? 'ATOM' : op;
+    return this.emit(casOp, ['E', kind, ...typeMods, 'STRONG', scope], [PT(), dst, addr, ...srcs], 2);
   }
 
   /**
    * 64-bit global atomics as ptxas writes them (sm_90 evidence rows): `ATOMG.E.ADD.64` (u64 add, exch, unsigned
    * min/max) and `.S64` (signed min/max) on register pairs; f64 add as `ATOMG.E.ADD.F64.RN` (its own opcode on
    * sm_90, 0x9a3), `RED.E.ADD.F64.RN` (0x9a6) when the result is unused, and on shared memory as ptxas's
-   * compare-and-store loop. 64-bit compare-and-swap takes a register quad and has no row yet.
+   * compare-and-store loop. 64-bit compare-and-swap: atomicCas64.
    */
   atomic64(ins: Instr, kind: string, type: string): void {
     const d = ins.defs[0];
@@ -1691,6 +1693,7 @@ class Selector {
       if (!d || d.kind !== 'reg') return this.emit('RED', ['E', 'ADD', 'F64', 'RN', 'STRONG', scope], [addr, src], 0);
       return this.emit('ATOMG', ['E', 'ADD', 'F64', 'RN', 'STRONG', scope], [PT(), this.defWhole(d), addr, src], 2);
     }
+    if (kind === 'CAS' && type !== 'F64') return this.atomicCas64(ins);
     if (ins.opcode === 'ATOMS') this.fail('64-bit shared-memory atomic');
     if (type === 'F64' || kind === 'CAS' || !['ADD', 'MIN', 'MAX', 'EXCH', 'AND', 'OR', 'XOR'].includes(kind)) this.fail(`64-bit atomic ${kind}.${type}`);
     if (kind === 'ADD' || kind === 'EXCH' ? false : type !== 'U64' && type !== 'S64' && type !== 'B64') this.fail(`64-bit atomic ${kind}.${type}`);
@@ -1703,6 +1706,32 @@ class Selector {
     this.usesGlobal = true;
     const addr = this.address(u[0]!, true) as VMemOperand;
     return this.emit(op, ['E', kind, ...typeMods, 'STRONG', scope], [PT(), dst, addr, src], 2);
+  }
+
+  /**
+   * 64-bit compare-and-swap as ptxas writes it on sm_90: the compare value and the new value in one register quad
+   * (`ATOMG.E.CAS.64.STRONG.GPU PT, Rd, [Ra], Rq, Rq+2`, the address without the memory descriptor;
+   * `ATOMS.64.CAS Rd, [Ra], Rq, Rq+2` on shared memory; `ATOM.E.CAS.64` on generic addresses). ATOMG's CAS rows
+   * have no CTA scope field value, so a CTA-scoped global CAS takes the generic ATOM (a global address is the same
+   * generic address), whose rows do.
+   */
+  atomicCas64(ins: Instr): void {
+    const d = ins.defs[0];
+    const u = ins.uses;
+    const quad = this.newV('R', 4);
+    for (const [k, v] of [u[1]!, u[2]!].entries()) {
+      this.emit('MOV', [], [this.r(quad, 2 * k), this.part(v, 0)], 1);
+      this.emit('MOV', [], [this.r(quad, 2 * k + 1), this.widthOf(v) === 2 || v.kind === 'imm' ? this.part(v, 1) : c2rz()], 1);
+    }
+    const dst = d && d.kind === 'reg' ? this.defWhole(d) : this.r(this.newV('R', 2), 0, 2);
+    if (ins.opcode === 'ATOMS') return this.emit('ATOMS', ['CAS', '64'], [dst, this.address(u[0]!, false), this.r(quad, 0, 2), this.r(quad, 2, 2)], 1);
+    const scope = atomicScope(ins.mods);
+    const op = ins.opcode === 'ATOM' || scope === 'SM' ? 'ATOM' : 'ATOMG';
+    this.usesGlobal = true;
+    const addr = this.address(u[0]!, true) as VMemOperand;
+    addr.desc = false;
+    addr.plain = true;
+    return this.emit(op, ['E', 'CAS', '64', 'STRONG', scope], [PT(), dst, addr, this.r(quad, 0, 2), this.r(quad, 2, 2)], 2);
   }
 
   /**
@@ -2242,6 +2271,13 @@ class Selector {
     if (op === 'F2F' && dt === 'BF16' && st === 'F32' && !rest.some((m) => m !== 'RN')) {
       // f32 -> bf16 (round to nearest even) as ptxas: F2FP.BF16.F32.PACK_AB with RZ for the high half
       return this.emit('F2FP', ['BF16', 'F32', 'PACK_AB'], [this.def(d), c2rz(), this.inReg(this.whole(a, { float: true }))], 1);
+    }
+    if (op === 'F2F' && st === 'BF16' && (dt === 'F32' || dt === 'F64') && rest.length === 0) {
+      // bf16 -> f32 is exact, the bits shifted up (ptxas: SHF.L.U32 d, a, 0x10, RZ); -> f64 through that f32 (exact)
+      if (dt === 'F32') return this.emit('SHF', ['L', 'U32'], [this.def(d), this.inReg(this.part(a, 0)), { k: 'int', v: 16 }, c2rz()], 1);
+      const t = this.newV('R', 1);
+      this.emit('SHF', ['L', 'U32'], [this.r(t), this.inReg(this.part(a, 0)), { k: 'int', v: 16 }, c2rz()], 1);
+      return this.emit('F2F', ['F64', 'F32'], [this.defWhole(d), this.r(t)], 1);
     }
     if (op === 'I2F' && dt === 'F64' && st === 'U32' && !rest.some((m) => m !== 'RN')) {
       // the encoder has I2F.F64 from S32 and from 64-bit sources only: zero-extend (exact either way)
