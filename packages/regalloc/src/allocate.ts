@@ -270,6 +270,11 @@ export interface InterferenceGraph {
   readonly cost: Float64Array;
   readonly forbid: ReadonlyMap<number, readonly number[]>;
   readonly copies: readonly CopyEdge[];
+  /**
+   * Per class, the registers a clique of the graph needs (sum of widths of pairwise interfering nodes without a
+   * fixed register): no colouring of the class with fewer free registers exists (see `cliqueBound`).
+   */
+  readonly cliqueWidth: ReadonlyMap<RegClass, number>;
 }
 /** A register copy d ← s of block weight w (the order it was found in breaks ties). */
 interface CopyEdge {
@@ -352,6 +357,14 @@ function allocateWith<Ref>(fn: RaFunction<Ref>, opts: RaOptions, reuseWindow: nu
     // round 1 colours the input as it is: its liveness is the same in every allocation of a session
     let lv: BlockLiveness | undefined;
     if (round === 1 && session) lv = session.liveness;
+    // A trial under a tighter budget that a clique of the function's values cannot fit would end in a spill:
+    // say so before colouring (register-count tightening tries budgets until one fails).
+    if (round === 1 && call.spillFree && session?.graph) {
+      for (const [cls, need] of session.graph.cliqueWidth) {
+        const cm = classes.get(cls);
+        if (cm && need > cm.slots[1]!) throw new RegallocError('RA_SPILL_NEEDED', `${need} ${cls} registers of pairwise interfering values do not fit ${cm.slots[1]} free registers`);
+      }
+    }
     const r = colourRound(vregs, blocks, succs, fn.entryDefs ?? [], freq, classes, coalesceOn, lv, round === 1 ? session : undefined);
     if (round === 1 && session && !session.liveness) session.liveness = r.liveness;
     if (call.spillFree && r.spill.length) throw new RegallocError('RA_SPILL_NEEDED', `${r.spill.length} value(s) do not fit the budget without spilling`);
@@ -421,6 +434,27 @@ interface RoundResult {
   liveness: BlockLiveness;
 }
 
+/**
+ * Registers a clique among `candidates` needs: the candidates kept greedily (widest first, then by number) while
+ * each interferes with every one kept before. Values live at one point mostly interfere pairwise, but a copy's
+ * source and destination do not (and a value undefined on some path need not), so the edges are checked; every
+ * colouring gives the clique's members disjoint registers, coalescing never merges interfering nodes, so the
+ * sum of their widths is a lower bound on the registers of the class.
+ */
+function cliqueBound(candidates: readonly number[], vregs: readonly WorkVreg[], edgeSet: EdgeSet): number {
+  const order = candidates.slice().sort((a, b) => vregs[b]!.width - vregs[a]!.width || a - b);
+  const kept: number[] = [];
+  let width = 0;
+  for (const v of order) {
+    let all = true;
+    for (let k = 0; k < kept.length && all; k++) all = edgeSet.has(v, kept[k]!);
+    if (!all) continue;
+    kept.push(v);
+    width += vregs[v]!.width;
+  }
+  return width;
+}
+
 function colourRound<Ref>(
   vregs: WorkVreg[], blocks: WorkInstr<Ref>[][], succs: readonly (readonly number[])[], entryDefs: readonly number[], freq: Float64Array, classes: Map<RegClass, ClassModel>,
   coalesceOn: boolean, known?: BlockLiveness, graphCache?: { graph: InterferenceGraph | undefined },
@@ -464,6 +498,24 @@ function colourRound<Ref>(
   const live = new Map<RegClass, SparseSet>();
   for (const c of classList) live.set(c, new SparseSet(nV));
   const clsOf = (v: number): SparseSet => live.get(vregs[v]!.cls)!;
+  // the widest set of values (sum of widths, fixed registers left out) live together seen so far, per class
+  const widest = new Map<SparseSet, { width: number; members: number[] }>();
+  for (const c of classList) widest.set(live.get(c)!, { width: 0, members: [] });
+  let notedSet: SparseSet | undefined; // the set noted at this instruction (its other defs see the same one)
+  const noteLive = (set: SparseSet): void => {
+    if (set === notedSet) return;
+    notedSet = set;
+    let w = 0;
+    for (let k = 0; k < set.size; k++) {
+      const v = vregs[set.dense[k]!]!;
+      if (v.fixed === undefined) w += v.width;
+    }
+    const best = widest.get(set)!;
+    if (w <= best.width) return;
+    best.width = w;
+    best.members.length = 0;
+    for (let k = 0; k < set.size; k++) if (vregs[set.dense[k]!]!.fixed === undefined) best.members.push(set.dense[k]!);
+  };
   const addForbid = (v: number, p: PhysReg): void => {
     if (p.cls !== vregs[v]!.cls) return;
     let l = forbid.get(v);
@@ -486,6 +538,10 @@ function colourRound<Ref>(
       }
       const src = ins.copy ? ins.uses[0]! : -1;
       for (const d of ins.defs) clsOf(d).add(d);
+      // the values live together just after the instruction (and its defs): a clique candidate
+      notedSet = undefined;
+      for (const d of ins.defs) noteLive(clsOf(d));
+      for (const d of ins.partialDefs) noteLive(clsOf(d));
       const interfereDef = (d: number): void => {
         occurs[d] = 1;
         cost[d] += f;
@@ -513,7 +569,11 @@ function colourRound<Ref>(
     }
   }
   // coalescing adds edges and merges costs and forbidden ranges (into new arrays): keep the graph as built
-  if (graphCache) graphCache.graph = { adj: adj.map((a) => a.slice()), edgeSet: edgeSet.clone(), occurs, cost: cost.slice(), forbid: new Map(forbid), copies: copies.slice() };
+  if (graphCache) {
+    const cliqueWidth = new Map<RegClass, number>();
+    for (const c of classList) cliqueWidth.set(c, cliqueBound(widest.get(live.get(c)!)!.members, vregs, edgeSet));
+    graphCache.graph = { adj: adj.map((a) => a.slice()), edgeSet: edgeSet.clone(), occurs, cost: cost.slice(), forbid: new Map(forbid), copies: copies.slice(), cliqueWidth };
+  }
   }
   const edges = edgeSet.size;
 

@@ -10,4 +10,4 @@ export {
   checkHazards, prepareHazardCheck, type Hazard, type HazardKind, type HazardMissing, type HazardRecord, type CheckOptions, type CheckResult, type PreparedHazardCheck,
 } from './check.js';
 export { formatHazard, hazardSummaryLine } from './report.js';
-export { hazardInstrFromSass, hazardFunctionFromCode, type WordsToFunctionResult } from './from-sass.js';
+export { hazardInstrFromSass, hazardInstrFromSassText, hazardFunctionFromCode, type WordsToFunctionResult } from './from-sass.js';
