@@ -442,9 +442,14 @@ class Parser {
     while (this.acceptP('[')) {
       if (this.acceptP(']')) {
         d.dims.push(-1);
+        (d.dimsExact ??= []).push(-1n);
         continue;
       }
-      d.dims.push(this.smallInt('an array size'));
+      // ptxas 13.0.88: `[-5]` is "Parsing error near '-': syntax error" (an array size is an unsigned literal)
+      if (this.isP('-')) this.failMsg(`syntax error near '-': an array size is a non-negative integer`, this.p);
+      const n = this.intLit('an array size');
+      d.dims.push(Number(n));
+      (d.dimsExact ??= []).push(n);
       this.expectP(']', "']' closing the array size");
     }
   }

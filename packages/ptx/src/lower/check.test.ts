@@ -620,6 +620,41 @@ describe('syntax ptxas refuses (issue 16, fuzz-ptx findings)', () => {
     }
     expect(pos).toMatchObject({ file: 'f.ptx', line: 5 });
   });
+  it("sizes wrap as in ptxas: shared data compares its low 32 bits as a signed int, constant data 64 bits (ptxas 13.0.88 -v)", () => {
+    const prog = (decls: string, body: string): string => `${HEAD}${decls}\n.visible .entry k(.param .u64 p)\n{\n.reg .b64 %rd<4>;\n${body}\nret;\n}\n`;
+    const shared = (size: string, type = 'b8'): string => code(prog(`.shared .align 4 .${type} s[${size}];`, 'mov.u64 %rd1, s;'));
+    // ptxas: refused at 0xc001, 0x7fffffff, 2^32+0xc001 (as "0xc001 bytes") and 2^61+0xc001 (sizes in bits wrap at 2^64)
+    for (const n of ['49153', '2147483647', '4295016449', '6442450943', '2305843009213743105']) expect(shared(n), n).toBe('PTX_RESOURCE_LIMIT');
+    // accepted at 2^31 (negative as an int), 2^32-1, 2^32+1, 2^32+0xc000, 2^63-1 (2^61-1 bytes), 2^64-1; .b32 [2^30] is 2^32 bytes
+    for (const n of ['2147483648', '4294967295', '4294967297', '4295016448', '9223372036854775807', '18446744073709551615']) expect(shared(n), n).toBe('ok');
+    expect(shared('1073741824', 'b32')).toBe('ok');
+    expect(shared('4611686018427387905', 'b32')).toBe('ok'); // 2^64+4 bytes: 4
+    // the total counts: 2^31 + 0xc001 bytes is negative as an int, so accepted
+    expect(code(prog('.shared .align 4 .b8 s[2147483648];\n.shared .align 4 .b8 t[49153];', 'mov.u64 %rd1, s;\nmov.u64 %rd2, t;'))).toBe('ok');
+    const msg = (text: string): string => {
+      try {
+        lowerPtx(parsePtx(text, 'f.ptx'), SM90);
+        return 'ok';
+      } catch (e) {
+        return (e as PtxforgeError).message;
+      }
+    };
+    expect(msg(prog('.shared .align 4 .b8 s[4295016449];', 'mov.u64 %rd1, s;'))).toContain('uses too much shared data (0xc001 bytes, 0xc000 max)');
+    // constant data: every .const variable of the file, used or not, against 0x10000 unsigned
+    const cnst = (decls: string): string => code(prog(decls, ''));
+    expect(cnst('.const .align 4 .b8 c[65536];')).toBe('ok');
+    for (const n of ['65537', '2147483648', '4294967296', '4295032833']) expect(cnst(`.const .align 4 .b8 c[${n}];`), n).toBe('PTX_RESOURCE_LIMIT');
+    expect(cnst('.const .align 4 .b8 c[2305843009213693953];')).toBe('ok'); // 2^61+1 bytes: 1
+    expect(cnst('.const .align 4 .b8 c[32769];\n.const .align 4 .b8 d[32769];')).toBe('PTX_RESOURCE_LIMIT'); // 0x10005 with padding
+    expect(cnst('.const .align 4 .b8 c[32769];\n.const .align 1 .b8 d[32767];')).toBe('ok');
+    expect(msg(prog('.const .align 4 .b8 c[32769];\n.const .align 4 .b8 d[32769];', ''))).toContain('File uses too much global constant data (0x10005 bytes, 0x10000 max');
+    // .local and .global take any size in ptxas; a local frame of 2 GiB or more is our honest "not supported"
+    expect(code(prog('', '.local .align 4 .b8 l[16777217];'))).toBe('ok');
+    expect(code(prog('', '.local .align 4 .b8 l[4294967297];'))).toBe('PTX_UNSUPPORTED');
+    expect(code(prog('.global .align 4 .b8 g[18446744073709551615];', 'mov.u64 %rd1, g;'))).toBe('ok');
+    // an array size is unsigned (ptxas: "Parsing error near '-'")
+    expect(code(prog('.extern .global .align 4 .b8 g[-5];', ''))).toBe('PTX_SYNTAX');
+  });
   it("a .func prototype may omit its ';' before a module directive or the end of the file; an .entry header may not (ptxas 13.0.88)", () => {
     const decl = '.func (.reg .u32 s) add(.reg .u32 x, .reg .u32 y)';
     const def = `${decl}\n{\nadd.u32 s, x, y;\nret;\n}\n`;
