@@ -14,6 +14,8 @@ export function parsePtx(text: string, file = '<input>'): PtxModule {
 
 const SPACES = new Set(['reg', 'sreg', 'local', 'shared', 'global', 'const', 'param', 'tex', 'texref', 'samplerref', 'surfref']);
 const LINKAGE = new Set(['visible', 'extern', 'weak', 'common']);
+/** Launch directives whose values are counts (ptxas refuses a 0; .maxclusterrank and .reqnctapercluster take it). */
+const POSITIVE_DIRECTIVES = new Set(['maxntid', 'reqntid', 'minnctapersm', 'maxnreg']);
 const PERF_DIRECTIVES = new Set(['maxntid', 'reqntid', 'minnctapersm', 'maxnctapersm', 'maxnreg', 'maxclusterrank', 'reqnctapercluster', 'explicitcluster', 'noreturn', 'blocksareclusters']);
 
 class Parser {
@@ -137,6 +139,22 @@ class Parser {
     const v = parseIntLit(this.str(k));
     if (v > MAX_U64) return ptxasWrappedLiteral(this.str(k)) ?? this.failMsg(`Constant overflow: ${this.str(k)} does not fit in 64 bits`, k, 'PTX_CONSTANT_OVERFLOW');
     return v;
+  }
+  /**
+   * The float literal at the current token (advancing). ptxas reads a decimal one with strtod and calls a
+   * range error "Constant overflow": beyond the doubles (`1e309`) and below the normal ones (`1e-310`, `1e-400`),
+   * whatever the instruction type (ptxas 13.0.88: `mov.f32 %f1, 1e40` passes, `mov.f32 %f1, 1e-400` not).
+   */
+  private floatToken(): { value: number; bits?: bigint; width: 32 | 64 } {
+    const k = this.p++;
+    const s = this.str(k);
+    const f = floatLit(s);
+    if (f.bits === undefined) {
+      const a = Math.abs(f.value);
+      const digits = /^[^eE]*[1-9]/.test(s);
+      if (!Number.isFinite(a) || (a < 2.2250738585072014e-308 && digits)) this.failMsg(`Constant overflow: ${s} is out of the range of a double`, k, 'PTX_CONSTANT_OVERFLOW');
+    }
+    return f;
   }
   private smallInt(what: string): number {
     return Number(this.intLit(what));
@@ -312,10 +330,19 @@ class Parser {
         if ((d === 'noreturn') === entry) this.fail(`'{' or ';' (.${d} is ${entry ? 'a .func attribute' : 'an .entry directive'})`);
         this.p++;
         const vals: number[] = [];
+        const at = this.p - 1;
         if (this.kind() === Tk.Int) {
-          do vals.push(this.smallInt('an integer'));
-          while (this.acceptP(','));
+          do {
+            const k = this.p;
+            if (this.kind() !== Tk.Int) this.fail('an integer'); // `-1`: ptxas's syntax error
+            const n = this.intLit('an integer');
+            // ptxas keeps these in 32 bits ("Constant overflow" beyond; 2^64 wraps to 0 first)
+            if (n > 0xffffffffn) this.failMsg(`Constant overflow: .${d} value ${this.str(k)} does not fit in 32 bits`, k, 'PTX_CONSTANT_OVERFLOW');
+            vals.push(Number(n));
+          } while (this.acceptP(','));
         }
+        // ptxas 13.0.88: "Positive non-zero value expected for maxntid" (any of the dimensions)
+        if (POSITIVE_DIRECTIVES.has(d) && vals.includes(0)) this.failMsg(`Positive non-zero value expected for ${d}`, at, 'PTX_SEMANTIC');
         fn.directives.set(d, vals);
         continue;
       }
@@ -501,7 +528,7 @@ class Parser {
     }
     if (this.kind() === Tk.Float || (this.isP('-') && this.kind(this.p + 1) === Tk.Float)) {
       const neg = this.acceptP('-');
-      const f = floatLit(this.str(this.p++));
+      const f = this.floatToken();
       if (neg) {
         if (f.bits !== undefined) f.bits ^= f.width === 32 ? 0x80000000n : 0x8000000000000000n;
         f.value = -f.value;
@@ -797,7 +824,7 @@ class Parser {
       const neg = this.acceptP('-');
       // ptxas's grammar takes `-0d...` and `-1.5` but not `-0f...`.
       if (neg && /^0[fF]/.test(this.str(this.p))) this.failMsg(`syntax error near '${this.str(this.p)}': a 0f literal cannot be negated (write the sign bit into it)`, this.p);
-      const f = floatLit(this.str(this.p++));
+      const f = this.floatToken();
       if (neg) {
         if (f.bits !== undefined) f.bits ^= f.width === 32 ? 0x80000000n : 0x8000000000000000n;
         f.value = -f.value;

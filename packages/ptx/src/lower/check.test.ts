@@ -20,6 +20,8 @@ const kernel = (body: string): string => `.version 8.0\n.target sm_90\n.address_
  * Small cases with the verdict and first words of ptxas 13.0.88 (`ptxas -arch=sm_90`), recorded by
  * running it; the last test re-checks the recorded verdicts where ptxas is installed.
  */
+/** The operands of an m16n8k16 f16 mma (`MMA` in a case). */
+const MMA_OPERANDS = '{%f1,%f2,%f3,%f0}, {%r1,%r2,%r3,%r0}, {%r1,%r2}, {%f1,%f2,%f3,%f0}';
 const CASES: Array<[body: string, ptxas: 'ok' | string]> = [
   ['.global .u32 ga[];', "Non-external variable 'ga' has incomplete type"],
   ['.global .u32 gb[] = {1, 2};', 'ok'],
@@ -325,7 +327,72 @@ const CASES: Array<[body: string, ptxas: 'ok' | string]> = [
   ['.global .b16 gi7 = 0f3F800000;', 'ok'],
   ['.global .s32 gi8 = -1;', 'ok'],
   ['.global .f16 gi9 = 1.5;', 'No initial value is allowed for .f16 type'],
-];
+  // atom/red: the operation decides the type (fuzz-ptx: atom.max on a float type)
+  ['atom.global.max.f32 %f1, [%rd1], %f2;', 'Operation .max requires'],
+  ['atom.global.min.f64 %fd1, [%rd1], %fd2;', 'Operation .min requires'],
+  ['atom.global.add.s64 %rd1, [%rd1], %rd2;', 'Operation .add requires'],
+  ['atom.global.inc.s32 %r1, [%rd1], %r2;', 'Operation .inc requires .u32 type'],
+  ['atom.global.and.u32 %r1, [%rd1], %r2;', 'Operation .and requires .b32 or .b64 type'],
+  ['atom.global.exch.f32 %f1, [%rd1], %f2;', 'Operation .exch requires'],
+  ['atom.global.cas.u32 %r1, [%rd1], %r2, %r3;', "Unexpected instruction types specified for 'atom'"],
+  ['atom.global.add.u16 %rs1, [%rd1], %rs2;', "Unexpected instruction types specified for 'atom'"],
+  ['atom.global.add.f16 %h1, [%rd1], %h2;', "'.noftz' modifier required for instruction 'atom' with type '.f16'"],
+  ['atom.global.add.noftz.f32 %f1, [%rd1], %f2;', "Illegal modifier '.noftz' for instruction 'atom'"],
+  ['red.global.exch.b32 [%rd1], %r2;', "Illegal operation '.exch' for instruction 'red'"],
+  ['red.global.max.f32 [%rd1], %f2;', 'Operation .max requires'],
+  ['atom.global.max.s64 %rd1, [%rd1], %rd2;', 'ok'],
+  ['atom.global.add.f64 %fd1, [%rd1], %fd2;', 'ok'],
+  ['atom.global.inc.u32 %r1, [%rd1], %r2;', 'ok'],
+  ['atom.global.cas.b64 %rd1, [%rd1], %rd2, %rd3;', 'ok'],
+  ['red.global.add.u64 [%rd1], %rd2;', 'ok'],
+  ['atom.global.add.noftz.f16 %h1, [%rd1], %h2;', 'ok'],
+  // vector widths of mov, ld and st
+  ['mov.v8.u32 %v4, %v4;', 'Vector type too large, exceeds 128 bit limit'],
+  ['mov.v4.u64 {%rd1,%rd2,%rd3,%rd0}, {%rd1,%rd2,%rd3,%rd0};', 'Vector type too large, exceeds 128 bit limit'],
+  ['mov.v8.u16 {%rs1,%rs2,%rs3,%rs0,%rs1,%rs2,%rs3,%rs0}, {%rs1,%rs2,%rs3,%rs0,%rs1,%rs2,%rs3,%rs0};', 'Illegal vector size: 8'],
+  ['ld.global.v8.u64 {%rd1,%rd2,%rd3,%rd0,%rd1,%rd2,%rd3,%rd0}, [%rd1];', 'Vector type too large'],
+  // (ld.global.v8.u16, 128 bits, is legal PTX; ptxas 13.0.88 crashes on it, so it has no recorded verdict here)
+  ['mov.v2.u64 {%rd1,%rd2}, {%rd2,%rd3};', 'ok'],
+  // addc/subc/madc types and forms
+  ['madc.lo.b32 %r1, %r2, %r3, %r1;', "Unexpected instruction types specified for 'madc"],
+  ['madc.lo.f32 %f1, %f2, %f3, %f1;', "Unexpected instruction types specified for 'madc"],
+  ['madc.lo.u32 %rd1, %r2, %r3, %r1;', "Arguments mismatch for instruction 'madc.lo'"],
+  ['madc.u32 %r1, %r2, %r3, %r1;', "Not a name of any known instruction: 'madc'"],
+  ['madc.lo.sat.s32 %r1, %r2, %r3, %r1;', "Illegal modifier '.sat' for instruction 'madc.lo'"],
+  ['addc.f32 %f1, %f2, %f3;', "Unexpected instruction types specified for 'addc'"],
+  ['addc.u32 %rd1, %r2, %r3;', "Arguments mismatch for instruction 'addc'"],
+  ['madc.hi.cc.u32 %r1, %r2, %r3, %r1;', 'ok'],
+  ['madc.lo.cc.u64 %rd1, %rd2, %rd3, %rd1;', 'ok'],
+  ['subc.cc.s64 %rd1, %rd2, %rd3;', 'ok'],
+  // createpolicy modifiers
+  ['createpolicy.fractional.L2::evict_last.L2::evict_last.b64 %rd1, 1.0;', "Unsupported modifier '.evict_last' as secondary_priority"],
+  ['createpolicy.fractional.L1::evict_last.b64 %rd1, 1.0;', "Modifier 'cache eviction priority' requires cache level L2"],
+  ['createpolicy.fractional.b64 %rd1, 1.0;', 'cache eviction priority modifier required'],
+  ['createpolicy.cvt.L2::evict_last.b64 %rd1, %rd2;', "Illegal modifier '.level::eviction_priority'"],
+  ['createpolicy.cvt.b64 %rd1, %rd2;', '.L2 modifier required'],
+  ['createpolicy.fractional::L2::evict_last.b64 %rd1, 1.0;', "Parsing error near ':'"],
+  ['createpolicy.fractional.L2::evict_last.hi.b64 %rd1, 1.0;', 'Comparison qualifier is not allowed'],
+  ['createpolicy.fractional.L2::evict_first.L2::evict_unchanged.b64 %rd1, 0.5;', 'ok'],
+  // mma modifiers
+  ['mma.sync.aligned.m16n8k16.row.col.L2::evict_last.f32.f16.f16.f32 MMA;', "Illegal modifier '.level::eviction_priority' for instruction 'mma'"],
+  ['mma.sync.m16n8k16.row.col.f32.f16.f16.f32 MMA;', ".aligned modifier required for instruction 'mma'"],
+  ['mma.sync.aligned.m16n8k16.row.col.rn.f32.f16.f16.f32 MMA;', "Illegal rounding modifier for instruction 'mma'"],
+  ['mma.sync.aligned.m16n8k16.row.col.global.f32.f16.f16.f32 MMA;', "No state space qualifier expected for instruction 'mma'"],
+  ['mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 MMA;', 'ok'],
+  // decimal float literals out of the double range (strtod's range error)
+  ['mov.f64 %fd1, 1e400;', 'Constant overflow'],
+  ['mov.f64 %fd1, 1e-310;', 'Constant overflow'],
+  ['mov.f32 %f1, 1e-400;', 'Constant overflow'],
+  ['.global .f64 gf1 = 1e309;', 'Constant overflow'],
+  ['mov.f32 %f1, 1e40;', 'ok'],
+  ['mov.f64 %fd1, 2.5e-308;', 'ok'],
+].map(([body, v]) => [body.replace('MMA', MMA_OPERANDS), v] as [string, string]);
+
+/** The kernel under another `.target`; below sm_53 without the `.f16x2` registers (ptxas refuses their declaration there). */
+function forTarget(text: string, target: string): string {
+  const out = text.replace('.target sm_90', `.target ${target}`);
+  return Number(target.slice(3)) < 53 ? out.replace(' .reg .f16x2 %hh<4>;', '') : out;
+}
 
 function ours(body: string): string {
   try {
@@ -403,7 +470,7 @@ describe('syntax ptxas refuses (issue 16, fuzz-ptx findings)', () => {
     expect(code(`${HEAD}.file 1 "a.cu"\n.file 1 "b.cu"\n.visible .entry k() { ret; }\n`)).toBe('PTX_SEMANTIC');
   });
   it('instructions newer than the .target are refused as by ptxas (shf sm_32, dp4a sm_61, cvt.f16x2.f32 sm_80)', () => {
-    const at = (target: string, body: string): string => code(kernel(body).replace('.target sm_90', `.target ${target}`).replace('.version 8.0', '.version 7.0'));
+    const at = (target: string, body: string): string => code(forTarget(kernel(body), target).replace('.version 8.0', '.version 7.0'));
     expect(at('sm_30', 'shf.l.wrap.b32 %r1, %r2, %r3, 3;')).toBe('PTX_TARGET_FEATURE');
     expect(at('sm_50', 'dp4a.u32.u32 %r1, %r2, %r3, %r1;')).toBe('PTX_TARGET_FEATURE');
     expect(at('sm_75', 'cvt.rn.f16x2.f32 %r1, %f1, %f2;')).toBe('PTX_TARGET_FEATURE');
@@ -413,7 +480,7 @@ describe('syntax ptxas refuses (issue 16, fuzz-ptx findings)', () => {
   it('feature gates: target and PTX version of f16/bf16 arithmetic, redux, tanh, ::cta, fences, atomics ... (ptxas words)', () => {
     const at = (target: string, version: string, body: string): string => {
       try {
-        lowerPtx(parsePtx(kernel(body).replace('.target sm_90', `.target ${target}`).replace('.version 8.0', `.version ${version}`), 'f.ptx'), SM90);
+        lowerPtx(parsePtx(forTarget(kernel(body), target).replace('.version 8.0', `.version ${version}`), 'f.ptx'), SM90);
         return 'ok';
       } catch (e) {
         if (!(e instanceof PtxforgeError)) throw e;
@@ -449,6 +516,16 @@ describe('syntax ptxas refuses (issue 16, fuzz-ptx findings)', () => {
       ['sm_75', '7.0', 'ld.global.L2::cache_hint.u32 %r1, [%rd1], %rd2;', "Modifier '.L2::cache_hint' requires .target sm_80"],
       ['sm_75', '6.4', 'cp.async.ca.shared.global [%rd1], [%rd2], 4;', "Feature 'cp.async' requires"],
       ['sm_30', '6.0', 'membar.gl;', 'ok'],
+      // the warp-synchronous forms need PTX 6.0, shfl sm_30 (fuzz-ptx: vote.sync under an old header)
+      ['sm_30', '5.0', 'vote.sync.ballot.b32 %r1, %p1, 0xffffffff;', "Feature 'vote.sync' requires PTX ISA .version 6.0"],
+      ['sm_30', '4.3', 'shfl.sync.idx.b32 %r1, %r2, 0, 31, 0xffffffff;', "Feature 'shfl.sync' requires PTX ISA .version 6.0"],
+      ['sm_30', '5.0', 'bar.warp.sync 0xffffffff;', "Feature 'bar.warp' requires PTX ISA .version 6.0"],
+      ['sm_20', '3.0', 'shfl.idx.b32 %r1, %r2, 0, 31;', "Instruction 'shfl' requires .target sm_30"],
+      ['sm_30', '6.0', 'vote.sync.ballot.b32 %r1, %p1, 0xffffffff;', 'ok'],
+      ['sm_30', '5.0', 'vote.ballot.b32 %r1, %p1;', 'ok'],
+      // 256-bit loads and stores: sm_100 and PTX 8.8
+      ['sm_90', '8.8', 'ld.global.v4.f64 {%fd1,%fd2,%fd3,%fd0}, [%rd1];', "Feature '256 bit wide load/store' requires .target sm_100"],
+      ['sm_90', '8.0', 'st.global.v8.b32 [%rd1], {%r1,%r2,%r3,%r0,%r1,%r2,%r3,%r0};', "Feature '256 bit wide load/store' requires"],
     ];
     for (const [target, version, body, want] of GATED) {
       const got = at(target, version, body);

@@ -79,7 +79,10 @@ export function lowerPtx(ast: PtxModule, options: LowerOptions): OriModule {
     if (!prev || f.body) mod.funcs.set(f.name, { params: f.params.map(shape), returns: f.returns.map(shape) });
   }
   checkResolvedFunctions(ast, fail, !!options.relocatable);
+  checkPrototypes(ast, fail);
   for (const f of ast.functions) {
+    // ptxas 13.0.88: "Deprecated feature: '.maxnctapersm directive' not supported as of PTX version 2.1"
+    if (f.directives.has('maxnctapersm') && (mod.ptxVersion ?? 0) >= 201) fail('PTX_DEPRECATED', `Deprecated feature: '.maxnctapersm directive' not supported as of PTX version 2.1`, f.pos);
     if (!f.body) continue;
     if (m.getFunction(f.name)) fail('PTX_SEMANTIC', `function '${f.name}' is defined twice`, f.pos);
     const fn = lowerFunction(f, mod, ast, fail);
@@ -198,6 +201,8 @@ function checkDeclaredTypes(ast: PtxModule, mod: ModuleInfo, fail: Fail): void {
   const ptx = mod.ptxVersion ?? 0;
   if (ptx >= 803 && (sm === 0 || sm >= 70)) return;
   const check = (v: VarDecl): void => {
+    // ptxas 13.0.88 (any state space, registers included): "Feature '.f16x2 packed data-type' requires .target sm_53 or higher"
+    if (v.type === 'f16x2' && sm > 0 && sm < 53) fail('PTX_TARGET_FEATURE', `Feature '.f16x2 packed data-type' requires .target sm_53 or higher ('${v.name}')`, v.pos);
     // ptxas 13.0.88 gates scalar .b128 variables only: `.shared .b128 sh[4]` passes at PTX 8.0, `.shared .b128 sh` not
     if (v.type !== 'b128' || v.dims.length) return;
     if (ptx < 803) fail('PTX_VERSION_FEATURE', `Feature 'Type .b128' requires PTX ISA .version 8.3 or later ('${v.name}')`, v.pos);
@@ -217,6 +222,38 @@ function checkDeclaredTypes(ast: PtxModule, mod: ModuleInfo, fail: Fail): void {
  * declaration always (ptxas 13.0.88: "Unresolved extern function 'f'", reported without a line; we point at
  * the declaration).
  */
+/**
+ * Every declaration and the definition of a function agree (ptxas 13.0.88: "Inconsistent prototypes of 'f',
+ * number of parameters differ" / "parameter state space differ" / "parameter types differ" / "parameter alignment
+ * differ", results counted with the parameters, names free; "Function definition conflicts with '.extern'
+ * declaration for function 'f'"; "Inconsistent redefinition of variable 'f'" when only one says .noreturn).
+ * Reported at the later declaration. The system functions (__assertfail, vprintf ...) follow the same rule.
+ */
+function checkPrototypes(ast: PtxModule, fail: Fail): void {
+  const first = new Map<string, FunctionDecl>();
+  const naturalAlign = (p: VarDecl): number => p.align ?? (byteSize(ptxType(p.type) ?? ptxType('b8')!) * Math.max(1, p.vec));
+  for (const f of ast.functions) {
+    const g = first.get(f.name);
+    if (!g) {
+      first.set(f.name, f);
+      continue;
+    }
+    if (g.entry !== f.entry) continue;
+    const inconsistent = (why: string): never => fail('PTX_SEMANTIC', `Inconsistent prototypes of '${f.name}', ${why}`, f.pos);
+    if ((g.linkage === 'extern' && f.body) || (f.linkage === 'extern' && g.body)) fail('PTX_SEMANTIC', `Function definition conflicts with '.extern' declaration for function '${f.name}'`, f.pos);
+    if (g.directives.has('noreturn') !== f.directives.has('noreturn')) fail('PTX_SEMANTIC', `Inconsistent redefinition of variable '${f.name}' (.noreturn)`, f.pos);
+    const a = [...g.returns, ...g.params];
+    const b = [...f.returns, ...f.params];
+    if (a.length !== b.length || g.returns.length !== f.returns.length) inconsistent('number of parameters differ');
+    a.forEach((p, k) => {
+      const q = b[k]!;
+      if (p.space !== q.space) inconsistent(`parameter state space differ ('${q.name}')`);
+      if (p.type !== q.type || p.vec !== q.vec || p.dims.length !== q.dims.length || p.dims.some((d, i) => d !== q.dims[i])) inconsistent(`parameter types differ ('${q.name}')`);
+      if (naturalAlign(p) !== naturalAlign(q)) inconsistent(`parameter alignment differ ('${q.name}')`);
+    });
+  }
+}
+
 /** Functions ptxas itself provides to a whole program (probed with ptxas 13.0.88: these need no definition). */
 const SYSTEM_FUNCTIONS = new Set(['vprintf', 'malloc', 'free', '__assertfail', 'cudaGraphSetConditional']);
 
