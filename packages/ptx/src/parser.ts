@@ -156,6 +156,18 @@ class Parser {
     }
     return f;
   }
+  /**
+   * An unsigned literal ptxas keeps in 32 bits (`.file` and `.loc` numbers, `.ptr .align`): a `-` is its syntax
+   * error, a value above 0xffffffff its "Constant overflow" (ptxas 13.0.88).
+   */
+  private u32Lit(what: string, label: string): number {
+    if (this.isP('-')) this.failMsg(`syntax error near '-': ${what} is a non-negative integer`, this.p);
+    if (this.kind() !== Tk.Int) this.fail(what);
+    const k = this.p;
+    const n = this.intLit(what);
+    if (n > 0xffffffffn) this.failMsg(`Constant overflow: ${label} ${this.str(k)} does not fit in 32 bits`, k, 'PTX_CONSTANT_OVERFLOW');
+    return Number(n);
+  }
   private smallInt(what: string): number {
     return Number(this.intLit(what));
   }
@@ -206,7 +218,7 @@ class Parser {
         case 'file': {
           this.p++;
           const at = this.p;
-          const n = this.smallInt('a file number');
+          const n = this.u32Lit('a file number', '.file index');
           if (m.files.has(n)) this.failMsg(`Duplicate file index #${n}`, at, 'PTX_SEMANTIC');
           if (this.kind() !== Tk.Str) this.fail('a file name string');
           m.files.set(n, unquote(this.str(this.p++)));
@@ -445,7 +457,9 @@ class Parser {
         const a = this.dotWord();
         if (a === 'align') {
           this.p++;
-          d.ptr.align = this.smallInt('an alignment');
+          const at = this.p;
+          d.ptr.align = this.u32Lit('an alignment', '.ptr .align');
+          if (d.ptr.align <= 0 || d.ptr.align > 0x80000000 || (d.ptr.align & (d.ptr.align - 1)) !== 0) this.failMsg(`Alignment must be a power of two (.align ${this.str(at)})`, at, 'PTX_SEMANTIC');
         } else if (a === 'global' || a === 'shared' || a === 'const' || a === 'local') {
           d.ptr.space = a;
           this.p++;
@@ -716,9 +730,9 @@ class Parser {
     const d = this.dotWord();
     if (d === 'loc') {
       this.p++;
-      const file = this.smallInt('a file number');
-      const line = this.smallInt('a line number');
-      const col = this.kind() === Tk.Int ? this.smallInt('a column') : 0;
+      const file = this.u32Lit('a file number', '.loc file');
+      const line = this.u32Lit('a line number', '.loc line');
+      const col = this.kind() === Tk.Int || this.isP('-') ? this.u32Lit('a column', '.loc column') : 0;
       // PTX 7.x+: `.loc 1 2 3, function_name label, inlined_at 1 2 3`
       while (this.acceptP(',')) {
         while (!this.isP(',') && !this.isP(';') && this.kind() !== Tk.Eof) {

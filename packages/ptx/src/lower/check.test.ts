@@ -353,6 +353,18 @@ const CASES: Array<[body: string, ptxas: 'ok' | string]> = [
   ['ld.global.v8.u64 {%rd1,%rd2,%rd3,%rd0,%rd1,%rd2,%rd3,%rd0}, [%rd1];', 'Vector type too large'],
   // (ld.global.v8.u16, 128 bits, is legal PTX; ptxas 13.0.88 crashes on it, so it has no recorded verdict here)
   ['mov.v2.u64 {%rd1,%rd2}, {%rd2,%rd3};', 'ok'],
+  // a second .lo/.hi is a comparison to ptxas, a second .wide unknown; cvta.to once; trap takes no modifier
+  ['mad.hi.lo.s32 %r1, %r2, %r3, %r1;', "Comparison qualifier is not allowed for instruction 'mad.hi'"],
+  ['mul.wide.lo.u32 %rd1, %r2, %r3;', "Comparison qualifier is not allowed for instruction 'mul.wide'"],
+  ['mul24.lo.hi.s32 %r1, %r2, %r3;', "Comparison qualifier is not allowed for instruction 'mul24.lo'"],
+  ['mad.hi.wide.s32 %rd1, %r2, %r3, %rd1;', "Unknown modifier '.wide'"],
+  ['cvta.to.to.global.u64 %rd1, %rd1;', "Unknown modifier '.to'"],
+  ['cvta.to.global.global.u64 %rd1, %rd1;', "Unexpected number of state spaces specified in instruction 'cvta.to'"],
+  ['trap.uni;', "Illegal modifier '.uni' for instruction 'trap'"],
+  // the packed fp8 pair of a cvt is a .b16 register
+  ['cvt.rn.f16x2.e4m3x2 %r1, %h1;', "Arguments mismatch for instruction 'cvt'"],
+  ['cvt.rn.satfinite.e4m3x2.f32 %h1, %f1, %f2;', "Arguments mismatch for instruction 'cvt'"],
+  ['cvt.rn.f16x2.e4m3x2 %r1, %rs1;', 'ok'],
   // addc/subc/madc types and forms
   ['madc.lo.b32 %r1, %r2, %r3, %r1;', "Unexpected instruction types specified for 'madc"],
   ['madc.lo.f32 %f1, %f2, %f3, %f1;', "Unexpected instruction types specified for 'madc"],
@@ -504,8 +516,9 @@ describe('syntax ptxas refuses (issue 16, fuzz-ptx findings)', () => {
       ['sm_89', '7.8', 'ld.shared::cluster.u32 %r1, [%rd1];', "Feature '::cluster' requires .target sm_90"],
       ['sm_80', '7.8', 'fence.proxy.async;', "Modifier '.async' requires .target sm_90"],
       ['sm_80', '7.0', 'createpolicy.fractional.L2::evict_last.b64 %rd1, 1.0;', "Feature 'createpolicy.fractional' requires PTX ISA .version 7.4"],
-      ['sm_89', '7.8', 'cvt.rn.satfinite.e4m3x2.f32 %h1, %f1, %f2;', 'cvt with .e4m3x2/.e5m2x2 on sm_89'],
-      ['sm_89', '8.1', 'cvt.rn.satfinite.e4m3x2.f32 %h1, %f1, %f2;', 'ok'],
+      ['sm_89', '7.8', 'cvt.rn.satfinite.e4m3x2.f32 %rs1, %f1, %f2;', 'cvt with .e4m3x2/.e5m2x2 on sm_89'],
+      ['sm_89', '8.1', 'cvt.rn.satfinite.e4m3x2.f32 %rs1, %f1, %f2;', 'ok'],
+      ['sm_20', '8.0', 'vote.sync.ballot.b32 %r1, %p1, 0xffffffff;', "Instruction 'vote.sync' requires .target sm_30"],
       ['sm_30', '6.0', 'atom.global.add.f64 %fd1, [%rd1], %fd2;', "Instruction 'atom.add.f64.global' requires .target sm_60"],
       ['sm_30', '6.0', 'atom.global.max.s64 %rd1, [%rd1], %rd2;', "Instruction 'atom.max.s64.global' requires .target sm_32"],
       ['sm_30', '6.0', 'match.any.sync.b32 %r1, %r2, 0xffffffff;', "Instruction 'match' requires .target sm_70"],
@@ -740,6 +753,48 @@ describe('syntax ptxas refuses (issue 16, fuzz-ptx findings)', () => {
     expect(code(`${HEAD}.visible .entry k()\n{\nret;\n}\n.func g()\n`)).toBe('PTX_UNRESOLVED_FUNCTION');
     expect(code(`${HEAD}.visible .entry j()\n.visible .entry k()\n{\nret;\n}\n`)).toBe('PTX_SYNTAX');
     expect(code(`${HEAD}.visible .entry k()\n`)).toBe('PTX_SYNTAX');
+  });
+  it('32-bit directive values, signs and launch counts as ptxas 13.0.88 reads them (fuzz-ptx findings)', () => {
+    const entry = (head: string, attrs = '', body = '', param = '.param .u64 p'): string => code(`${HEAD}${head}\n.visible .entry k(${param})${attrs}\n{\n${body}\nret;\n}\n`);
+    expect(entry('.file 2147483648 "a.cu"')).toBe('ok');
+    expect(entry('.file 4294967296 "a.cu"')).toBe('PTX_CONSTANT_OVERFLOW');
+    expect(entry('.file 1 "a.cu"', '', '.loc 1 2147483648 1')).toBe('ok');
+    expect(entry('.file 1 "a.cu"', '', '.loc 1 4294967296 1')).toBe('PTX_CONSTANT_OVERFLOW');
+    for (const loc of ['.loc -1 5 1', '.loc 1 -5 1', '.loc 1 5 -1']) expect(entry('.file 1 "a.cu"', '', loc), loc).toBe('PTX_SYNTAX');
+    expect(entry('', '', '', '.param .u64 .ptr .shared .align 2147483648 p')).toBe('ok');
+    expect(entry('', '', '', '.param .u64 .ptr .shared .align 4294967296 p')).toBe('PTX_CONSTANT_OVERFLOW');
+    expect(entry('', '', '', '.param .u64 .ptr .shared .align 12 p')).toBe('PTX_SEMANTIC');
+    expect(entry('', '', '', '.param .u64 .ptr .shared .align 0 p')).toBe('PTX_SEMANTIC');
+    expect(entry('', ' .maxntid 4294967295')).toBe('ok');
+    for (const d of [' .maxntid 4294967296', ' .reqntid 32, 4294967296', ' .minnctapersm 4294967296', ' .maxnreg 4294967296']) expect(entry('', d), d).toBe('PTX_CONSTANT_OVERFLOW');
+    for (const d of [' .maxntid 0', ' .reqntid 32, 0', ' .minnctapersm 0', ' .maxnreg 0', ' .maxntid 18446744073709551616']) expect(entry('', d), d).toBe('PTX_SEMANTIC');
+    expect(entry('', ' .maxclusterrank 0')).toBe('ok');
+    expect(entry('', ' .maxnctapersm 1')).toBe('PTX_DEPRECATED');
+  });
+  it('every declaration of a function agrees with the others and with its definition (Inconsistent prototypes)', () => {
+    const two = (a: string, b: string): string => code(`${HEAD}${a};\n${b}${b.endsWith('}') ? '' : ';'}\n.visible .entry k() { ret; }\n`);
+    expect(two('.extern .func f(.param .b64 m)', '.extern .func f(.param .b64 x)')).toBe('ok'); // names are free
+    expect(two('.func f(.param .align 8 .b64 m)', '.func f(.param .b64 m) { ret; }')).toBe('ok'); // natural alignment
+    for (const [a, b] of [
+      ['.extern .func f(.param .b64 m)', '.extern .func f(.param .u64 m)'],
+      ['.extern .func f(.param .b64 m)', '.extern .func f(.reg .b64 m)'],
+      ['.extern .func f(.param .b64 m)', '.extern .func f(.param .b64 m, .param .b64 n)'],
+      ['.extern .func f(.param .b64 m)', '.extern .func (.param .b64 r) f(.param .b64 m)'],
+      ['.extern .func f(.param .align 8 .b8 m[8])', '.extern .func f(.param .align 4 .b8 m[8])'],
+      ['.extern .func f(.param .align 8 .b8 m[8])', '.extern .func f(.param .align 8 .b8 m[16])'],
+      ['.extern .func __assertfail(.param .b64 m, .param .b64 f, .param .b32 l, .param .b64 fn, .param .b64 cs)', '.extern .func __assertfail(.param .b64 m, .param .b64 f, .param .b32 l, .param .b64 fn, .param .b32 cs)'],
+      ['.extern .func f(.param .b64 m)', '.func f(.param .b64 m) { ret; }'],
+      ['.func f(.param .b64 m) .noreturn', '.func f(.param .b64 m) { ret; }'],
+    ]) expect(two(a!, b!), `${a} / ${b}`).toBe('PTX_SEMANTIC');
+  });
+  it('a vector register argument has the formal parameter\'s size (ptxas 13.0.88)', () => {
+    const call = (formal: string, arg: string): string =>
+      code(`${HEAD}.func f(${formal}) { ret; }\n.visible .entry k() {\n.reg .b64 %rd<2>; .reg .v2 .u32 %v2; .reg .v2 .f32 %vf; .reg .v2 .u64 %vd;\ncall f, (${arg});\nret; }\n`);
+    expect(call('.reg .v2 .u32 a', '%v2')).toBe('ok');
+    expect(call('.reg .v2 .u32 a', '%vf')).toBe('ok');
+    expect(call('.reg .v4 .u32 a', '%v2')).toBe('PTX_SEMANTIC');
+    expect(call('.reg .v2 .u64 a', '%v2')).toBe('PTX_SEMANTIC');
+    expect(call('.reg .v2 .u32 a', '%vd')).toBe('PTX_SEMANTIC');
   });
   it('a second linkage directive is a syntax error', () => {
     expect(code(`${HEAD}.visible .visible .entry k() { ret; }\n`)).toBe('PTX_SYNTAX');

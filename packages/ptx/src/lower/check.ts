@@ -45,7 +45,7 @@ const ALL_CMP = new Set([...INT_CMP, ...UNS_CMP, ...FLT_CMP]);
 /** How an operand is checked against its type. */
 type Mode = 'exact' | 'relaxed';
 /** One operand's expectation: a type, or 'pred', with the check mode; 'skip' leaves it alone. */
-type Want = { t: PtxType; mode: Mode; dst?: boolean } | 'skip';
+type Want = { t: PtxType; mode: Mode; dst?: boolean; untyped?: boolean } | 'skip';
 
 const T = (n: string): PtxType => ptxType(n)!;
 const U32 = T('u32');
@@ -134,7 +134,7 @@ function checkOperand(c: FnLowerer, o: Operand, k: number, w: Want): void {
       if (s.kind === 'reg') {
         // A whole vector register (`.reg .v2 .u32 v` used as `v`): its size is checked with the vector modifier.
         if (s.vec && o.comp === undefined) return;
-        if (!compatible(w.t, s.type, w.mode)) mismatch(c, k, `'${o.comp !== undefined ? `${o.name}.${o.comp}` : o.name}' is a ${describeType(s.type)} register, expected ${w.t.kind === 'pred' ? 'a .pred register' : `.${w.t.name}`}`);
+        if (!compatible(w.t, s.type, w.mode) || (w.untyped && s.type.kind !== 'b')) mismatch(c, k, `'${o.comp !== undefined ? `${o.name}.${o.comp}` : o.name}' is a ${describeType(s.type)} register, expected ${w.t.kind === 'pred' ? 'a .pred register' : `.${w.t.name}`}`);
         return;
       }
       if (s.kind === 'var' && w.t.kind !== 'b' && w.t.kind !== 'u' && w.t.kind !== 's') mismatch(c, k, `(the address of '${o.name}') is not a .${w.t.name} value`);
@@ -229,8 +229,10 @@ function operandWants(c: FnLowerer, t: PtxType, types: PtxType[]): Want[] | unde
         const m = c.ins.mods;
         const other = m.includes('f32') ? F32T : m.includes('f16x2') ? F16X2 : undefined;
         if (!other) return undefined;
-        if (m.indexOf(f8) < m.indexOf(other.name)) return other === F32T ? [dst(B16), ex(F32T), ex(F32T)] : [dst(B16), ex(F16X2)];
-        return [dst(other), ex(B16)];
+        // the pair itself is a .b16 register: ptxas 13.0.88 refuses .f16, .u16 and .s16 ones on either side
+        const pair: Want = { t: B16, mode: 'exact', untyped: true };
+        if (m.indexOf(f8) < m.indexOf(other.name)) return other === F32T ? [{ ...pair, dst: true }, ex(F32T), ex(F32T)] : [{ ...pair, dst: true }, ex(F16X2)];
+        return [dst(other), pair];
       }
       if (types.length !== 2) return undefined;
       return [dst(types[0]!, 'relaxed'), { t: types[1]!, mode: 'relaxed' }];
@@ -537,7 +539,7 @@ function allowedMods(opcode: string, t: PtxType | undefined, mods: readonly stri
       return set('sync', 'all', 'any', 'uni', 'ballot');
     case 'shfl':
       return set('sync', 'up', 'down', 'bfly', 'idx');
-    case 'exit':
+    case 'exit': case 'trap':
       return set();
     case 'mul24':
       return set('lo', 'hi');
@@ -854,6 +856,7 @@ const FEATURE_GATES: readonly FeatureGate[] = [
   { opcodes: ['ld', 'st', 'ldu'], sm: 100, ptx: 808, form: (_o, m, t) => (vectorBits(m, t) === 256 ? "Feature '256 bit wide load/store'" : undefined) },
   // the warp-synchronous forms (ptxas 13.0.88: "Feature 'vote.sync' requires PTX ISA .version 6.0 or later")
   { opcodes: ['shfl'], sm: 30, form: () => "Instruction 'shfl'" },
+  { opcodes: ['vote'], sm: 30, form: (_o, m) => (m.includes('sync') ? "Instruction 'vote.sync'" : undefined) },
   { opcodes: ['vote', 'shfl'], ptx: 600, form: (o, m) => (m.includes('sync') ? `Feature '${o}.sync'` : undefined) },
   { opcodes: ['bar'], ptx: 600, form: (_o, m) => (m.includes('warp') ? "Feature 'bar.warp'" : undefined) },
   { opcodes: ['shf'], sm: 32, form: (_o, m) => `Instruction '${m.includes('l') ? 'shf.l' : m.includes('r') ? 'shf.r' : 'shf'}'` },
@@ -977,6 +980,16 @@ function checkForm(c: FnLowerer): { t: PtxType | undefined; types: PtxType[] } {
   if ((opcode === 'mul24' || opcode === 'mad24') && mods.some((m) => !isTypeMod(m) && m !== 'lo' && m !== 'hi' && m !== 'sat')) {
     fail(c, 'PTX_UNKNOWN_INSTRUCTION', `Not a name of any known instruction: '${opcode}' (.${mods.find((m) => !isTypeMod(m) && m !== 'lo' && m !== 'hi' && m !== 'sat')})`);
   }
+  if (opcode === 'mul' || opcode === 'mad' || opcode === 'mul24' || opcode === 'mad24' || opcode === 'madc') {
+    // the first of .lo/.hi/.wide names the form; ptxas reads a later .lo/.hi as a comparison and a later .wide as unknown
+    const forms = mods.filter((m) => m === 'lo' || m === 'hi' || m === 'wide');
+    if (forms.length > 1) {
+      if (forms[1] === 'wide') fail(c, 'PTX_ILLEGAL_MODIFIER', `Unknown modifier '.wide' (after .${forms[0]} in '${opcode}')`);
+      fail(c, 'PTX_ILLEGAL_MODIFIER', `Comparison qualifier is not allowed for instruction '${ptxasName(c)}' (.${forms[1]})`);
+    }
+  }
+  if (opcode === 'cvta' && mods.filter((m) => m === 'to').length > 1) fail(c, 'PTX_ILLEGAL_MODIFIER', `Unknown modifier '.to' (given twice)`);
+  if (opcode === 'cvta' && mods.filter((m) => SPACE_MODS.has(m)).length > 1) fail(c, 'PTX_STATE_SPACE', `Unexpected number of state spaces specified in instruction '${ptxasName(c)}'`);
   if (opcode === 'madc' && !mods.includes('lo') && !mods.includes('hi')) fail(c, 'PTX_UNKNOWN_INSTRUCTION', `Not a name of any known instruction: 'madc' (madc.lo or madc.hi)`);
   if ((opcode === 'mul24' || opcode === 'mad24') && !mods.includes('lo') && !mods.includes('hi')) {
     fail(c, 'PTX_UNKNOWN_INSTRUCTION', `Not a name of any known instruction: '${opcode}' (${opcode}.lo or ${opcode}.hi)`);
