@@ -14,6 +14,8 @@ export function parsePtx(text: string, file = '<input>'): PtxModule {
 
 const SPACES = new Set(['reg', 'sreg', 'local', 'shared', 'global', 'const', 'param', 'tex', 'texref', 'samplerref', 'surfref']);
 const LINKAGE = new Set(['visible', 'extern', 'weak', 'common']);
+/** The first register-range size ptxas 13.0.88 fails to allocate (0xBC522FF9). */
+const MAX_REGISTER_RANGE = 3159502841n;
 /** Launch directives whose values are counts (ptxas refuses a 0; .maxclusterrank and .reqnctapercluster take it). */
 const POSITIVE_DIRECTIVES = new Set(['maxntid', 'reqntid', 'minnctapersm', 'maxnreg']);
 const PERF_DIRECTIVES = new Set(['maxntid', 'reqntid', 'minnctapersm', 'maxnctapersm', 'maxnreg', 'maxclusterrank', 'reqnctapercluster', 'explicitcluster', 'noreturn', 'blocksareclusters']);
@@ -477,6 +479,10 @@ class Parser {
       const n = this.intLit('a register count');
       // ptxas keeps register counts in 32 bits: a wider one is its "Constant overflow" at the declaration.
       if (n > 0xffffffffn) this.failMsg(`Constant overflow: register count ${n} does not fit in 32 bits`, at, 'PTX_CONSTANT_OVERFLOW');
+      // ptxas 13.0.88 stops with "Memory allocation failure" (fatal, no line) on one range of 3159502841 registers
+      // or more, whatever their type or the rest of the file (bisected on .f32 and .b64 ranges of two files);
+      // smaller huge ranges it compiles (slowly), as we do (only the registers used cost)
+      if (n >= MAX_REGISTER_RANGE) this.failMsg(`Memory allocation failure: a range of ${n} registers (ptxas allocates at most ${MAX_REGISTER_RANGE - 1n})`, at, 'PTX_RESOURCE_LIMIT');
       d.paramCount = Number(n);
       this.expectP('>', "'>' closing the register count");
     }

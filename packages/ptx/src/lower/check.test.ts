@@ -361,6 +361,14 @@ const CASES: Array<[body: string, ptxas: 'ok' | string]> = [
   ['cvta.to.to.global.u64 %rd1, %rd1;', "Unknown modifier '.to'"],
   ['cvta.to.global.global.u64 %rd1, %rd1;', "Unexpected number of state spaces specified in instruction 'cvta.to'"],
   ['trap.uni;', "Illegal modifier '.uni' for instruction 'trap'"],
+  // vector elements of a float ld/st may be integer registers as wide (fuzz-ptx seed 21 false reject)
+  ['ld.global.v2.f32 {%u1,%u2}, [%rd1+8];', 'ok'],
+  ['st.global.v2.f32 [%rd1], {%s1,%s2};', 'ok'],
+  ['ld.global.v2.f32 {%rd1,%rd2}, [%rd1];', 'ok'],
+  ['ld.global.v2.f32 {%rs1,%rs2}, [%rd1];', "Arguments mismatch for instruction 'ld'"],
+  ['ld.global.v2.f32 {%fd1,%fd2}, [%rd1];', "Arguments mismatch for instruction 'ld'"],
+  ['ld.global.f32 %u1, [%rd1];', "Arguments mismatch for instruction 'ld'"],
+  ['ld.global.v2.u32 {%f1,%f2}, [%rd1];', "Arguments mismatch for instruction 'ld'"],
   // the packed fp8 pair of a cvt is a .b16 register
   ['cvt.rn.f16x2.e4m3x2 %r1, %h1;', "Arguments mismatch for instruction 'cvt'"],
   ['cvt.rn.satfinite.e4m3x2.f32 %h1, %f1, %f2;', "Arguments mismatch for instruction 'cvt'"],
@@ -770,6 +778,10 @@ describe('syntax ptxas refuses (issue 16, fuzz-ptx findings)', () => {
     for (const d of [' .maxntid 0', ' .reqntid 32, 0', ' .minnctapersm 0', ' .maxnreg 0', ' .maxntid 18446744073709551616']) expect(entry('', d), d).toBe('PTX_SEMANTIC');
     expect(entry('', ' .maxclusterrank 0')).toBe('ok');
     expect(entry('', ' .maxnctapersm 1')).toBe('PTX_DEPRECATED');
+    // one register range of 3159502841 registers or more: ptxas's fatal "Memory allocation failure"
+    expect(entry('', '', '.reg .f32 %f<3159502840>;\nmov.f32 %f1, 0f00000000;')).toBe('ok');
+    expect(entry('', '', '.reg .f32 %f<3159502841>;')).toBe('PTX_RESOURCE_LIMIT');
+    expect(entry('', '', '.reg .b64 %rd<4294967295>;')).toBe('PTX_RESOURCE_LIMIT');
   });
   it('every declaration of a function agrees with the others and with its definition (Inconsistent prototypes)', () => {
     const two = (a: string, b: string): string => code(`${HEAD}${a};\n${b}${b.endsWith('}') ? '' : ';'}\n.visible .entry k() { ret; }\n`);

@@ -45,7 +45,7 @@ const ALL_CMP = new Set([...INT_CMP, ...UNS_CMP, ...FLT_CMP]);
 /** How an operand is checked against its type. */
 type Mode = 'exact' | 'relaxed';
 /** One operand's expectation: a type, or 'pred', with the check mode; 'skip' leaves it alone. */
-type Want = { t: PtxType; mode: Mode; dst?: boolean; untyped?: boolean } | 'skip';
+type Want = { t: PtxType; mode: Mode; dst?: boolean; untyped?: boolean; vecElem?: boolean } | 'skip';
 
 const T = (n: string): PtxType => ptxType(n)!;
 const U32 = T('u32');
@@ -134,15 +134,20 @@ function checkOperand(c: FnLowerer, o: Operand, k: number, w: Want): void {
       if (s.kind === 'reg') {
         // A whole vector register (`.reg .v2 .u32 v` used as `v`): its size is checked with the vector modifier.
         if (s.vec && o.comp === undefined) return;
+        // an element of a float ld/st vector may be an integer register as wide (ptxas 13.0.88 takes
+        // `ld.global.v2.f32 {%u1,%u2}` and `.v2.f64 {%s64,..}`, not the scalar `ld.global.f32 %u1`)
+        if (w.vecElem && s.type.kind !== 'f' && s.type.kind !== 'pred' && s.type.bits >= w.t.bits) return;
         if (!compatible(w.t, s.type, w.mode) || (w.untyped && s.type.kind !== 'b')) mismatch(c, k, `'${o.comp !== undefined ? `${o.name}.${o.comp}` : o.name}' is a ${describeType(s.type)} register, expected ${w.t.kind === 'pred' ? 'a .pred register' : `.${w.t.name}`}`);
         return;
       }
       if (s.kind === 'var' && w.t.kind !== 'b' && w.t.kind !== 'u' && w.t.kind !== 's') mismatch(c, k, `(the address of '${o.name}') is not a .${w.t.name} value`);
       return;
     }
-    case 'vec':
-      for (const e of o.elems) if (e.kind !== 'sink') checkOperand(c, e, k, w);
+    case 'vec': {
+      const ew: Want = w.mode === 'relaxed' && w.t.kind === 'f' ? { ...w, vecElem: true } : w;
+      for (const e of o.elems) if (e.kind !== 'sink') checkOperand(c, e, k, ew);
       return;
+    }
     case 'pair':
       checkOperand(c, o.first, k, w);
       // The second destination of a pair (`setp ... p|q`, `shfl ... r|p`) is a predicate.
