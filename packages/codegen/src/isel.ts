@@ -2330,6 +2330,33 @@ class Selector {
   }
 
   address(o: Operand, wide: boolean): MOperand {
+    return this.fitOffset(this.addressOf(o, wide));
+  }
+
+  /**
+   * Memory instructions encode a 24-bit signed offset (`[R+imm24]`): a larger one (a `.local` variable placed
+   * 8 MiB or more into a huge frame, `[%r1+0x1000000]`) is added into the base register first.
+   */
+  private fitOffset(m: VMemOperand): VMemOperand {
+    if (m.off >= -0x800000 && m.off <= 0x7fffff) return m;
+    const lo = m.off | 0; // the offset modulo 2^32, as the int32 immediate IADD3 takes
+    if (m.wide) {
+      if (!m.base) return m; // an absolute 64-bit address: the encoder reports it
+      const t = this.newV('R', 2);
+      const c = this.newV('P', 1);
+      this.emit('IADD3', [], [this.r(t, 0), this.r(c), PT(), this.r(m.base, 0), { k: 'int', v: lo }, c2rz()], 3);
+      this.emit('IADD3', ['X'], [this.r(t, 1), this.r(m.base, 1), { k: 'int', v: Math.floor(m.off / 0x100000000) | 0 }, c2rz(), this.r(c), PT(true)], 1);
+      const { stack: _s, ...rest } = m;
+      return { ...rest, base: t, off: 0 };
+    }
+    const t = this.newV('R', 1);
+    const base: MOperand = m.stack ? { k: 'reg', file: 'R', n: 1 } : m.base ? this.r(m.base) : c2rz();
+    this.emit('IADD3', [], [this.r(t), base, { k: 'int', v: lo }, c2rz()], 1);
+    const { stack: _s, ...rest } = m;
+    return { ...rest, base: t, off: 0 };
+  }
+
+  private addressOf(o: Operand, wide: boolean): VMemOperand {
     if (o.kind !== 'mem') this.fail('memory operand expected');
     let off = o.offset;
     if (o.sym && this.locals.has(o.sym)) {

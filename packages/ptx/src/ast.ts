@@ -59,6 +59,8 @@ export interface VarDecl {
   paramCount?: number;
   /** Array dimensions; -1 for `[]` (size from the initializer or extern). */
   dims: number[];
+  /** The same dimensions as written (64-bit literals, -1n for `[]`): sizes wrap as in ptxas (module.ts varBytes). */
+  dimsExact?: bigint[];
   init?: Init;
   /** `.ptr.global.align 4` attributes of kernel pointer parameters. */
   ptr?: { space?: string; align?: number };

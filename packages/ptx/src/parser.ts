@@ -14,6 +14,10 @@ export function parsePtx(text: string, file = '<input>'): PtxModule {
 
 const SPACES = new Set(['reg', 'sreg', 'local', 'shared', 'global', 'const', 'param', 'tex', 'texref', 'samplerref', 'surfref']);
 const LINKAGE = new Set(['visible', 'extern', 'weak', 'common']);
+/** The first register-range size ptxas 13.0.88 fails to allocate (0xBC522FF9). */
+const MAX_REGISTER_RANGE = 3159502841n;
+/** Launch directives whose values are counts (ptxas refuses a 0; .maxclusterrank and .reqnctapercluster take it). */
+const POSITIVE_DIRECTIVES = new Set(['maxntid', 'reqntid', 'minnctapersm', 'maxnreg']);
 const PERF_DIRECTIVES = new Set(['maxntid', 'reqntid', 'minnctapersm', 'maxnctapersm', 'maxnreg', 'maxclusterrank', 'reqnctapercluster', 'explicitcluster', 'noreturn', 'blocksareclusters']);
 
 class Parser {
@@ -138,6 +142,34 @@ class Parser {
     if (v > MAX_U64) return ptxasWrappedLiteral(this.str(k)) ?? this.failMsg(`Constant overflow: ${this.str(k)} does not fit in 64 bits`, k, 'PTX_CONSTANT_OVERFLOW');
     return v;
   }
+  /**
+   * The float literal at the current token (advancing). ptxas reads a decimal one with strtod and calls a
+   * range error "Constant overflow": beyond the doubles (`1e309`) and below the normal ones (`1e-310`, `1e-400`),
+   * whatever the instruction type (ptxas 13.0.88: `mov.f32 %f1, 1e40` passes, `mov.f32 %f1, 1e-400` not).
+   */
+  private floatToken(): { value: number; bits?: bigint; width: 32 | 64 } {
+    const k = this.p++;
+    const s = this.str(k);
+    const f = floatLit(s);
+    if (f.bits === undefined) {
+      const a = Math.abs(f.value);
+      const digits = /^[^eE]*[1-9]/.test(s);
+      if (!Number.isFinite(a) || (a < 2.2250738585072014e-308 && digits)) this.failMsg(`Constant overflow: ${s} is out of the range of a double`, k, 'PTX_CONSTANT_OVERFLOW');
+    }
+    return f;
+  }
+  /**
+   * An unsigned literal ptxas keeps in 32 bits (`.file` and `.loc` numbers, `.ptr .align`): a `-` is its syntax
+   * error, a value above 0xffffffff its "Constant overflow" (ptxas 13.0.88).
+   */
+  private u32Lit(what: string, label: string): number {
+    if (this.isP('-')) this.failMsg(`syntax error near '-': ${what} is a non-negative integer`, this.p);
+    if (this.kind() !== Tk.Int) this.fail(what);
+    const k = this.p;
+    const n = this.intLit(what);
+    if (n > 0xffffffffn) this.failMsg(`Constant overflow: ${label} ${this.str(k)} does not fit in 32 bits`, k, 'PTX_CONSTANT_OVERFLOW');
+    return Number(n);
+  }
   private smallInt(what: string): number {
     return Number(this.intLit(what));
   }
@@ -188,7 +220,7 @@ class Parser {
         case 'file': {
           this.p++;
           const at = this.p;
-          const n = this.smallInt('a file number');
+          const n = this.u32Lit('a file number', '.file index');
           if (m.files.has(n)) this.failMsg(`Duplicate file index #${n}`, at, 'PTX_SEMANTIC');
           if (this.kind() !== Tk.Str) this.fail('a file name string');
           m.files.set(n, unquote(this.str(this.p++)));
@@ -312,10 +344,19 @@ class Parser {
         if ((d === 'noreturn') === entry) this.fail(`'{' or ';' (.${d} is ${entry ? 'a .func attribute' : 'an .entry directive'})`);
         this.p++;
         const vals: number[] = [];
+        const at = this.p - 1;
         if (this.kind() === Tk.Int) {
-          do vals.push(this.smallInt('an integer'));
-          while (this.acceptP(','));
+          do {
+            const k = this.p;
+            if (this.kind() !== Tk.Int) this.fail('an integer'); // `-1`: ptxas's syntax error
+            const n = this.intLit('an integer');
+            // ptxas keeps these in 32 bits ("Constant overflow" beyond; 2^64 wraps to 0 first)
+            if (n > 0xffffffffn) this.failMsg(`Constant overflow: .${d} value ${this.str(k)} does not fit in 32 bits`, k, 'PTX_CONSTANT_OVERFLOW');
+            vals.push(Number(n));
+          } while (this.acceptP(','));
         }
+        // ptxas 13.0.88: "Positive non-zero value expected for maxntid" (any of the dimensions)
+        if (POSITIVE_DIRECTIVES.has(d) && vals.includes(0)) this.failMsg(`Positive non-zero value expected for ${d}`, at, 'PTX_SEMANTIC');
         fn.directives.set(d, vals);
         continue;
       }
@@ -418,7 +459,9 @@ class Parser {
         const a = this.dotWord();
         if (a === 'align') {
           this.p++;
-          d.ptr.align = this.smallInt('an alignment');
+          const at = this.p;
+          d.ptr.align = this.u32Lit('an alignment', '.ptr .align');
+          if (d.ptr.align <= 0 || d.ptr.align > 0x80000000 || (d.ptr.align & (d.ptr.align - 1)) !== 0) this.failMsg(`Alignment must be a power of two (.align ${this.str(at)})`, at, 'PTX_SEMANTIC');
         } else if (a === 'global' || a === 'shared' || a === 'const' || a === 'local') {
           d.ptr.space = a;
           this.p++;
@@ -436,15 +479,24 @@ class Parser {
       const n = this.intLit('a register count');
       // ptxas keeps register counts in 32 bits: a wider one is its "Constant overflow" at the declaration.
       if (n > 0xffffffffn) this.failMsg(`Constant overflow: register count ${n} does not fit in 32 bits`, at, 'PTX_CONSTANT_OVERFLOW');
+      // ptxas 13.0.88 stops with "Memory allocation failure" (fatal, no line) on one range of 3159502841 registers
+      // or more, whatever their type or the rest of the file (bisected on .f32 and .b64 ranges of two files);
+      // smaller huge ranges it compiles (slowly), as we do (only the registers used cost)
+      if (n >= MAX_REGISTER_RANGE) this.failMsg(`Memory allocation failure: a range of ${n} registers (ptxas allocates at most ${MAX_REGISTER_RANGE - 1n})`, at, 'PTX_RESOURCE_LIMIT');
       d.paramCount = Number(n);
       this.expectP('>', "'>' closing the register count");
     }
     while (this.acceptP('[')) {
       if (this.acceptP(']')) {
         d.dims.push(-1);
+        (d.dimsExact ??= []).push(-1n);
         continue;
       }
-      d.dims.push(this.smallInt('an array size'));
+      // ptxas 13.0.88: `[-5]` is "Parsing error near '-': syntax error" (an array size is an unsigned literal)
+      if (this.isP('-')) this.failMsg(`syntax error near '-': an array size is a non-negative integer`, this.p);
+      const n = this.intLit('an array size');
+      d.dims.push(Number(n));
+      (d.dimsExact ??= []).push(n);
       this.expectP(']', "']' closing the array size");
     }
   }
@@ -496,7 +548,7 @@ class Parser {
     }
     if (this.kind() === Tk.Float || (this.isP('-') && this.kind(this.p + 1) === Tk.Float)) {
       const neg = this.acceptP('-');
-      const f = floatLit(this.str(this.p++));
+      const f = this.floatToken();
       if (neg) {
         if (f.bits !== undefined) f.bits ^= f.width === 32 ? 0x80000000n : 0x8000000000000000n;
         f.value = -f.value;
@@ -684,9 +736,9 @@ class Parser {
     const d = this.dotWord();
     if (d === 'loc') {
       this.p++;
-      const file = this.smallInt('a file number');
-      const line = this.smallInt('a line number');
-      const col = this.kind() === Tk.Int ? this.smallInt('a column') : 0;
+      const file = this.u32Lit('a file number', '.loc file');
+      const line = this.u32Lit('a line number', '.loc line');
+      const col = this.kind() === Tk.Int || this.isP('-') ? this.u32Lit('a column', '.loc column') : 0;
       // PTX 7.x+: `.loc 1 2 3, function_name label, inlined_at 1 2 3`
       while (this.acceptP(',')) {
         while (!this.isP(',') && !this.isP(';') && this.kind() !== Tk.Eof) {
@@ -792,7 +844,7 @@ class Parser {
       const neg = this.acceptP('-');
       // ptxas's grammar takes `-0d...` and `-1.5` but not `-0f...`.
       if (neg && /^0[fF]/.test(this.str(this.p))) this.failMsg(`syntax error near '${this.str(this.p)}': a 0f literal cannot be negated (write the sign bit into it)`, this.p);
-      const f = floatLit(this.str(this.p++));
+      const f = this.floatToken();
       if (neg) {
         if (f.bits !== undefined) f.bits ^= f.width === 32 ? 0x80000000n : 0x8000000000000000n;
         f.value = -f.value;

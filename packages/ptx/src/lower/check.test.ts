@@ -20,6 +20,8 @@ const kernel = (body: string): string => `.version 8.0\n.target sm_90\n.address_
  * Small cases with the verdict and first words of ptxas 13.0.88 (`ptxas -arch=sm_90`), recorded by
  * running it; the last test re-checks the recorded verdicts where ptxas is installed.
  */
+/** The operands of an m16n8k16 f16 mma (`MMA` in a case). */
+const MMA_OPERANDS = '{%f1,%f2,%f3,%f0}, {%r1,%r2,%r3,%r0}, {%r1,%r2}, {%f1,%f2,%f3,%f0}';
 const CASES: Array<[body: string, ptxas: 'ok' | string]> = [
   ['.global .u32 ga[];', "Non-external variable 'ga' has incomplete type"],
   ['.global .u32 gb[] = {1, 2};', 'ok'],
@@ -325,7 +327,92 @@ const CASES: Array<[body: string, ptxas: 'ok' | string]> = [
   ['.global .b16 gi7 = 0f3F800000;', 'ok'],
   ['.global .s32 gi8 = -1;', 'ok'],
   ['.global .f16 gi9 = 1.5;', 'No initial value is allowed for .f16 type'],
-];
+  // atom/red: the operation decides the type (fuzz-ptx: atom.max on a float type)
+  ['atom.global.max.f32 %f1, [%rd1], %f2;', 'Operation .max requires'],
+  ['atom.global.min.f64 %fd1, [%rd1], %fd2;', 'Operation .min requires'],
+  ['atom.global.add.s64 %rd1, [%rd1], %rd2;', 'Operation .add requires'],
+  ['atom.global.inc.s32 %r1, [%rd1], %r2;', 'Operation .inc requires .u32 type'],
+  ['atom.global.and.u32 %r1, [%rd1], %r2;', 'Operation .and requires .b32 or .b64 type'],
+  ['atom.global.exch.f32 %f1, [%rd1], %f2;', 'Operation .exch requires'],
+  ['atom.global.cas.u32 %r1, [%rd1], %r2, %r3;', "Unexpected instruction types specified for 'atom'"],
+  ['atom.global.add.u16 %rs1, [%rd1], %rs2;', "Unexpected instruction types specified for 'atom'"],
+  ['atom.global.add.f16 %h1, [%rd1], %h2;', "'.noftz' modifier required for instruction 'atom' with type '.f16'"],
+  ['atom.global.add.noftz.f32 %f1, [%rd1], %f2;', "Illegal modifier '.noftz' for instruction 'atom'"],
+  ['red.global.exch.b32 [%rd1], %r2;', "Illegal operation '.exch' for instruction 'red'"],
+  ['red.global.max.f32 [%rd1], %f2;', 'Operation .max requires'],
+  ['atom.global.max.s64 %rd1, [%rd1], %rd2;', 'ok'],
+  ['atom.global.add.f64 %fd1, [%rd1], %fd2;', 'ok'],
+  ['atom.global.inc.u32 %r1, [%rd1], %r2;', 'ok'],
+  ['atom.global.cas.b64 %rd1, [%rd1], %rd2, %rd3;', 'ok'],
+  ['red.global.add.u64 [%rd1], %rd2;', 'ok'],
+  ['atom.global.add.noftz.f16 %h1, [%rd1], %h2;', 'ok'],
+  // vector widths of mov, ld and st
+  ['mov.v8.u32 %v4, %v4;', 'Vector type too large, exceeds 128 bit limit'],
+  ['mov.v4.u64 {%rd1,%rd2,%rd3,%rd0}, {%rd1,%rd2,%rd3,%rd0};', 'Vector type too large, exceeds 128 bit limit'],
+  ['mov.v8.u16 {%rs1,%rs2,%rs3,%rs0,%rs1,%rs2,%rs3,%rs0}, {%rs1,%rs2,%rs3,%rs0,%rs1,%rs2,%rs3,%rs0};', 'Illegal vector size: 8'],
+  ['ld.global.v8.u64 {%rd1,%rd2,%rd3,%rd0,%rd1,%rd2,%rd3,%rd0}, [%rd1];', 'Vector type too large'],
+  // (ld.global.v8.u16, 128 bits, is legal PTX; ptxas 13.0.88 crashes on it, so it has no recorded verdict here)
+  ['mov.v2.u64 {%rd1,%rd2}, {%rd2,%rd3};', 'ok'],
+  // a second .lo/.hi is a comparison to ptxas, a second .wide unknown; cvta.to once; trap takes no modifier
+  ['mad.hi.lo.s32 %r1, %r2, %r3, %r1;', "Comparison qualifier is not allowed for instruction 'mad.hi'"],
+  ['mul.wide.lo.u32 %rd1, %r2, %r3;', "Comparison qualifier is not allowed for instruction 'mul.wide'"],
+  ['mul24.lo.hi.s32 %r1, %r2, %r3;', "Comparison qualifier is not allowed for instruction 'mul24.lo'"],
+  ['mad.hi.wide.s32 %rd1, %r2, %r3, %rd1;', "Unknown modifier '.wide'"],
+  ['cvta.to.to.global.u64 %rd1, %rd1;', "Unknown modifier '.to'"],
+  ['cvta.to.global.global.u64 %rd1, %rd1;', "Unexpected number of state spaces specified in instruction 'cvta.to'"],
+  ['trap.uni;', "Illegal modifier '.uni' for instruction 'trap'"],
+  // vector elements of a float ld/st may be integer registers as wide (fuzz-ptx seed 21 false reject)
+  ['ld.global.v2.f32 {%u1,%u2}, [%rd1+8];', 'ok'],
+  ['st.global.v2.f32 [%rd1], {%s1,%s2};', 'ok'],
+  ['ld.global.v2.f32 {%rd1,%rd2}, [%rd1];', 'ok'],
+  ['ld.global.v2.f32 {%rs1,%rs2}, [%rd1];', "Arguments mismatch for instruction 'ld'"],
+  ['ld.global.v2.f32 {%fd1,%fd2}, [%rd1];', "Arguments mismatch for instruction 'ld'"],
+  ['ld.global.f32 %u1, [%rd1];', "Arguments mismatch for instruction 'ld'"],
+  ['ld.global.v2.u32 {%f1,%f2}, [%rd1];', "Arguments mismatch for instruction 'ld'"],
+  // the packed fp8 pair of a cvt is a .b16 register
+  ['cvt.rn.f16x2.e4m3x2 %r1, %h1;', "Arguments mismatch for instruction 'cvt'"],
+  ['cvt.rn.satfinite.e4m3x2.f32 %h1, %f1, %f2;', "Arguments mismatch for instruction 'cvt'"],
+  ['cvt.rn.f16x2.e4m3x2 %r1, %rs1;', 'ok'],
+  // addc/subc/madc types and forms
+  ['madc.lo.b32 %r1, %r2, %r3, %r1;', "Unexpected instruction types specified for 'madc"],
+  ['madc.lo.f32 %f1, %f2, %f3, %f1;', "Unexpected instruction types specified for 'madc"],
+  ['madc.lo.u32 %rd1, %r2, %r3, %r1;', "Arguments mismatch for instruction 'madc.lo'"],
+  ['madc.u32 %r1, %r2, %r3, %r1;', "Not a name of any known instruction: 'madc'"],
+  ['madc.lo.sat.s32 %r1, %r2, %r3, %r1;', "Illegal modifier '.sat' for instruction 'madc.lo'"],
+  ['addc.f32 %f1, %f2, %f3;', "Unexpected instruction types specified for 'addc'"],
+  ['addc.u32 %rd1, %r2, %r3;', "Arguments mismatch for instruction 'addc'"],
+  ['madc.hi.cc.u32 %r1, %r2, %r3, %r1;', 'ok'],
+  ['madc.lo.cc.u64 %rd1, %rd2, %rd3, %rd1;', 'ok'],
+  ['subc.cc.s64 %rd1, %rd2, %rd3;', 'ok'],
+  // createpolicy modifiers
+  ['createpolicy.fractional.L2::evict_last.L2::evict_last.b64 %rd1, 1.0;', "Unsupported modifier '.evict_last' as secondary_priority"],
+  ['createpolicy.fractional.L1::evict_last.b64 %rd1, 1.0;', "Modifier 'cache eviction priority' requires cache level L2"],
+  ['createpolicy.fractional.b64 %rd1, 1.0;', 'cache eviction priority modifier required'],
+  ['createpolicy.cvt.L2::evict_last.b64 %rd1, %rd2;', "Illegal modifier '.level::eviction_priority'"],
+  ['createpolicy.cvt.b64 %rd1, %rd2;', '.L2 modifier required'],
+  ['createpolicy.fractional::L2::evict_last.b64 %rd1, 1.0;', "Parsing error near ':'"],
+  ['createpolicy.fractional.L2::evict_last.hi.b64 %rd1, 1.0;', 'Comparison qualifier is not allowed'],
+  ['createpolicy.fractional.L2::evict_first.L2::evict_unchanged.b64 %rd1, 0.5;', 'ok'],
+  // mma modifiers
+  ['mma.sync.aligned.m16n8k16.row.col.L2::evict_last.f32.f16.f16.f32 MMA;', "Illegal modifier '.level::eviction_priority' for instruction 'mma'"],
+  ['mma.sync.m16n8k16.row.col.f32.f16.f16.f32 MMA;', ".aligned modifier required for instruction 'mma'"],
+  ['mma.sync.aligned.m16n8k16.row.col.rn.f32.f16.f16.f32 MMA;', "Illegal rounding modifier for instruction 'mma'"],
+  ['mma.sync.aligned.m16n8k16.row.col.global.f32.f16.f16.f32 MMA;', "No state space qualifier expected for instruction 'mma'"],
+  ['mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 MMA;', 'ok'],
+  // decimal float literals out of the double range (strtod's range error)
+  ['mov.f64 %fd1, 1e400;', 'Constant overflow'],
+  ['mov.f64 %fd1, 1e-310;', 'Constant overflow'],
+  ['mov.f32 %f1, 1e-400;', 'Constant overflow'],
+  ['.global .f64 gf1 = 1e309;', 'Constant overflow'],
+  ['mov.f32 %f1, 1e40;', 'ok'],
+  ['mov.f64 %fd1, 2.5e-308;', 'ok'],
+].map(([body, v]) => [body.replace('MMA', MMA_OPERANDS), v] as [string, string]);
+
+/** The kernel under another `.target`; below sm_53 without the `.f16x2` registers (ptxas refuses their declaration there). */
+function forTarget(text: string, target: string): string {
+  const out = text.replace('.target sm_90', `.target ${target}`);
+  return Number(target.slice(3)) < 53 ? out.replace(' .reg .f16x2 %hh<4>;', '') : out;
+}
 
 function ours(body: string): string {
   try {
@@ -403,7 +490,7 @@ describe('syntax ptxas refuses (issue 16, fuzz-ptx findings)', () => {
     expect(code(`${HEAD}.file 1 "a.cu"\n.file 1 "b.cu"\n.visible .entry k() { ret; }\n`)).toBe('PTX_SEMANTIC');
   });
   it('instructions newer than the .target are refused as by ptxas (shf sm_32, dp4a sm_61, cvt.f16x2.f32 sm_80)', () => {
-    const at = (target: string, body: string): string => code(kernel(body).replace('.target sm_90', `.target ${target}`).replace('.version 8.0', '.version 7.0'));
+    const at = (target: string, body: string): string => code(forTarget(kernel(body), target).replace('.version 8.0', '.version 7.0'));
     expect(at('sm_30', 'shf.l.wrap.b32 %r1, %r2, %r3, 3;')).toBe('PTX_TARGET_FEATURE');
     expect(at('sm_50', 'dp4a.u32.u32 %r1, %r2, %r3, %r1;')).toBe('PTX_TARGET_FEATURE');
     expect(at('sm_75', 'cvt.rn.f16x2.f32 %r1, %f1, %f2;')).toBe('PTX_TARGET_FEATURE');
@@ -413,7 +500,7 @@ describe('syntax ptxas refuses (issue 16, fuzz-ptx findings)', () => {
   it('feature gates: target and PTX version of f16/bf16 arithmetic, redux, tanh, ::cta, fences, atomics ... (ptxas words)', () => {
     const at = (target: string, version: string, body: string): string => {
       try {
-        lowerPtx(parsePtx(kernel(body).replace('.target sm_90', `.target ${target}`).replace('.version 8.0', `.version ${version}`), 'f.ptx'), SM90);
+        lowerPtx(parsePtx(forTarget(kernel(body), target).replace('.version 8.0', `.version ${version}`), 'f.ptx'), SM90);
         return 'ok';
       } catch (e) {
         if (!(e instanceof PtxforgeError)) throw e;
@@ -437,8 +524,9 @@ describe('syntax ptxas refuses (issue 16, fuzz-ptx findings)', () => {
       ['sm_89', '7.8', 'ld.shared::cluster.u32 %r1, [%rd1];', "Feature '::cluster' requires .target sm_90"],
       ['sm_80', '7.8', 'fence.proxy.async;', "Modifier '.async' requires .target sm_90"],
       ['sm_80', '7.0', 'createpolicy.fractional.L2::evict_last.b64 %rd1, 1.0;', "Feature 'createpolicy.fractional' requires PTX ISA .version 7.4"],
-      ['sm_89', '7.8', 'cvt.rn.satfinite.e4m3x2.f32 %h1, %f1, %f2;', 'cvt with .e4m3x2/.e5m2x2 on sm_89'],
-      ['sm_89', '8.1', 'cvt.rn.satfinite.e4m3x2.f32 %h1, %f1, %f2;', 'ok'],
+      ['sm_89', '7.8', 'cvt.rn.satfinite.e4m3x2.f32 %rs1, %f1, %f2;', 'cvt with .e4m3x2/.e5m2x2 on sm_89'],
+      ['sm_89', '8.1', 'cvt.rn.satfinite.e4m3x2.f32 %rs1, %f1, %f2;', 'ok'],
+      ['sm_20', '8.0', 'vote.sync.ballot.b32 %r1, %p1, 0xffffffff;', "Instruction 'vote.sync' requires .target sm_30"],
       ['sm_30', '6.0', 'atom.global.add.f64 %fd1, [%rd1], %fd2;', "Instruction 'atom.add.f64.global' requires .target sm_60"],
       ['sm_30', '6.0', 'atom.global.max.s64 %rd1, [%rd1], %rd2;', "Instruction 'atom.max.s64.global' requires .target sm_32"],
       ['sm_30', '6.0', 'match.any.sync.b32 %r1, %r2, 0xffffffff;', "Instruction 'match' requires .target sm_70"],
@@ -449,6 +537,16 @@ describe('syntax ptxas refuses (issue 16, fuzz-ptx findings)', () => {
       ['sm_75', '7.0', 'ld.global.L2::cache_hint.u32 %r1, [%rd1], %rd2;', "Modifier '.L2::cache_hint' requires .target sm_80"],
       ['sm_75', '6.4', 'cp.async.ca.shared.global [%rd1], [%rd2], 4;', "Feature 'cp.async' requires"],
       ['sm_30', '6.0', 'membar.gl;', 'ok'],
+      // the warp-synchronous forms need PTX 6.0, shfl sm_30 (fuzz-ptx: vote.sync under an old header)
+      ['sm_30', '5.0', 'vote.sync.ballot.b32 %r1, %p1, 0xffffffff;', "Feature 'vote.sync' requires PTX ISA .version 6.0"],
+      ['sm_30', '4.3', 'shfl.sync.idx.b32 %r1, %r2, 0, 31, 0xffffffff;', "Feature 'shfl.sync' requires PTX ISA .version 6.0"],
+      ['sm_30', '5.0', 'bar.warp.sync 0xffffffff;', "Feature 'bar.warp' requires PTX ISA .version 6.0"],
+      ['sm_20', '3.0', 'shfl.idx.b32 %r1, %r2, 0, 31;', "Instruction 'shfl' requires .target sm_30"],
+      ['sm_30', '6.0', 'vote.sync.ballot.b32 %r1, %p1, 0xffffffff;', 'ok'],
+      ['sm_30', '5.0', 'vote.ballot.b32 %r1, %p1;', 'ok'],
+      // 256-bit loads and stores: sm_100 and PTX 8.8
+      ['sm_90', '8.8', 'ld.global.v4.f64 {%fd1,%fd2,%fd3,%fd0}, [%rd1];', "Feature '256 bit wide load/store' requires .target sm_100"],
+      ['sm_90', '8.0', 'st.global.v8.b32 [%rd1], {%r1,%r2,%r3,%r0,%r1,%r2,%r3,%r0};', "Feature '256 bit wide load/store' requires"],
     ];
     for (const [target, version, body, want] of GATED) {
       const got = at(target, version, body);
@@ -620,6 +718,41 @@ describe('syntax ptxas refuses (issue 16, fuzz-ptx findings)', () => {
     }
     expect(pos).toMatchObject({ file: 'f.ptx', line: 5 });
   });
+  it("sizes wrap as in ptxas: shared data compares its low 32 bits as a signed int, constant data 64 bits (ptxas 13.0.88 -v)", () => {
+    const prog = (decls: string, body: string): string => `${HEAD}${decls}\n.visible .entry k(.param .u64 p)\n{\n.reg .b64 %rd<4>;\n${body}\nret;\n}\n`;
+    const shared = (size: string, type = 'b8'): string => code(prog(`.shared .align 4 .${type} s[${size}];`, 'mov.u64 %rd1, s;'));
+    // ptxas: refused at 0xc001, 0x7fffffff, 2^32+0xc001 (as "0xc001 bytes") and 2^61+0xc001 (sizes in bits wrap at 2^64)
+    for (const n of ['49153', '2147483647', '4295016449', '6442450943', '2305843009213743105']) expect(shared(n), n).toBe('PTX_RESOURCE_LIMIT');
+    // accepted at 2^31 (negative as an int), 2^32-1, 2^32+1, 2^32+0xc000, 2^63-1 (2^61-1 bytes), 2^64-1; .b32 [2^30] is 2^32 bytes
+    for (const n of ['2147483648', '4294967295', '4294967297', '4295016448', '9223372036854775807', '18446744073709551615']) expect(shared(n), n).toBe('ok');
+    expect(shared('1073741824', 'b32')).toBe('ok');
+    expect(shared('4611686018427387905', 'b32')).toBe('ok'); // 2^64+4 bytes: 4
+    // the total counts: 2^31 + 0xc001 bytes is negative as an int, so accepted
+    expect(code(prog('.shared .align 4 .b8 s[2147483648];\n.shared .align 4 .b8 t[49153];', 'mov.u64 %rd1, s;\nmov.u64 %rd2, t;'))).toBe('ok');
+    const msg = (text: string): string => {
+      try {
+        lowerPtx(parsePtx(text, 'f.ptx'), SM90);
+        return 'ok';
+      } catch (e) {
+        return (e as PtxforgeError).message;
+      }
+    };
+    expect(msg(prog('.shared .align 4 .b8 s[4295016449];', 'mov.u64 %rd1, s;'))).toContain('uses too much shared data (0xc001 bytes, 0xc000 max)');
+    // constant data: every .const variable of the file, used or not, against 0x10000 unsigned
+    const cnst = (decls: string): string => code(prog(decls, ''));
+    expect(cnst('.const .align 4 .b8 c[65536];')).toBe('ok');
+    for (const n of ['65537', '2147483648', '4294967296', '4295032833']) expect(cnst(`.const .align 4 .b8 c[${n}];`), n).toBe('PTX_RESOURCE_LIMIT');
+    expect(cnst('.const .align 4 .b8 c[2305843009213693953];')).toBe('ok'); // 2^61+1 bytes: 1
+    expect(cnst('.const .align 4 .b8 c[32769];\n.const .align 4 .b8 d[32769];')).toBe('PTX_RESOURCE_LIMIT'); // 0x10005 with padding
+    expect(cnst('.const .align 4 .b8 c[32769];\n.const .align 1 .b8 d[32767];')).toBe('ok');
+    expect(msg(prog('.const .align 4 .b8 c[32769];\n.const .align 4 .b8 d[32769];', ''))).toContain('File uses too much global constant data (0x10005 bytes, 0x10000 max');
+    // .local and .global take any size in ptxas; a local frame of 2 GiB or more is our honest "not supported"
+    expect(code(prog('', '.local .align 4 .b8 l[16777217];'))).toBe('ok');
+    expect(code(prog('', '.local .align 4 .b8 l[4294967297];'))).toBe('PTX_UNSUPPORTED');
+    expect(code(prog('.global .align 4 .b8 g[18446744073709551615];', 'mov.u64 %rd1, g;'))).toBe('ok');
+    // an array size is unsigned (ptxas: "Parsing error near '-'")
+    expect(code(prog('.extern .global .align 4 .b8 g[-5];', ''))).toBe('PTX_SYNTAX');
+  });
   it("a .func prototype may omit its ';' before a module directive or the end of the file; an .entry header may not (ptxas 13.0.88)", () => {
     const decl = '.func (.reg .u32 s) add(.reg .u32 x, .reg .u32 y)';
     const def = `${decl}\n{\nadd.u32 s, x, y;\nret;\n}\n`;
@@ -628,6 +761,52 @@ describe('syntax ptxas refuses (issue 16, fuzz-ptx findings)', () => {
     expect(code(`${HEAD}.visible .entry k()\n{\nret;\n}\n.func g()\n`)).toBe('PTX_UNRESOLVED_FUNCTION');
     expect(code(`${HEAD}.visible .entry j()\n.visible .entry k()\n{\nret;\n}\n`)).toBe('PTX_SYNTAX');
     expect(code(`${HEAD}.visible .entry k()\n`)).toBe('PTX_SYNTAX');
+  });
+  it('32-bit directive values, signs and launch counts as ptxas 13.0.88 reads them (fuzz-ptx findings)', () => {
+    const entry = (head: string, attrs = '', body = '', param = '.param .u64 p'): string => code(`${HEAD}${head}\n.visible .entry k(${param})${attrs}\n{\n${body}\nret;\n}\n`);
+    expect(entry('.file 2147483648 "a.cu"')).toBe('ok');
+    expect(entry('.file 4294967296 "a.cu"')).toBe('PTX_CONSTANT_OVERFLOW');
+    expect(entry('.file 1 "a.cu"', '', '.loc 1 2147483648 1')).toBe('ok');
+    expect(entry('.file 1 "a.cu"', '', '.loc 1 4294967296 1')).toBe('PTX_CONSTANT_OVERFLOW');
+    for (const loc of ['.loc -1 5 1', '.loc 1 -5 1', '.loc 1 5 -1']) expect(entry('.file 1 "a.cu"', '', loc), loc).toBe('PTX_SYNTAX');
+    expect(entry('', '', '', '.param .u64 .ptr .shared .align 2147483648 p')).toBe('ok');
+    expect(entry('', '', '', '.param .u64 .ptr .shared .align 4294967296 p')).toBe('PTX_CONSTANT_OVERFLOW');
+    expect(entry('', '', '', '.param .u64 .ptr .shared .align 12 p')).toBe('PTX_SEMANTIC');
+    expect(entry('', '', '', '.param .u64 .ptr .shared .align 0 p')).toBe('PTX_SEMANTIC');
+    expect(entry('', ' .maxntid 4294967295')).toBe('ok');
+    for (const d of [' .maxntid 4294967296', ' .reqntid 32, 4294967296', ' .minnctapersm 4294967296', ' .maxnreg 4294967296']) expect(entry('', d), d).toBe('PTX_CONSTANT_OVERFLOW');
+    for (const d of [' .maxntid 0', ' .reqntid 32, 0', ' .minnctapersm 0', ' .maxnreg 0', ' .maxntid 18446744073709551616']) expect(entry('', d), d).toBe('PTX_SEMANTIC');
+    expect(entry('', ' .maxclusterrank 0')).toBe('ok');
+    expect(entry('', ' .maxnctapersm 1')).toBe('PTX_DEPRECATED');
+    // one register range of 3159502841 registers or more: ptxas's fatal "Memory allocation failure"
+    expect(entry('', '', '.reg .f32 %f<3159502840>;\nmov.f32 %f1, 0f00000000;')).toBe('ok');
+    expect(entry('', '', '.reg .f32 %f<3159502841>;')).toBe('PTX_RESOURCE_LIMIT');
+    expect(entry('', '', '.reg .b64 %rd<4294967295>;')).toBe('PTX_RESOURCE_LIMIT');
+  });
+  it('every declaration of a function agrees with the others and with its definition (Inconsistent prototypes)', () => {
+    const two = (a: string, b: string): string => code(`${HEAD}${a};\n${b}${b.endsWith('}') ? '' : ';'}\n.visible .entry k() { ret; }\n`);
+    expect(two('.extern .func f(.param .b64 m)', '.extern .func f(.param .b64 x)')).toBe('ok'); // names are free
+    expect(two('.func f(.param .align 8 .b64 m)', '.func f(.param .b64 m) { ret; }')).toBe('ok'); // natural alignment
+    for (const [a, b] of [
+      ['.extern .func f(.param .b64 m)', '.extern .func f(.param .u64 m)'],
+      ['.extern .func f(.param .b64 m)', '.extern .func f(.reg .b64 m)'],
+      ['.extern .func f(.param .b64 m)', '.extern .func f(.param .b64 m, .param .b64 n)'],
+      ['.extern .func f(.param .b64 m)', '.extern .func (.param .b64 r) f(.param .b64 m)'],
+      ['.extern .func f(.param .align 8 .b8 m[8])', '.extern .func f(.param .align 4 .b8 m[8])'],
+      ['.extern .func f(.param .align 8 .b8 m[8])', '.extern .func f(.param .align 8 .b8 m[16])'],
+      ['.extern .func __assertfail(.param .b64 m, .param .b64 f, .param .b32 l, .param .b64 fn, .param .b64 cs)', '.extern .func __assertfail(.param .b64 m, .param .b64 f, .param .b32 l, .param .b64 fn, .param .b32 cs)'],
+      ['.extern .func f(.param .b64 m)', '.func f(.param .b64 m) { ret; }'],
+      ['.func f(.param .b64 m) .noreturn', '.func f(.param .b64 m) { ret; }'],
+    ]) expect(two(a!, b!), `${a} / ${b}`).toBe('PTX_SEMANTIC');
+  });
+  it('a vector register argument has the formal parameter\'s size (ptxas 13.0.88)', () => {
+    const call = (formal: string, arg: string): string =>
+      code(`${HEAD}.func f(${formal}) { ret; }\n.visible .entry k() {\n.reg .b64 %rd<2>; .reg .v2 .u32 %v2; .reg .v2 .f32 %vf; .reg .v2 .u64 %vd;\ncall f, (${arg});\nret; }\n`);
+    expect(call('.reg .v2 .u32 a', '%v2')).toBe('ok');
+    expect(call('.reg .v2 .u32 a', '%vf')).toBe('ok');
+    expect(call('.reg .v4 .u32 a', '%v2')).toBe('PTX_SEMANTIC');
+    expect(call('.reg .v2 .u64 a', '%v2')).toBe('PTX_SEMANTIC');
+    expect(call('.reg .v2 .u32 a', '%vd')).toBe('PTX_SEMANTIC');
   });
   it('a second linkage directive is a syntax error', () => {
     expect(code(`${HEAD}.visible .visible .entry k() { ret; }\n`)).toBe('PTX_SYNTAX');

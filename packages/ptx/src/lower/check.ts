@@ -24,7 +24,7 @@ const TYPES: Record<string, readonly string[]> = {
   add: [...INT, ...F16, ...FLT], sub: [...INT, ...F16, ...FLT], min: [...INT, ...F16, ...FLT, 'u16x2', 's16x2'],
   max: [...INT, ...F16, ...FLT, 'u16x2', 's16x2'], abs: ['s16', 's32', 's64', ...F16, ...FLT], neg: ['s16', 's32', 's64', ...F16, ...FLT],
   mul: [...INT, ...F16, ...FLT], mad: [...INT, ...FLT], div: [...INT, ...FLT], rem: INT,
-  mul24: ['u32', 's32'], mad24: ['u32', 's32'], redux: ['b32', 'u32', 's32', 'f32'],
+  mul24: ['u32', 's32'], mad24: ['u32', 's32'], addc: INT, subc: INT, madc: INT, redux: ['b32', 'u32', 's32', 'f32'],
   setp: [...BITS, ...INT, ...F16, ...FLT],
   and: ['pred', ...BITS], or: ['pred', ...BITS], xor: ['pred', ...BITS], not: ['pred', ...BITS], cnot: BITS,
   shl: BITS, shr: [...BITS, ...INT], selp: [...BITS, ...INT, ...FLT],
@@ -46,7 +46,7 @@ const ALL_CMP = new Set([...INT_CMP, ...UNS_CMP, ...FLT_CMP]);
 /** How an operand is checked against its type. */
 type Mode = 'exact' | 'relaxed';
 /** One operand's expectation: a type, or 'pred', with the check mode; 'skip' leaves it alone. */
-type Want = { t: PtxType; mode: Mode; dst?: boolean } | 'skip';
+type Want = { t: PtxType; mode: Mode; dst?: boolean; untyped?: boolean; vecElem?: boolean } | 'skip';
 
 const T = (n: string): PtxType => ptxType(n)!;
 const U32 = T('u32');
@@ -66,7 +66,7 @@ function fail(c: FnLowerer, code: string, message: string): never {
 /** ptxas names the instruction with the modifiers that select its form (`mul.wide`, `cvta.to`). */
 function ptxasName(c: FnLowerer): string {
   const { opcode, mods } = c.ins;
-  if ((opcode === 'mul' || opcode === 'mad' || opcode === 'mul24' || opcode === 'mad24') && (mods.includes('lo') || mods.includes('hi') || mods.includes('wide'))) {
+  if ((opcode === 'mul' || opcode === 'mad' || opcode === 'mul24' || opcode === 'mad24' || opcode === 'madc') && (mods.includes('lo') || mods.includes('hi') || mods.includes('wide'))) {
     return `${opcode}.${mods.find((m) => m === 'lo' || m === 'hi' || m === 'wide')}`;
   }
   if (opcode === 'cvta' && mods.includes('to')) return 'cvta.to';
@@ -135,15 +135,20 @@ function checkOperand(c: FnLowerer, o: Operand, k: number, w: Want): void {
       if (s.kind === 'reg') {
         // A whole vector register (`.reg .v2 .u32 v` used as `v`): its size is checked with the vector modifier.
         if (s.vec && o.comp === undefined) return;
-        if (!compatible(w.t, s.type, w.mode)) mismatch(c, k, `'${o.comp !== undefined ? `${o.name}.${o.comp}` : o.name}' is a ${describeType(s.type)} register, expected ${w.t.kind === 'pred' ? 'a .pred register' : `.${w.t.name}`}`);
+        // an element of a float ld/st vector may be an integer register as wide (ptxas 13.0.88 takes
+        // `ld.global.v2.f32 {%u1,%u2}` and `.v2.f64 {%s64,..}`, not the scalar `ld.global.f32 %u1`)
+        if (w.vecElem && s.type.kind !== 'f' && s.type.kind !== 'pred' && s.type.bits >= w.t.bits) return;
+        if (!compatible(w.t, s.type, w.mode) || (w.untyped && s.type.kind !== 'b')) mismatch(c, k, `'${o.comp !== undefined ? `${o.name}.${o.comp}` : o.name}' is a ${describeType(s.type)} register, expected ${w.t.kind === 'pred' ? 'a .pred register' : `.${w.t.name}`}`);
         return;
       }
       if (s.kind === 'var' && w.t.kind !== 'b' && w.t.kind !== 'u' && w.t.kind !== 's') mismatch(c, k, `(the address of '${o.name}') is not a .${w.t.name} value`);
       return;
     }
-    case 'vec':
-      for (const e of o.elems) if (e.kind !== 'sink') checkOperand(c, e, k, w);
+    case 'vec': {
+      const ew: Want = w.mode === 'relaxed' && w.t.kind === 'f' ? { ...w, vecElem: true } : w;
+      for (const e of o.elems) if (e.kind !== 'sink') checkOperand(c, e, k, ew);
       return;
+    }
     case 'pair':
       checkOperand(c, o.first, k, w);
       // The second destination of a pair (`setp ... p|q`, `shfl ... r|p`) is a predicate.
@@ -179,6 +184,7 @@ function operandWants(c: FnLowerer, t: PtxType, types: PtxType[]): Want[] | unde
     case 'add': case 'sub': case 'min': case 'max': case 'abs': case 'neg': case 'div': case 'rem': case 'fma':
     case 'and': case 'or': case 'xor': case 'not': case 'cnot': case 'copysign': case 'rcp': case 'sqrt': case 'rsqrt':
     case 'sin': case 'cos': case 'lg2': case 'ex2': case 'tanh': case 'brev': case 'mul24': case 'mad24':
+    case 'addc': case 'subc': case 'madc':
       if (t.name.endsWith('x2') && t.bits === 32 && (opcode === 'min' || opcode === 'max') && t.kind !== 'f') return undefined;
       return all();
     case 'mul': case 'mad':
@@ -229,8 +235,10 @@ function operandWants(c: FnLowerer, t: PtxType, types: PtxType[]): Want[] | unde
         const m = c.ins.mods;
         const other = m.includes('f32') ? F32T : m.includes('f16x2') ? F16X2 : undefined;
         if (!other) return undefined;
-        if (m.indexOf(f8) < m.indexOf(other.name)) return other === F32T ? [dst(B16), ex(F32T), ex(F32T)] : [dst(B16), ex(F16X2)];
-        return [dst(other), ex(B16)];
+        // the pair itself is a .b16 register: ptxas 13.0.88 refuses .f16, .u16 and .s16 ones on either side
+        const pair: Want = { t: B16, mode: 'exact', untyped: true };
+        if (m.indexOf(f8) < m.indexOf(other.name)) return other === F32T ? [{ ...pair, dst: true }, ex(F32T), ex(F32T)] : [{ ...pair, dst: true }, ex(F16X2)];
+        return [dst(other), pair];
       }
       if (types.length !== 2) return undefined;
       return [dst(types[0]!, 'relaxed'), { t: types[1]!, mode: 'relaxed' }];
@@ -278,6 +286,60 @@ function createpolicyWants(c: FnLowerer): Want[] | undefined {
   if (form === 'range') return [d, 'skip', { t: B32, mode: 'exact' }, { t: B32, mode: 'exact' }];
   if (form === 'cvt') return [d, { t: B64, mode: 'exact' }];
   return undefined;
+}
+
+/**
+ * mma / mma.sp modifiers ptxas 13.0.88 refuses in its words: cache and eviction hints ("Illegal modifier
+ * '.level::eviction_priority' for instruction 'mma'"), state spaces, comparisons, rounding, `.ftz`, `.sat` (the
+ * integer forms take `.satfinite`), vector widths; `.sync` and `.aligned` are required.
+ */
+function checkMmaMods(c: FnLowerer): void {
+  const mods = c.ins.mods;
+  for (const m of mods) {
+    if (/^L\d::evict_/.test(m)) fail(c, 'PTX_ILLEGAL_MODIFIER', `Illegal modifier '.level::eviction_priority' for instruction 'mma' (.${m})`);
+    if (/^L\d::/.test(m) || SPACE_MODS.has(m) || ALL_CMP.has(m) || ROUNDING.has(m) || m === 'ftz' || m === 'sat' || /^v\d+$/.test(m)) illegalModifier(c, m);
+  }
+  if (!mods.includes('sync')) fail(c, 'PTX_MODIFIER_REQUIRED', `.sync modifier required for instruction 'mma'`);
+  if (!mods.includes('aligned')) fail(c, 'PTX_MODIFIER_REQUIRED', `.aligned modifier required for instruction 'mma'`);
+}
+
+/**
+ * createpolicy modifiers (PTX ISA createpolicy; ptxas 13.0.88 words): `.fractional`/`.range` take a primary
+ * `.L2::evict_{last,normal,first,unchanged}` and an optional secondary `.L2::evict_{first,unchanged}`; `.cvt` takes
+ * `.L2` and no priority. ptxas reads `createpolicy.fractional` as one word, so `.fractional::x` is a syntax error.
+ */
+const CP_FORMS = ['fractional', 'range', 'cvt'];
+const CP_PRIMARY = ['evict_last', 'evict_normal', 'evict_first', 'evict_unchanged'];
+const CP_SECONDARY = ['evict_first', 'evict_unchanged'];
+function checkCreatepolicyMods(c: FnLowerer): void {
+  const mods = c.ins.mods;
+  const form = mods[0] ?? '';
+  const glued = CP_FORMS.find((f) => form.startsWith(`${f}::`));
+  if (glued) fail(c, 'PTX_SYNTAX', `Parsing error near ':': syntax error ('createpolicy.${form}')`);
+  if (!CP_FORMS.includes(form)) {
+    const f = mods.find((m) => CP_FORMS.includes(m));
+    if (f) fail(c, 'PTX_ILLEGAL_MODIFIER', `Unknown modifier '.${f}' (the form comes first: createpolicy.${f})`);
+    fail(c, 'PTX_UNKNOWN_INSTRUCTION', `Not a name of any known instruction: 'createpolicy' (createpolicy.fractional, .range or .cvt)`);
+  }
+  const name = `createpolicy.${form}`;
+  const evict: string[] = [];
+  for (const m of mods.slice(1)) {
+    if (isTypeMod(m)) continue;
+    if (CP_FORMS.includes(m)) fail(c, 'PTX_ILLEGAL_MODIFIER', `Unknown modifier '.${m}'`);
+    if (/^L\d::evict_/.test(m)) evict.push(m);
+    else if (!(form === 'cvt' && m === 'L2')) illegalModifier(c, m);
+  }
+  if (form === 'cvt') {
+    if (evict.length) fail(c, 'PTX_ILLEGAL_MODIFIER', `Illegal modifier '.level::eviction_priority' for instruction '${name}' (.${evict[0]})`);
+    if (!mods.includes('L2')) fail(c, 'PTX_MODIFIER_REQUIRED', `.L2 modifier required for instruction '${name}'`);
+    return;
+  }
+  if (!evict.length) fail(c, 'PTX_MODIFIER_REQUIRED', `cache eviction priority modifier required for instruction '${name}'`);
+  if (evict.some((m) => !m.startsWith('L2::'))) fail(c, 'PTX_ILLEGAL_MODIFIER', `Modifier 'cache eviction priority' requires cache level L2 with '${name}' instruction`);
+  if (evict.length > 2) fail(c, 'PTX_ILLEGAL_MODIFIER', `Unexpected number of '.level::eviction_priority' modifiers specified ('${name}')`);
+  const [primary, secondary] = evict.map((m) => m.slice(4));
+  if (!CP_PRIMARY.includes(primary!)) fail(c, 'PTX_ILLEGAL_MODIFIER', `Unknown modifier '.L2::${primary}'`);
+  if (secondary !== undefined && !CP_SECONDARY.includes(secondary)) fail(c, 'PTX_ILLEGAL_MODIFIER', `Unsupported modifier '.${secondary}' as secondary_priority for instruction '${name}'`);
 }
 
 /**
@@ -330,6 +392,26 @@ function vectorMod(mods: readonly string[]): string | undefined {
     if (k === m.length) return m;
   }
   return undefined;
+}
+
+/** The bits of a `.vN .type` access (0 without a vector modifier). */
+function vectorBits(mods: readonly string[], types: readonly string[]): number {
+  const v = vectorMod(mods);
+  const t = types.length ? ptxType(types[types.length - 1]!) : undefined;
+  return v && t ? Number(v.slice(1)) * t.bits : 0;
+}
+
+/**
+ * Vector widths (ptxas 13.0.88): a `mov` vector holds at most 128 bits ("Vector type too large, exceeds 128 bit
+ * limit") and at most 4 elements ("Illegal vector size: 8"); an ld/st vector at most 256 bits (256 is gated by
+ * sm_100 and PTX 8.8 in FEATURE_GATES; more is "too large" with the same words).
+ */
+function checkVectorWidth(c: FnLowerer, types: readonly string[]): void {
+  const { opcode, mods } = c.ins;
+  const bits = vectorBits(mods, types);
+  if (!bits) return;
+  if (bits > (opcode === 'mov' ? 128 : 256)) fail(c, 'PTX_VECTOR_SIZE', `Vector type too large, exceeds 128 bit limit (.${vectorMod(mods)}.${types[types.length - 1]})`);
+  if (opcode === 'mov' && vectorMod(mods) === 'v8') fail(c, 'PTX_VECTOR_SIZE', `Illegal vector size: 8 (instruction 'mov')`);
 }
 
 /** ld/st: `.vN` and the vector operand agree in size; vector elements have one size. */
@@ -413,6 +495,9 @@ function allowedMods(opcode: string, t: PtxType | undefined, mods: readonly stri
       return set(...(f32 || f64 ? RND : ['rn']), (f32 || half) && 'ftz', (f32 || half) && 'sat');
     case 'addc': case 'subc':
       return set('cc');
+    case 'madc':
+      // madc{.hi,.lo}{.cc}.type (ptxas 13.0.88: "Illegal modifier '.sat' for instruction 'madc.lo'")
+      return set('lo', 'hi', 'cc');
     case 'mul':
       if (int) return set('lo', 'hi', 'wide');
       return set(...(f32 || f64 ? RND : ['rn']), (f32 || half) && 'ftz', (f32 || half) && 'sat');
@@ -460,7 +545,7 @@ function allowedMods(opcode: string, t: PtxType | undefined, mods: readonly stri
       return set('sync', 'all', 'any', 'uni', 'ballot');
     case 'shfl':
       return set('sync', 'up', 'down', 'bfly', 'idx');
-    case 'exit':
+    case 'exit': case 'trap':
       return set();
     case 'mul24':
       return set('lo', 'hi');
@@ -567,6 +652,37 @@ function checkReduxOperation(c: FnLowerer, t: PtxType): void {
   if (ops.length !== 1) fail(c, 'PTX_ILLEGAL_MODIFIER', `Illegal reduction operation for instruction 'redux' (${ops.length ? ops.map((m) => `.${m}`).join(' ') : 'none given'}; one of .add .min .max .and .or .xor)`);
   const op = ops[0]!;
   if (!REDUX_TYPES[op]!.includes(t.name)) fail(c, 'PTX_INSTRUCTION_TYPE', `Incorrect type '.${t.name}' for operation '.${op}' in instruction 'redux'`);
+}
+
+/**
+ * atom/red: the operation decides the types (PTX ISA atom; ptxas 13.0.88 on every operation x type, scalar forms):
+ * add on .u32 .s32 .u64 .f32 .f64 and the half types, min/max on the integer types but .b and on the half types
+ * (not .f32/.f64), inc/dec on .u32 only, bitwise operations and exch on untyped .b32/.b64, cas on .b16/.b32/.b64;
+ * 16-bit integer types nowhere; red has no exch or cas. The half types need `.noftz`, which nothing else takes.
+ * The messages are ptxas's, its missing dots included.
+ */
+const ATOM_OP_TYPES: Readonly<Record<string, { types: readonly string[]; words: string }>> = {
+  add: { types: ['u32', 's32', 'u64', 'f64', 'f16', 'f16x2', 'f32', 'bf16', 'bf16x2'], words: '.u32 or .s32 or .u64 or .f64 or f16 or f16x2 or .f32 or .bf16 or .bf16x2' },
+  min: { types: ['u32', 's32', 'u64', 's64', 'f16', 'f16x2', 'bf16', 'bf16x2'], words: '.u32 or .s32 or .u64 or .s64 or .f16 or .f16x2 or .bf16 or .bf16x2' },
+  inc: { types: ['u32'], words: '.u32' },
+  and: { types: ['b32', 'b64'], words: '.b32 or .b64' },
+  exch: { types: ['b32', 'b64', 'b128'], words: '.b32 or .b64 or .b128' },
+  cas: { types: ['b16', 'b32', 'b64', 'b128'], words: '' },
+};
+const ATOM_OPS: Readonly<Record<string, string>> = { add: 'add', min: 'min', max: 'min', inc: 'inc', dec: 'inc', and: 'and', or: 'and', xor: 'and', exch: 'exch', cas: 'cas' };
+function checkAtomOperation(c: FnLowerer, t: PtxType): void {
+  const { opcode, mods } = c.ins;
+  if (vectorMod(mods)) return; // atom.v2.f32.add and friends: their own rules (the handler refuses them)
+  const op = mods.find((m) => m in ATOM_OPS);
+  if (!op) return;
+  if (opcode === 'red' && (op === 'exch' || op === 'cas')) fail(c, 'PTX_ILLEGAL_MODIFIER', `Illegal operation '.${op}' for instruction 'red'`);
+  const half = F16.includes(t.name);
+  if (half && !mods.includes('noftz')) fail(c, 'PTX_MODIFIER_REQUIRED', `'.noftz' modifier required for instruction '${opcode}' with type '.${t.name}'`);
+  if (!half && mods.includes('noftz')) fail(c, 'PTX_ILLEGAL_MODIFIER', `Illegal modifier '.noftz' for instruction '${opcode}'`);
+  const rule = ATOM_OP_TYPES[ATOM_OPS[op]!]!;
+  if (rule.types.includes(t.name)) return;
+  if (op === 'cas' || t.name === 'u16' || t.name === 's16') fail(c, 'PTX_INSTRUCTION_TYPE', `Unexpected instruction types specified for '${opcode}' (.${op}.${t.name})`);
+  fail(c, 'PTX_INSTRUCTION_TYPE', `Operation .${op} requires ${rule.words} type for instruction '${opcode}'`);
 }
 
 /**
@@ -743,6 +859,12 @@ const HALF = ['f16', 'f16x2'];
 const BHALF = ['bf16', 'bf16x2'];
 const ATOM_SPACE = (mods: readonly string[]): string => (mods.includes('shared') || mods.some((m) => m.startsWith('shared::')) ? '.shared' : mods.includes('global') ? '.global' : '');
 const FEATURE_GATES: readonly FeatureGate[] = [
+  { opcodes: ['ld', 'st', 'ldu'], sm: 100, ptx: 808, form: (_o, m, t) => (vectorBits(m, t) === 256 ? "Feature '256 bit wide load/store'" : undefined) },
+  // the warp-synchronous forms (ptxas 13.0.88: "Feature 'vote.sync' requires PTX ISA .version 6.0 or later")
+  { opcodes: ['shfl'], sm: 30, form: () => "Instruction 'shfl'" },
+  { opcodes: ['vote'], sm: 30, form: (_o, m) => (m.includes('sync') ? "Instruction 'vote.sync'" : undefined) },
+  { opcodes: ['vote', 'shfl'], ptx: 600, form: (o, m) => (m.includes('sync') ? `Feature '${o}.sync'` : undefined) },
+  { opcodes: ['bar'], ptx: 600, form: (_o, m) => (m.includes('warp') ? "Feature 'bar.warp'" : undefined) },
   { opcodes: ['shf'], sm: 32, form: (_o, m) => `Instruction '${m.includes('l') ? 'shf.l' : m.includes('r') ? 'shf.r' : 'shf'}'` },
   { opcodes: ['dp4a', 'dp2a'], sm: 61, form: (o) => `Instruction '${o}'` },
   { opcodes: ['ld'], sm: 32, form: (_o, m) => (m.includes('nc') ? "Instruction 'ld.nc'" : undefined) },
@@ -853,6 +975,7 @@ function checkForm(c: FnLowerer): { t: PtxType | undefined; types: PtxType[] } {
     fail(c, 'PTX_SYNC_REQUIRED', `Instruction '${opcode}' without '.sync' is not supported on .target sm_70 and higher from PTX ISA version 6.4`);
   }
   checkAddressSize(c);
+  if (opcode === 'mov' || opcode === 'ld' || opcode === 'st' || opcode === 'ldu') checkVectorWidth(c, mods.filter(isTypeMod));
   const types = mods.filter(isTypeMod).map((m) => ptxType(m)!);
   const allowed = TYPES[opcode];
   const t = types[types.length - 1];
@@ -863,6 +986,17 @@ function checkForm(c: FnLowerer): { t: PtxType | undefined; types: PtxType[] } {
   if ((opcode === 'mul24' || opcode === 'mad24') && mods.some((m) => !isTypeMod(m) && m !== 'lo' && m !== 'hi' && m !== 'sat')) {
     fail(c, 'PTX_UNKNOWN_INSTRUCTION', `Not a name of any known instruction: '${opcode}' (.${mods.find((m) => !isTypeMod(m) && m !== 'lo' && m !== 'hi' && m !== 'sat')})`);
   }
+  if (opcode === 'mul' || opcode === 'mad' || opcode === 'mul24' || opcode === 'mad24' || opcode === 'madc') {
+    // the first of .lo/.hi/.wide names the form; ptxas reads a later .lo/.hi as a comparison and a later .wide as unknown
+    const forms = mods.filter((m) => m === 'lo' || m === 'hi' || m === 'wide');
+    if (forms.length > 1) {
+      if (forms[1] === 'wide') fail(c, 'PTX_ILLEGAL_MODIFIER', `Unknown modifier '.wide' (after .${forms[0]} in '${opcode}')`);
+      fail(c, 'PTX_ILLEGAL_MODIFIER', `Comparison qualifier is not allowed for instruction '${ptxasName(c)}' (.${forms[1]})`);
+    }
+  }
+  if (opcode === 'cvta' && mods.filter((m) => m === 'to').length > 1) fail(c, 'PTX_ILLEGAL_MODIFIER', `Unknown modifier '.to' (given twice)`);
+  if (opcode === 'cvta' && mods.filter((m) => SPACE_MODS.has(m)).length > 1) fail(c, 'PTX_STATE_SPACE', `Unexpected number of state spaces specified in instruction '${ptxasName(c)}'`);
+  if (opcode === 'madc' && !mods.includes('lo') && !mods.includes('hi')) fail(c, 'PTX_UNKNOWN_INSTRUCTION', `Not a name of any known instruction: 'madc' (madc.lo or madc.hi)`);
   if ((opcode === 'mul24' || opcode === 'mad24') && !mods.includes('lo') && !mods.includes('hi')) {
     fail(c, 'PTX_UNKNOWN_INSTRUCTION', `Not a name of any known instruction: '${opcode}' (${opcode}.lo or ${opcode}.hi)`);
   }
@@ -881,12 +1015,15 @@ function checkForm(c: FnLowerer): { t: PtxType | undefined; types: PtxType[] } {
     if (mode && t.name !== want) fail(c, 'PTX_INSTRUCTION_TYPE', `Instruction 'vote' requires '.${want}' type with '.${mode}' modifier.`);
   }
   checkModifiers(c, t);
+  if (opcode === 'createpolicy') checkCreatepolicyMods(c);
+  if (opcode === 'mma') checkMmaMods(c);
   if (t) checkRequiredMods(c, t, types);
   if (opcode === 'redux' && !mods.includes('sync')) fail(c, 'PTX_MODIFIER_REQUIRED', `.sync modifier required for instruction 'redux'`);
   if (opcode === 'redux' && t) checkReduxOperation(c, t);
   if (opcode === 'atom' || opcode === 'red') {
     const cmp = mods.find((m) => ALL_CMP.has(m));
     if (cmp) fail(c, 'PTX_ILLEGAL_MODIFIER', `Comparison qualifier is not allowed for instruction '${opcode}' (.${cmp})`);
+    if (t) checkAtomOperation(c, t);
   }
   if (opcode === 'bar' || opcode === 'barrier') checkBarrier(c, t);
   if (opcode === 'setp' || opcode === 'set') {

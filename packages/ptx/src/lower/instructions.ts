@@ -1395,8 +1395,15 @@ function checkCallArgument(c: FnLowerer, o: Operand, f: FormalParam): void {
     if (f.aggregate && s.align !== f.align) c.fail('PTX_SEMANTIC', `Alignment of argument does not match formal parameter '${f.name}' ('${o.name}': .align ${s.align}, the parameter .align ${f.align})`);
     return;
   }
-  if (s?.kind !== 'reg' || s.vec || f.aggregate || f.vec) return;
+  if (s?.kind !== 'reg' || f.aggregate) return;
   const r = s.type;
+  if (s.vec || f.vec) {
+    // vector registers and formals: the sizes match (ptxas 13.0.88 takes a .v2 .u32 register for a .b64 or a
+    // .v2 .f32 formal and refuses it for a .v4 .u32 or .v2 .u64 one, with "Alignment of argument" besides)
+    const bytes = byteSize(r) * Math.max(1, s.vec);
+    if (r.kind === 'pred' || bytes !== f.bytes) type(`a ${s.vec ? `.v${s.vec} ` : ''}.${r.name} register (${bytes} bytes) for a ${f.vec ? `.v${f.vec} ` : ''}.${f.type.name} parameter (${f.bytes} bytes)`);
+    return;
+  }
   if ((r.kind === 'pred') !== (f.type.kind === 'pred')) type(`a .${r.name} register for a .${f.type.name} parameter`);
   if (r.kind !== 'pred' && byteSize(r) !== f.bytes) type(`a .${r.name} register for a .${f.type.name} parameter`);
   if (r.kind === 'f' && (f.type.kind === 'u' || f.type.kind === 's')) type(`a .${r.name} register for a .${f.type.name} parameter`);

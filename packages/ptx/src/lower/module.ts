@@ -79,12 +79,18 @@ export function lowerPtx(ast: PtxModule, options: LowerOptions): OriModule {
     if (!prev || f.body) mod.funcs.set(f.name, { params: f.params.map(shape), returns: f.returns.map(shape) });
   }
   checkResolvedFunctions(ast, fail, !!options.relocatable);
+  checkPrototypes(ast, fail);
   for (const f of ast.functions) {
+    // ptxas 13.0.88: "Deprecated feature: '.maxnctapersm directive' not supported as of PTX version 2.1"
+    if (f.directives.has('maxnctapersm') && (mod.ptxVersion ?? 0) >= 201) fail('PTX_DEPRECATED', `Deprecated feature: '.maxnctapersm directive' not supported as of PTX version 2.1`, f.pos);
     if (!f.body) continue;
     if (m.getFunction(f.name)) fail('PTX_SEMANTIC', `function '${f.name}' is defined twice`, f.pos);
-    m.addFunction(lowerFunction(f, mod, ast, fail));
+    const fn = lowerFunction(f, mod, ast, fail);
+    checkLocalFrame(fn, fail);
+    m.addFunction(fn);
   }
   checkStaticShared(ast, m, fail);
+  checkConstData(m, fail);
   return m;
 }
 
@@ -125,22 +131,69 @@ function checkStaticShared(ast: PtxModule, m: OriModule, fail: Fail): void {
         }
       }
     }
-    let bytes = 0;
-    const place = (v: OriVar): void => {
-      const a = Math.max(1, v.align);
-      bytes = Math.ceil(bytes / a) * a + v.size;
-    };
+    let bytes = 0n;
     for (const v of moduleShared) {
       const dot = v.name.indexOf('.');
-      if (used.has(v.name) || (dot > 0 && seen.has(v.name.slice(0, dot)))) place(v);
+      if (used.has(v.name) || (dot > 0 && seen.has(v.name.slice(0, dot)))) bytes = BigInt.asUintN(64, alignUp(bytes, v.align) + sizeOf(v));
     }
-    if (bytes > MAX_STATIC_SHARED) {
-      fail('PTX_RESOURCE_LIMIT', `Entry function '${f.name}' uses too much shared data (0x${bytes.toString(16)} bytes, 0x${MAX_STATIC_SHARED.toString(16)} max)`, f.pos);
+    // ptxas 13.0.88 compares the total's low 32 bits as a signed int: 0x7fffffff bytes are too much, 0x80000000,
+    // 2^32 and 2^32+0xc000 are not (and it says 0xc001 for 2^32+0xc001 bytes).
+    const low = Number(BigInt.asUintN(32, bytes));
+    if (low > MAX_STATIC_SHARED && low <= 0x7fffffff) {
+      fail('PTX_RESOURCE_LIMIT', `Entry function '${f.name}' uses too much shared data (0x${low.toString(16)} bytes, 0x${MAX_STATIC_SHARED.toString(16)} max)`, f.pos);
     }
   }
 }
 
 type Fail = (code: string, msg: string, pos: { line: number; col: number }) => never;
+
+const alignUp = (n: bigint, align: number): bigint => {
+  const a = BigInt(Math.max(1, align));
+  return ((n + a - 1n) / a) * a;
+};
+
+/** The largest `.local` frame code generation addresses (the stack pointer moves by a signed 32-bit immediate). */
+const MAX_LOCAL_FRAME = 0x7fff0000n;
+
+/**
+ * ptxas 13.0.88 takes any `.local` size (its stack size wraps: `l[2^31-1]` reports "-2147483648 bytes cumulative
+ * stack size"); ptxforge's frames are addressed with 32-bit immediates, so a frame of 2 GiB or more is an honest
+ * "not supported" at the variable that crosses it, not a failure to encode.
+ */
+function checkLocalFrame(fn: OriFunction, fail: Fail): void {
+  let bytes = 0n;
+  for (const v of fn.vars) {
+    if (v.space !== 'local') continue;
+    bytes = alignUp(bytes, v.align) + sizeOf(v);
+    if (bytes > MAX_LOCAL_FRAME) {
+      fail('PTX_UNSUPPORTED', `a .local frame of ${bytes} bytes or more in '${fn.name}' is not supported (at most ${MAX_LOCAL_FRAME} bytes): '${v.name}'`, varPos.get(v) ?? { line: 1, col: 1 });
+    }
+  }
+}
+
+/** Constant bank 3 (the module's `.const` variables) holds 64 KiB. */
+const MAX_CONST_BYTES = 0x10000n;
+
+/**
+ * ptxas 13.0.88: "File uses too much global constant data (0x10001 bytes, 0x10000 max)" (no line; we point at
+ * the variable that crosses the limit). Every non-extern `.const` variable of the file counts, used or not, laid
+ * out in declaration order with its alignment; unlike the shared limit the total is compared unsigned in 64 bits
+ * (0x80000000 and 2^32 bytes are too much), after ptxas's 2^61 wrap of each size (declaredBytes).
+ */
+function checkConstData(m: OriModule, fail: Fail): void {
+  let bytes = 0n;
+  let crossing: OriVar | undefined;
+  for (const v of m.vars) {
+    if (v.space !== 'const' || v.extern) continue;
+    bytes = alignUp(bytes, v.align) + sizeOf(v);
+    if (bytes > MAX_CONST_BYTES) crossing ??= v;
+  }
+  // the total in bits wraps at 2^64 like each size (declaredBytes)
+  bytes = BigInt.asUintN(61, bytes);
+  if (crossing && bytes > MAX_CONST_BYTES) {
+    fail('PTX_RESOURCE_LIMIT', `File uses too much global constant data (0x${bytes.toString(16)} bytes, 0x${MAX_CONST_BYTES.toString(16)} max; '${crossing.name}' crosses the limit)`, varPos.get(crossing) ?? { line: 1, col: 1 });
+  }
+}
 
 /** Scalar `.b128` variables need PTX ISA 8.3 and sm_70 (ptxas 13.0.88: "Feature 'Type .b128' requires ..."); instructions: check.ts. */
 function checkDeclaredTypes(ast: PtxModule, mod: ModuleInfo, fail: Fail): void {
@@ -148,6 +201,8 @@ function checkDeclaredTypes(ast: PtxModule, mod: ModuleInfo, fail: Fail): void {
   const ptx = mod.ptxVersion ?? 0;
   if (ptx >= 803 && (sm === 0 || sm >= 70)) return;
   const check = (v: VarDecl): void => {
+    // ptxas 13.0.88 (any state space, registers included): "Feature '.f16x2 packed data-type' requires .target sm_53 or higher"
+    if (v.type === 'f16x2' && sm > 0 && sm < 53) fail('PTX_TARGET_FEATURE', `Feature '.f16x2 packed data-type' requires .target sm_53 or higher ('${v.name}')`, v.pos);
     // ptxas 13.0.88 gates scalar .b128 variables only: `.shared .b128 sh[4]` passes at PTX 8.0, `.shared .b128 sh` not
     if (v.type !== 'b128' || v.dims.length) return;
     if (ptx < 803) fail('PTX_VERSION_FEATURE', `Feature 'Type .b128' requires PTX ISA .version 8.3 or later ('${v.name}')`, v.pos);
@@ -167,6 +222,38 @@ function checkDeclaredTypes(ast: PtxModule, mod: ModuleInfo, fail: Fail): void {
  * declaration always (ptxas 13.0.88: "Unresolved extern function 'f'", reported without a line; we point at
  * the declaration).
  */
+/**
+ * Every declaration and the definition of a function agree (ptxas 13.0.88: "Inconsistent prototypes of 'f',
+ * number of parameters differ" / "parameter state space differ" / "parameter types differ" / "parameter alignment
+ * differ", results counted with the parameters, names free; "Function definition conflicts with '.extern'
+ * declaration for function 'f'"; "Inconsistent redefinition of variable 'f'" when only one says .noreturn).
+ * Reported at the later declaration. The system functions (__assertfail, vprintf ...) follow the same rule.
+ */
+function checkPrototypes(ast: PtxModule, fail: Fail): void {
+  const first = new Map<string, FunctionDecl>();
+  const naturalAlign = (p: VarDecl): number => p.align ?? (byteSize(ptxType(p.type) ?? ptxType('b8')!) * Math.max(1, p.vec));
+  for (const f of ast.functions) {
+    const g = first.get(f.name);
+    if (!g) {
+      first.set(f.name, f);
+      continue;
+    }
+    if (g.entry !== f.entry) continue;
+    const inconsistent = (why: string): never => fail('PTX_SEMANTIC', `Inconsistent prototypes of '${f.name}', ${why}`, f.pos);
+    if ((g.linkage === 'extern' && f.body) || (f.linkage === 'extern' && g.body)) fail('PTX_SEMANTIC', `Function definition conflicts with '.extern' declaration for function '${f.name}'`, f.pos);
+    if (g.directives.has('noreturn') !== f.directives.has('noreturn')) fail('PTX_SEMANTIC', `Inconsistent redefinition of variable '${f.name}' (.noreturn)`, f.pos);
+    const a = [...g.returns, ...g.params];
+    const b = [...f.returns, ...f.params];
+    if (a.length !== b.length || g.returns.length !== f.returns.length) inconsistent('number of parameters differ');
+    a.forEach((p, k) => {
+      const q = b[k]!;
+      if (p.space !== q.space) inconsistent(`parameter state space differ ('${q.name}')`);
+      if (p.type !== q.type || p.vec !== q.vec || p.dims.length !== q.dims.length || p.dims.some((d, i) => d !== q.dims[i])) inconsistent(`parameter types differ ('${q.name}')`);
+      if (naturalAlign(p) !== naturalAlign(q)) inconsistent(`parameter alignment differ ('${q.name}')`);
+    });
+  }
+}
+
 /** Functions ptxas itself provides to a whole program (probed with ptxas 13.0.88: these need no definition). */
 const SYSTEM_FUNCTIONS = new Set(['vprintf', 'malloc', 'free', '__assertfail', 'cudaGraphSetConditional']);
 
@@ -238,6 +325,23 @@ function checkInitializerTypes(v: VarDecl, t: PtxType, flat: readonly Init[], fa
   }
 }
 
+/**
+ * ptxas keeps a variable's size in bits in 64 bits: the byte size is the product of the element size and the
+ * dimensions modulo 2^64, then modulo 2^61 (ptxas 13.0.88 `-v`: `.shared .b8 sh[2^63-1]` uses 2^61-1 bytes of
+ * shared memory, `.b32 sh[2^62]` none, `.const .b8 c[2^61+1]` one byte). Resource limits compare these sizes.
+ */
+function declaredBytes(v: VarDecl, elem: number): bigint {
+  let n = BigInt(elem);
+  for (const d of v.dimsExact ?? v.dims.map(BigInt)) if (d >= 0n) n = BigInt.asUintN(64, n * d);
+  return BigInt.asUintN(61, n);
+}
+
+/** Exact byte sizes of the variables oriVar made (OriVar.size is a number: sizes above 2^53 round there). */
+const exactSizes = new WeakMap<OriVar, bigint>();
+/** Where each of them is declared (the resource-limit errors point there). */
+const varPos = new WeakMap<OriVar, { line: number; col: number }>();
+const sizeOf = (v: OriVar): bigint => exactSizes.get(v) ?? BigInt(v.size);
+
 /** The largest initialized variable ptxforge builds an image of (256 MiB). */
 const MAX_INITIALIZED_BYTES = 256 * 1024 * 1024;
 
@@ -300,7 +404,10 @@ function oriVar(v: VarDecl, t: PtxType, space: OriVar['space'], fail: Fail, reso
   // ptxas: only an .extern declaration may leave the size to another module.
   // A zero-sized dimension (`[0]`, or a literal that wraps to 0 in 64 bits) is incomplete as well (ptxas).
   if ((unsized || v.dims.includes(0)) && !init && v.linkage !== 'extern') fail('PTX_SEMANTIC', `Non-external variable '${v.name.split('.').pop()}' has incomplete type (an unsized array needs .extern or an initializer)`, v.pos);
-  const ov: OriVar = { space, name: v.name, size: unsized && !init ? 0 : elem * count, align: v.align ?? byteSize(t) * Math.max(1, v.vec) };
+  const exact = unsized ? BigInt(unsized && !init ? 0 : elem * count) : declaredBytes(v, elem);
+  const ov: OriVar = { space, name: v.name, size: Number(exact), align: v.align ?? byteSize(t) * Math.max(1, v.vec) };
+  exactSizes.set(ov, exact);
+  varPos.set(ov, v.pos);
   if (init) ov.init = init;
   if (relocs) ov.relocs = relocs;
   if (v.linkage === 'extern' || (unsized && !init)) ov.extern = true;
