@@ -146,6 +146,39 @@ ${STORE}
     expect(values(r, 'out')).toEqual([0, 1, 4, 1003, 1004, 1005]);
   });
 
+  it('a warp spinning on a flag another warp of its CTA sets yields to it (PREEMPT_STEPS)', () => {
+    const r = run(`
+bb0:
+  %r0 = S2R SR_TID.X
+  %rd0 = MOV c[0x0][0x210]
+  %p0 = ISETP.GE.U32.AND %r0, 32, PT
+  @%p0 BRA bb3
+bb1:
+  %r1 = LDG.E.32 [%rd0]
+  %p1 = ISETP.EQ.U32.AND %r1, 0, PT
+  @%p1 BRA bb1
+bb2:
+  STG.E.32 [%rd0+0x4], %r1
+  EXIT
+bb3:
+  %r2 = MOV 5
+  STG.E.32 [%rd0], %r2
+  EXIT`, { block: 64, buffers: { out: { type: 'u32', count: 2 } }, params: [{ buffer: 'out' }], maxSteps: 1_000_000 });
+    expect(r.errors).toEqual([]);
+    expect(values(r, 'out')).toEqual([5, 5]);
+    // with one warp the spin has nobody to wait for: the budget ends it
+    const alone = run(`
+bb0:
+  %rd0 = MOV c[0x0][0x210]
+bb1:
+  %r1 = LDG.E.32 [%rd0]
+  %p1 = ISETP.EQ.U32.AND %r1, 0, PT
+  @%p1 BRA bb1
+bb2:
+  EXIT`, { block: 32, buffers: { out: { type: 'u32', count: 2 } }, params: [{ buffer: 'out' }], maxSteps: 1_000_000 });
+    expect(alone.errors[0]!.kind).toBe('step-limit');
+  });
+
   it('BSSY/BSYNC reconverge explicitly', () => {
     const r = run(`
 bb0:

@@ -11,6 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { printFunction, printModule, PtxforgeError, type Instrumentation, type OriFunction, type OriModule, type PhaseInfo } from '@ptxforge/kernel';
 import { readElement, runKernel, typeSize, type Launch, type RunResult, type ScalarType } from '../launch.js';
+import type { InterpError } from '../interp/errors.js';
 import { COMPACT_LAUNCH_PROFILE, DEFAULT_LAUNCH_PROFILE, generateLaunch } from './inputs.js';
 
 export interface VerifyEachOptions {
@@ -39,8 +40,11 @@ export interface VerifyEachReport {
   /** Phases after which the program was re-run and compared. */
   phasesChecked: number;
   runs: number;
-  /** Kernels not verified because the run before the first phase already failed, with the reason. */
-  readonly skipped: Array<{ kernel: string; reason: string }>;
+  /**
+   * Kernels not verified because the run before the first phase already failed, with the reason (the first
+   * launch's) and, when the compact launch was tried too, why that one failed.
+   */
+  readonly skipped: Array<{ kernel: string; reason: string; retry?: string }>;
   mismatch: VerifyMismatch | undefined;
 }
 
@@ -55,6 +59,17 @@ interface Reference {
 }
 
 const DEFAULT_STEPS = 20_000_000;
+/** The compact retry's budget is the default budget divided by this (the compact block has 1/8 of the threads). */
+export const COMPACT_STEP_DIVISOR = 8;
+
+/**
+ * Whether another launch may run where this error stopped one: out-of-bounds accesses, runaway loops, traps and
+ * deadlocks depend on the sizes, scalars and block shape; an unsupported operation (device malloc without a heap,
+ * the device runtime, an instruction the interpreter has no meaning for) or a malformed launch does not.
+ */
+function launchMayMatter(e: InterpError): boolean {
+  return e.kind !== 'unsupported' && e.kind !== 'bad-launch';
+}
 
 /**
  * The module as text in parts: everything outside the functions (target, files, variables), and each function.
@@ -98,12 +113,20 @@ export function createVerifyEachInstrumentation(opts: VerifyEachOptions = {}): V
   let refs: Reference[] = [];
   let lastGood: ModuleText | undefined;
 
-  /** The launches to try for a kernel, in order: the given one, else the generated default, then the compact one. */
-  const launchesFor = (m: OriModule, fn: OriFunction, k: number): Launch[] => {
+  /**
+   * The launches to try for a kernel, in order: the given one, else the generated default, then the compact one.
+   * The compact launch (one block of at most 32 threads) gets its own budget, a fraction of the default's: a
+   * kernel it can run finishes well within it, and a kernel that loops past it would cost a second full budget.
+   */
+  const launchesFor = (m: OriModule, fn: OriFunction, k: number): Array<() => Launch> => {
     const maxSteps = opts.maxSteps ?? DEFAULT_STEPS;
     const named = opts.launch?.kernel;
-    if (opts.launch && (named === fn.name || (named === undefined && k === 0))) return [{ maxSteps, ...opts.launch, kernel: fn.name }];
-    return [DEFAULT_LAUNCH_PROFILE, COMPACT_LAUNCH_PROFILE].map((p) => ({ ...generateLaunch(m, fn, opts.seed ?? 1, p), maxSteps }));
+    if (opts.launch && (named === fn.name || (named === undefined && k === 0))) return [() => ({ maxSteps, ...opts.launch, kernel: fn.name })];
+    const seed = opts.seed ?? 1;
+    return [
+      () => ({ ...generateLaunch(m, fn, seed, DEFAULT_LAUNCH_PROFILE), maxSteps }),
+      () => ({ ...generateLaunch(m, fn, seed, COMPACT_LAUNCH_PROFILE), maxSteps: Math.max(1, Math.floor(maxSteps / COMPACT_STEP_DIVISOR)) }),
+    ];
   };
 
   return {
@@ -117,16 +140,21 @@ export function createVerifyEachInstrumentation(opts: VerifyEachOptions = {}): V
         // a generated launch the kernel cannot run (out of bounds, over the step budget) is retried compact; the
         // kernel is skipped, with the first launch's reason, only when no launch runs
         let firstReason: string | undefined;
-        for (const launch of launchesFor(m, fn, k)) {
+        let retry: string | undefined;
+        for (const make of launchesFor(m, fn, k)) {
+          const launch = make();
           const result = runKernel(m, launch);
           report.runs++;
           if (result.ok) {
             refs.push({ kernel: fn.name, launch, result });
             return;
           }
-          firstReason ??= result.errors[0]!.message;
+          if (firstReason === undefined) firstReason = result.errors[0]!.message;
+          else retry = result.errors[0]!.message;
+          // what no launch shape changes (a device-runtime call, an instruction without semantics) ends the tries
+          if (!launchMayMatter(result.errors[0]!)) break;
         }
-        report.skipped.push({ kernel: fn.name, reason: firstReason! });
+        report.skipped.push({ kernel: fn.name, reason: firstReason!, ...(retry === undefined ? {} : { retry }) });
       });
       lastGood = moduleText(m);
     },
