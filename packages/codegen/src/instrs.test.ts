@@ -101,6 +101,273 @@ SKIP:
     expect(texts.filter((t) => t.includes('ATOMS.CAST.SPIN.64 '))).toHaveLength(2);
   });
 
+  it('brev.b64: two BREVs with the halves swapped, also in place (the result register is the source)', () => {
+    const ptx = `${HEAD}.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<10>;
+  .reg .b32 %r<2>;
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 8;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.u64 %rd5, [%rd4];
+  brev.b64 %rd6, %rd5;
+  add.u64 %rd7, %rd2, %rd3;
+  st.global.u64 [%rd7], %rd6;
+  brev.b64 %rd5, %rd5;
+  xor.b64 %rd5, %rd5, %rd6;
+  st.global.u64 [%rd7+256], %rd5;
+  brev.b64 %rd5, %rd6;
+  st.global.u64 [%rd7+512], %rd5;
+  ret;
+}`;
+    const vals = [0n, 1n, 0x8000000000000000n, 0x0123456789abcdefn, 0xffffffff00000000n, 0xdeadbeefcafef00dn, 2n ** 64n - 1n, 0x00000001_80000000n];
+    const input = Buffer.alloc(8 * 32);
+    for (let i = 0; i < 32; i++) input.writeBigUInt64LE(vals[i % vals.length]! ^ BigInt(i * 0x1010101), 8 * i);
+    const rev = (x: bigint): bigint => BigInt(`0b${x.toString(2).padStart(64, '0').split('').reverse().join('')}`);
+    const { out, texts } = sameAsPtxPath(ptx, launchOf(32, input, 768));
+    const o = Buffer.from(out, 'hex');
+    for (let i = 0; i < 32; i++) {
+      const x = input.readBigUInt64LE(8 * i);
+      expect(o.readBigUInt64LE(8 * i)).toBe(rev(x));
+      expect(o.readBigUInt64LE(256 + 8 * i)).toBe(0n); // brev in place equals brev into another register
+      expect(o.readBigUInt64LE(512 + 8 * i)).toBe(x);
+    }
+    expect(texts.filter((t) => /\bBREV R\d+, R\d+/.test(t)).length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('min/max on f16x2, bf16x2, f16 and bf16, with .NaN, .ftz and .xorsign.abs: every lane as the PTX ISA says', () => {
+    const forms = ['max.f16x2', 'min.f16x2', 'min.NaN.f16x2', 'max.NaN.bf16x2', 'min.bf16x2', 'max.ftz.f16x2', 'min.ftz.NaN.f16x2', 'min.xorsign.abs.f16x2', 'max.NaN.xorsign.abs.bf16x2'];
+    const scalar = ['min.f16', 'max.NaN.bf16', 'max.ftz.f16', 'max.xorsign.abs.f16'];
+    const body = [
+      ...forms.map((f, k) => `  ${f} %r${10 + k}, %r1, %r2;\n  st.global.b32 [%rd5+${k * 128}], %r${10 + k};`),
+      ...scalar.map((f, k) => `  ${f} %rs${3 + k}, %rs1, %rs2;\n  st.global.b16 [%rd6+${k * 64}], %rs${3 + k};`),
+    ].join('\n');
+    const ptx = `${HEAD}.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<8>;
+  .reg .b32 %r<24>;
+  .reg .b16 %rs<8>;
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  mov.u32 %r3, %tid.x;
+  mul.wide.u32 %rd3, %r3, 8;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.b32 %r1, [%rd4];
+  ld.global.b32 %r2, [%rd4+4];
+  mov.b32 {%rs1, %rs7}, %r1;
+  mov.b32 {%rs2, %rs7}, %r2;
+  mul.wide.u32 %rd3, %r3, 4;
+  add.u64 %rd5, %rd2, %rd3;
+  mul.wide.u32 %rd3, %r3, 2;
+  add.u64 %rd6, %rd2, %rd3;
+  add.u64 %rd6, %rd6, ${forms.length * 128};
+${body}
+  ret;
+}`;
+    // f16 / bf16 specials: ±0, ±1, subnormals, max finite, ±inf, NaNs with payloads
+    const f16 = [0x0000, 0x8000, 0x3c00, 0xbc00, 0x0001, 0x8001, 0x03ff, 0x7bff, 0x7c00, 0xfc00, 0x7e00, 0x7c01, 0xfe12, 0x4200, 0xc500, 0x3555];
+    const bf = [0x0000, 0x8000, 0x3f80, 0xbf80, 0x0001, 0x8001, 0x007f, 0x7f7f, 0x7f80, 0xff80, 0x7fc0, 0x7f81, 0xffc5, 0x4040, 0xc0a0, 0x3eab];
+    const input = Buffer.alloc(8 * 32);
+    for (let i = 0; i < 32; i++) {
+      const j = (i * 7 + 3) % 16;
+      input.writeUInt16LE(f16[i % 16]!, 8 * i);
+      input.writeUInt16LE(bf[i % 16]!, 8 * i + 2);
+      input.writeUInt16LE(f16[j]!, 8 * i + 4);
+      input.writeUInt16LE(bf[j]!, 8 * i + 6);
+    }
+    const outBytes = forms.length * 128 + scalar.length * 64;
+    const { out } = sameAsPtxPath(ptx, launchOf(32, input, outBytes));
+    const o = Buffer.from(out, 'hex');
+    const f16Value = (h: number): number => {
+      const e = (h >> 10) & 31;
+      const m = h & 1023;
+      const v = e === 31 ? (m ? NaN : Infinity) : e === 0 ? m * 2 ** -24 : (1 + m / 1024) * 2 ** (e - 15);
+      return h & 0x8000 ? -v : v;
+    };
+    const bfValue = (h: number): number => new Float32Array(new Uint32Array([h << 16]).buffer)[0]!;
+    const model = (form: string, x: number, y: number): number => {
+      const isBf = form.includes('bf16');
+      const val = isBf ? bfValue : f16Value;
+      const ftz = (h: number): number => (form.includes('ftz') && (h & 0x7c00) === 0 ? h & 0x8000 : h);
+      const xs = form.includes('xorsign');
+      const [a, b] = [ftz(x), ftz(y)].map((h) => (xs ? h & 0x7fff : h)) as [number, number];
+      const sign = xs ? (x ^ y) & 0x8000 : 0;
+      const [va, vb] = [val(a), val(b)];
+      if (Number.isNaN(va) || Number.isNaN(vb)) {
+        if (form.includes('NaN') || (Number.isNaN(va) && Number.isNaN(vb))) return 0x7fff;
+        return (Number.isNaN(va) ? b : a) | sign;
+      }
+      const min = form.startsWith('min');
+      if (va === vb) return (min === !!(a & 0x8000) ? a : b) | sign;
+      return (min === va < vb ? a : b) | sign;
+    };
+    for (let i = 0; i < 32; i++) {
+      const w = [0, 1, 2, 3].map((k) => input.readUInt16LE(8 * i + 2 * k)); // a.lo, a.hi, b.lo, b.hi
+      forms.forEach((f, k) => {
+        const got = o.readUInt32LE(k * 128 + 4 * i);
+        const want = model(f, w[0]!, w[2]!) | (model(f, w[1]!, w[3]!) << 16);
+        expect(got >>> 0, `${f} lane ${i}: ${w.map((x) => x.toString(16))}`).toBe(want >>> 0);
+      });
+      scalar.forEach((f, k) => {
+        const got = o.readUInt16LE(forms.length * 128 + k * 64 + 2 * i);
+        expect(got, `${f} thread ${i}`).toBe(model(f, w[0]!, w[2]!));
+      });
+    }
+  });
+
+  it('sqrt.rz/rm/rp.f32 (and .ftz): the correctly rounded root stepped by the exact residual, against an f64 model', () => {
+    const forms = ['sqrt.rz.f32', 'sqrt.rm.f32', 'sqrt.rp.f32', 'sqrt.rz.ftz.f32', 'sqrt.rp.ftz.f32', 'sqrt.rn.f32'];
+    const ptx = `${HEAD}.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<8>;
+  .reg .b32 %r<4>;
+  .reg .f32 %f<12>;
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.f32 %f1, [%rd4];
+  add.u64 %rd5, %rd2, %rd3;
+${forms.map((f, k) => `  ${f} %f${2 + k}, %f1;\n  st.global.f32 [%rd5+${k * 256}], %f${2 + k};`).join('\n')}
+  ret;
+}`;
+    const bits = [0x00000000, 0x80000000, 0x40800000, 0x3e800000, 0x00000001, 0x007fffff, 0x00800000, 0x7f7fffff, 0x7f800000, 0xff800000, 0x7fc00000, 0xbf800000, 0x80000001, 0x40000000, 0x3f800001, 0x3f7fffff];
+    let seed = 12345;
+    while (bits.length < 64) {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      bits.push(seed & 0x7fffffff);
+    }
+    const input = Buffer.alloc(4 * 64);
+    bits.forEach((b, i) => input.writeUInt32LE(b >>> 0, 4 * i));
+    const f32 = (b: number): number => new Float32Array(new Uint32Array([b]).buffer)[0]!;
+    const bitsOf = (x: number): number => new Uint32Array(new Float32Array([x]).buffer)[0]!;
+    const model = (form: string, b: number): number => {
+      let x = f32(b);
+      if (form.includes('ftz') && (b & 0x7f800000) === 0) x = b & 0x80000000 ? -0 : 0;
+      if (Number.isNaN(x) || x < 0) return 0x7fffffff;
+      if (x === 0 || x === Infinity) return bitsOf(x);
+      const q = Math.fround(Math.sqrt(x)); // q*q is exact in f64 (24-bit q), x is an f32
+      const mode = form.split('.')[1];
+      if ((mode === 'rz' || mode === 'rm') && q * q > x) return bitsOf(q) - 1;
+      if (mode === 'rp' && q * q < x) return bitsOf(q) + 1;
+      return bitsOf(q);
+    };
+    const { out } = sameAsPtxPath(ptx, { ...launchOf(64, input, forms.length * 256), block: [64, 1, 1] });
+    const o = Buffer.from(out, 'hex');
+    bits.forEach((b, i) => forms.forEach((f, k) => expect(o.readUInt32LE(k * 256 + 4 * i), `${f} of ${b.toString(16)}`).toBe(model(f, b) >>> 0)));
+  });
+
+  it('cvt.f32.bf16 and cvt.f64.bf16: exact widening (SHF.L.U32 by 16), NaN payloads and subnormals kept', () => {
+    const ptx = `${HEAD}.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<8>;
+  .reg .b32 %r<4>;
+  .reg .b16 %rs<2>;
+  .reg .f32 %f<2>;
+  .reg .f64 %fd<2>;
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 2;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.b16 %rs1, [%rd4];
+  cvt.f32.bf16 %f1, %rs1;
+  cvt.f64.bf16 %fd1, %rs1;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.u64 %rd5, %rd2, %rd3;
+  st.global.f32 [%rd5], %f1;
+  mul.wide.u32 %rd3, %r1, 8;
+  add.u64 %rd5, %rd2, %rd3;
+  st.global.f64 [%rd5+128], %fd1;
+  ret;
+}`;
+    const bf = [0x0000, 0x8000, 0x3f80, 0xbf80, 0x0001, 0x8001, 0x007f, 0x7f7f, 0x7f80, 0xff80, 0x7fc0, 0x4049, 0xc2f7, 0x3c23, 0x0080, 0x1234];
+    const input = Buffer.alloc(64);
+    for (let i = 0; i < 32; i++) input.writeUInt16LE(bf[i % 16]! ^ (i >= 16 ? 0x0100 : 0), 2 * i);
+    const { out, texts } = sameAsPtxPath(ptx, launchOf(32, input, 128 + 256));
+    const o = Buffer.from(out, 'hex');
+    for (let i = 0; i < 32; i++) {
+      const h = input.readUInt16LE(2 * i);
+      expect(o.readUInt32LE(4 * i)).toBe((h << 16) >>> 0);
+      const f = new Float32Array(new Uint32Array([(h << 16) >>> 0]).buffer)[0]!;
+      if (!Number.isNaN(f)) expect(o.readDoubleLE(128 + 8 * i)).toBe(f);
+    }
+    expect(texts.some((t) => t.includes('SHF.L.U32') && t.includes('0x10, RZ'))).toBe(true);
+  });
+
+  it('64-bit compare-and-swap: global at GPU/SYS/CTA scope, generic and shared (register quads), 32-bit at CTA scope', () => {
+    const ptx = `${HEAD}.visible .entry k(.param .u64 input, .param .u64 output) {
+  .reg .u64 %rd<20>;
+  .reg .b32 %r<6>;
+  .reg .pred %p<2>;
+  .shared .align 8 .b64 sh[2];
+  ld.param.u64 %rd1, [input];
+  ld.param.u64 %rd2, [output];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  mov.u32 %r1, %tid.x;
+  cvt.u64.u32 %rd3, %r1;
+  mul.lo.u64 %rd4, %rd3, 0x100000001;
+  add.u64 %rd4, %rd4, 0x123456789;
+  ld.global.u64 %rd5, [%rd1];
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra.uni SKIP;
+  st.shared.u64 [sh], %rd5;
+SKIP:
+  bar.sync 0;
+  atom.global.cas.b64 %rd6, [%rd2], %rd5, %rd4;
+  atom.global.sys.cas.b64 %rd7, [%rd2+8], %rd5, %rd4;
+  atom.global.cta.cas.b64 %rd8, [%rd2+16], %rd5, %rd4;
+  add.u64 %rd9, %rd2, 24;
+  cvta.global.u64 %rd9, %rd9;
+  atom.cas.b64 %rd10, [%rd9], %rd5, %rd4;
+  atom.shared.cas.b64 %rd11, [sh], %rd5, %rd4;
+  atom.global.cas.b64 %rd12, [%rd2+32], 0x1111222233334444, %rd4;
+  cvt.u32.u64 %r2, %rd5;
+  cvt.u32.u64 %r3, %rd4;
+  atom.global.cta.cas.b32 %r4, [%rd2+40], %r2, %r3;
+  bar.sync 0;
+  ld.shared.u64 %rd13, [sh];
+  mul.wide.u32 %rd14, %r1, 8;
+  add.u64 %rd15, %rd2, %rd14;
+  st.global.u64 [%rd15+64], %rd6;
+  st.global.u64 [%rd15+320], %rd7;
+  st.global.u64 [%rd15+576], %rd8;
+  st.global.u64 [%rd15+832], %rd10;
+  st.global.u64 [%rd15+1088], %rd11;
+  st.global.u64 [%rd15+1344], %rd12;
+  st.global.u64 [%rd2+48], %rd13;
+  ret;
+}`;
+    const input = Buffer.alloc(8);
+    input.writeBigUInt64LE(0xfedcba9876543210n, 0);
+    const init = Buffer.alloc(64 + 6 * 256);
+    for (const off of [0, 8, 16, 24]) init.writeBigUInt64LE(0xfedcba9876543210n, off);
+    init.writeBigUInt64LE(0x1111222233334444n, 32);
+    init.writeUInt32LE(0x76543210, 40);
+    const launch: Launch = { ...launchOf(32, input, 0), buffers: { input: { hex: input.toString('hex') }, output: { hex: init.toString('hex') } } };
+    const { out, texts } = sameAsPtxPath(ptx, launch);
+    const o = Buffer.from(out, 'hex');
+    // exactly one thread wins each CAS (the others see its value); every word ends as some thread's new value
+    const newOf = (t: number): bigint => BigInt(t) * 0x100000001n + 0x123456789n;
+    for (const [k, off] of [0, 8, 16, 24, 48].entries()) {
+      const v = o.readBigUInt64LE(off);
+      const winners = [...Array(32).keys()].filter((t) => newOf(t) === v);
+      expect(winners, `word ${k}`).toHaveLength(1);
+    }
+    expect(o.readBigUInt64LE(32)).not.toBe(0x1111222233334444n);
+    expect(texts.some((t) => t.includes('ATOMG.E.CAS.64.STRONG.GPU PT, R'))).toBe(true);
+    expect(texts.some((t) => t.includes('ATOMG.E.CAS.64.STRONG.SYS PT, R'))).toBe(true);
+    expect(texts.some((t) => /ATOMS\.(64\.CAS|CAS\.64) R/.test(t))).toBe(true);
+  });
+
   it('bitwise and exchange atomics at every scope, 32- and 64-bit, generic and global (ATOM/ATOMG .AND/.OR/.XOR/.EXCH .SM/.GPU/.SYS)', () => {
     // reduction.cu's `red.and.release.cta.b32` on a generic address had no encodable form (ATOM.E.AND.STRONG.SM)
     const ptx = `${HEAD}.visible .entry k(.param .u64 input, .param .u64 output) {

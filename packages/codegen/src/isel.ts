@@ -231,6 +231,24 @@ class Selector {
     return o && o.kind === 'reg' ? o.reg.width : 1;
   }
 
+  /**
+   * brev.b64 as ptxas writes it on sm_90: two BREVs, each half reversed into the other half. When the result
+   * is the source register itself, the low half is reversed into a temporary first (the first BREV would
+   * overwrite the half the second one reads).
+   */
+  brev64(d: Operand, u: Operand): void {
+    const same = d.kind === 'reg' && u.kind === 'reg' && d.reg === u.reg;
+    if (!same) {
+      this.emit('BREV', [], [this.def(d, 1), this.part(u, 0)], 1);
+      this.emit('BREV', [], [this.def(d, 0), this.part(u, 1)], 1);
+      return;
+    }
+    const t = this.newV('R', 1);
+    this.emit('BREV', [], [this.r(t), this.part(u, 0)], 1);
+    this.emit('BREV', [], [this.def(d, 0), this.part(u, 1)], 1);
+    this.emit('MOV', [], [this.def(d, 1), this.r(t)], 1);
+  }
+
   /** Put a non-register operand into a fresh 32-bit register (for forms the encoder lacks). */
   inReg(o: MOperand): MOperand {
     if ((o as VRegOperand).k === 'vreg' || (o as SassOperand).k === 'reg') return o;
@@ -487,6 +505,7 @@ class Selector {
       case 'BREV':
       case 'IABS':
       case 'FLO': {
+        if (op === 'BREV' && this.widthOf(d[0]) === 2 && this.widthOf(u[0]) === 2) return this.brev64(d[0]!, u[0]!);
         if (this.widthOf(d[0]) !== 1 || this.widthOf(u[0]) !== 1) this.fail('64-bit operand');
         if (op === 'MUFU' && mods.includes('FTZ')) return this.mufuFtz(ins);
         if (op === 'MUFU' && (mods.includes('SIN') || mods.includes('COS'))) {
@@ -826,12 +845,17 @@ class Selector {
   /**
    * f32 sqrt.rn as ptxas's fast path (MUFU.RSQ, s = x*y, r = fma(-s, s, x), fma(r, y/2, s)), made total without
    * its slow-path call: inputs outside [2^-101, 2^128) are scaled by 2^64 (result by 2^-32), and zeros, negatives,
-   * infinities and NaNs get their IEEE results by selects.
+   * infinities and NaNs get their IEEE results by selects. sqrt.rz/rm/rp step the rounded root by one ulp toward
+   * the requested direction when the exact residual says it lies on the other side.
    */
   sqrt(ins: Instr): void {
     const d = ins.defs[0]!;
-    if (ins.mods.some((m) => ['RZ', 'RM', 'RP', 'APPROX'].includes(m))) this.fail('directed-rounding square root');
-    if (ins.mods.includes('F64') || this.widthOf(d) === 2) return this.fsqrt64(d, ins.uses[0]!);
+    const directed = ins.mods.find((m) => m === 'RZ' || m === 'RM' || m === 'RP');
+    if (ins.mods.includes('APPROX')) this.fail('sqrt.approx reaching code generation');
+    if (ins.mods.includes('F64') || this.widthOf(d) === 2) {
+      if (directed) this.fail('directed-rounding f64 square root');
+      return this.fsqrt64(d, ins.uses[0]!);
+    }
     const R = (): VReg => this.newV('R', 1);
     const P = (): VReg => this.newV('P', 1);
     let x = this.inReg(this.whole(ins.uses[0]!, { float: true }));
@@ -856,8 +880,22 @@ class Selector {
     this.emit('FMUL', [], [this.r(h), this.r(y), { k: 'float', v: 0.5 }], 1);
     const rr = R();
     this.emit('FFMA', [], [this.r(rr), { ...this.r(sq), neg: true }, this.r(sq), this.r(xs)], 1);
-    const q = R();
+    let q = R();
     this.emit('FFMA', [], [this.r(q), this.r(rr), this.r(h), this.r(sq)], 1);
+    if (directed) {
+      // sqrt.rz/rm/rp from the correctly rounded q: the residual xs - q*q is exact in f32 (q is within an ulp of
+      // the root, xs is scaled into the normal range), so its sign says on which side of the root q lies. The root
+      // of a positive number is positive: rz and rm step q down one ulp when q > root, rp up when q < root.
+      const res0 = R();
+      this.emit('FFMA', [], [this.r(res0), { ...this.r(q), neg: true }, this.r(q), this.r(xs)], 1);
+      const off = P();
+      this.emit('FSETP', [directed === 'RP' ? 'GT' : 'LT', 'AND'], [this.r(off), PT(), this.r(res0), c2rz(), PT()], 2);
+      const stepped = R();
+      this.emit('IADD3', [], [this.r(stepped), this.r(q), { k: 'int', v: directed === 'RP' ? 1 : 0xffffffff }, c2rz()], 1);
+      const qd = R();
+      this.emit('SEL', [], [this.r(qd), this.r(stepped), this.r(q), this.r(off)], 1);
+      q = qd;
+    }
     const down = R();
     this.emit('FMUL', [], [this.r(down), this.r(q), { k: 'float', v: 2 ** -32 }], 1);
     let res = R();
@@ -1632,14 +1670,16 @@ class Selector {
       addr.desc = false;
       addr.plain = true;
     }
-    return this.emit(op, ['E', kind, ...typeMods, 'STRONG', scope], [PT(), dst, addr, ...srcs], 2);
+    // ATOMG's CAS rows have no CTA scope value: the generic ATOM takes the (same) global address
+    const casOp = kind === 'CAS' && scope === 'SM' ? 'ATOM' : op;
+    return this.emit(casOp, ['E', kind, ...typeMods, 'STRONG', scope], [PT(), dst, addr, ...srcs], 2);
   }
 
   /**
    * 64-bit global atomics as ptxas writes them (sm_90 evidence rows): `ATOMG.E.ADD.64` (u64 add, exch, unsigned
    * min/max) and `.S64` (signed min/max) on register pairs; f64 add as `ATOMG.E.ADD.F64.RN` (its own opcode on
    * sm_90, 0x9a3), `RED.E.ADD.F64.RN` (0x9a6) when the result is unused, and on shared memory as ptxas's
-   * compare-and-store loop. 64-bit compare-and-swap takes a register quad and has no row yet.
+   * compare-and-store loop. 64-bit compare-and-swap: atomicCas64.
    */
   atomic64(ins: Instr, kind: string, type: string): void {
     const d = ins.defs[0];
@@ -1653,6 +1693,7 @@ class Selector {
       if (!d || d.kind !== 'reg') return this.emit('RED', ['E', 'ADD', 'F64', 'RN', 'STRONG', scope], [addr, src], 0);
       return this.emit('ATOMG', ['E', 'ADD', 'F64', 'RN', 'STRONG', scope], [PT(), this.defWhole(d), addr, src], 2);
     }
+    if (kind === 'CAS' && type !== 'F64') return this.atomicCas64(ins);
     if (ins.opcode === 'ATOMS') this.fail('64-bit shared-memory atomic');
     if (type === 'F64' || kind === 'CAS' || !['ADD', 'MIN', 'MAX', 'EXCH', 'AND', 'OR', 'XOR'].includes(kind)) this.fail(`64-bit atomic ${kind}.${type}`);
     if (kind === 'ADD' || kind === 'EXCH' ? false : type !== 'U64' && type !== 'S64' && type !== 'B64') this.fail(`64-bit atomic ${kind}.${type}`);
@@ -1665,6 +1706,32 @@ class Selector {
     this.usesGlobal = true;
     const addr = this.address(u[0]!, true) as VMemOperand;
     return this.emit(op, ['E', kind, ...typeMods, 'STRONG', scope], [PT(), dst, addr, src], 2);
+  }
+
+  /**
+   * 64-bit compare-and-swap as ptxas writes it on sm_90: the compare value and the new value in one register quad
+   * (`ATOMG.E.CAS.64.STRONG.GPU PT, Rd, [Ra], Rq, Rq+2`, the address without the memory descriptor;
+   * `ATOMS.64.CAS Rd, [Ra], Rq, Rq+2` on shared memory; `ATOM.E.CAS.64` on generic addresses). ATOMG's CAS rows
+   * have no CTA scope field value, so a CTA-scoped global CAS takes the generic ATOM (a global address is the same
+   * generic address), whose rows do.
+   */
+  atomicCas64(ins: Instr): void {
+    const d = ins.defs[0];
+    const u = ins.uses;
+    const quad = this.newV('R', 4);
+    for (const [k, v] of [u[1]!, u[2]!].entries()) {
+      this.emit('MOV', [], [this.r(quad, 2 * k), this.part(v, 0)], 1);
+      this.emit('MOV', [], [this.r(quad, 2 * k + 1), this.widthOf(v) === 2 || v.kind === 'imm' ? this.part(v, 1) : c2rz()], 1);
+    }
+    const dst = d && d.kind === 'reg' ? this.defWhole(d) : this.r(this.newV('R', 2), 0, 2);
+    if (ins.opcode === 'ATOMS') return this.emit('ATOMS', ['CAS', '64'], [dst, this.address(u[0]!, false), this.r(quad, 0, 2), this.r(quad, 2, 2)], 1);
+    const scope = atomicScope(ins.mods);
+    const op = ins.opcode === 'ATOM' || scope === 'SM' ? 'ATOM' : 'ATOMG';
+    this.usesGlobal = true;
+    const addr = this.address(u[0]!, true) as VMemOperand;
+    addr.desc = false;
+    addr.plain = true;
+    return this.emit(op, ['E', 'CAS', '64', 'STRONG', scope], [PT(), dst, addr, this.r(quad, 0, 2), this.r(quad, 2, 2)], 2);
   }
 
   /**
@@ -2204,6 +2271,13 @@ class Selector {
     if (op === 'F2F' && dt === 'BF16' && st === 'F32' && !rest.some((m) => m !== 'RN')) {
       // f32 -> bf16 (round to nearest even) as ptxas: F2FP.BF16.F32.PACK_AB with RZ for the high half
       return this.emit('F2FP', ['BF16', 'F32', 'PACK_AB'], [this.def(d), c2rz(), this.inReg(this.whole(a, { float: true }))], 1);
+    }
+    if (op === 'F2F' && st === 'BF16' && (dt === 'F32' || dt === 'F64') && rest.length === 0) {
+      // bf16 -> f32 is exact, the bits shifted up (ptxas: SHF.L.U32 d, a, 0x10, RZ); -> f64 through that f32 (exact)
+      if (dt === 'F32') return this.emit('SHF', ['L', 'U32'], [this.def(d), this.inReg(this.part(a, 0)), { k: 'int', v: 16 }, c2rz()], 1);
+      const t = this.newV('R', 1);
+      this.emit('SHF', ['L', 'U32'], [this.r(t), this.inReg(this.part(a, 0)), { k: 'int', v: 16 }, c2rz()], 1);
+      return this.emit('F2F', ['F64', 'F32'], [this.defWhole(d), this.r(t)], 1);
     }
     if (op === 'I2F' && dt === 'F64' && st === 'U32' && !rest.some((m) => m !== 'RN')) {
       // the encoder has I2F.F64 from S32 and from 64-bit sources only: zero-extend (exact either way)

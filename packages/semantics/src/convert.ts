@@ -44,8 +44,13 @@ export function intToReg(v: bigint, t: IntType, regWidth: number): bigint {
   return u(t.signed ? s(v, t.width) : u(v, t.width), regWidth);
 }
 
-/** F2F: float to float with rounding; f32 FTZ on input and output; NaN gives the canonical NaN. */
+/**
+ * F2F: float to float with rounding; f32 FTZ on input and output; NaN gives the canonical NaN, except bf16 -> f32
+ * without .ftz/.sat: that widening is the bits shifted up by 16 on the GPU (ptxas compiles `cvt.f32.bf16` to
+ * SHF.L.U32), so NaN payloads survive it.
+ */
 export function f2f(bits: bigint, dst: FloatFormat, src: FloatFormat, mode: RoundMode, ftz: boolean, sat: boolean): bigint {
+  if (src === BF16 && dst === F32 && !ftz && !sat) return u(bits, 16) << 16n;
   const inBits = ftz && src === F32 ? flushBits(u(bits, 32), F32) : u(bits, src.width);
   const x = decode(inBits, src);
   let r: bigint;

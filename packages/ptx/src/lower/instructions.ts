@@ -19,6 +19,8 @@ const NOT_PT: OriOperand = { kind: 'pt', not: true };
 const LUT_AND = 0xc0;
 const LUT_OR = 0xfc;
 const LUT_XOR = 0x3c;
+/** (a ^ b) & c */
+const LUT_XOR_AND = 0x28;
 
 function types(c: FnLowerer): readonly PtxType[] {
   // the checker worked out the types of the instruction's form (shared by every instruction of that form)
@@ -289,6 +291,7 @@ function minMax(isMin: boolean): Handler {
   return (c: FnLowerer) => {
     c.expectOperands(3);
     const t = typeOf(c);
+    if (t.name === 'f16' || t.name === 'f16x2' || t.name === 'bf16' || t.name === 'bf16x2') return halfMinMax(c, t, isMin);
     refuse(c, 'xorsign', 'abs');
     if (has(c, 'NaN') && (t.name === 'f32' || t.name === 'f64')) {
       // min/max.NaN: a NaN input gives the canonical NaN (PTX ISA), else the ordinary min/max.
@@ -304,17 +307,7 @@ function minMax(isMin: boolean): Handler {
     if (has(c, 'NaN')) c.unsupported(`${c.opText} (.NaN on .${t.name})`);
     if (has(c, 'relu') && t.name !== 's32') c.unsupported(`${c.opText} (.relu on .${t.name})`);
     if (t.kind === 'f') {
-      if (t.name !== 'f32' && t.name !== 'f64') {
-        // f16: compare in f32 (exact), select the original bits
-        if (t.name !== 'f16') c.unsupported(`${c.opText}`);
-        const a = c.src(c.operand(1), t);
-        const b = c.src(c.operand(2), t);
-        const af = c.tmp(1, 'F2F', ['F32', 'F16'], [a]);
-        const bf = c.tmp(1, 'F2F', ['F32', 'F16'], [b]);
-        const m = c.tmp(1, 'FMNMX', ftzSat(c, false), [reg(af), reg(bf), isMin ? PT : NOT_PT]);
-        withDst(c, c.operand(0), t, (d) => c.emit('F2F', ['F16', 'F32'], [reg(d)], [reg(m)]));
-        return;
-      }
+      if (t.name !== 'f32' && t.name !== 'f64') c.unsupported(`${c.opText}`);
       const a = c.src(c.operand(1), t);
       const b = c.src(c.operand(2), t);
       withDst(c, c.operand(0), t, (d) => c.emit(t.bits === 64 ? 'DMNMX' : 'FMNMX', t.bits === 64 ? [] : ftzSat(c, false), [reg(d)], [a, b, isMin ? PT : NOT_PT]));
@@ -331,6 +324,47 @@ function minMax(isMin: boolean): Handler {
     }
     withDst(c, c.operand(0), mt, (d) => c.emit('IMNMX', [intMod(mt)], [reg(d)], [a, b, isMin ? PT : NOT_PT]));
   };
+}
+
+/**
+ * min/max on f16, bf16 and their packed pairs (ptxas: HMNMX2 on sm_90), one lane at a time through f32: widening
+ * is exact (F2F for f16, a 16-bit shift for bf16), FMNMX picks one of the two inputs (or gives the canonical NaN
+ * when both are NaN, as the PTX ISA says), and narrowing that value back is exact too. `.NaN`: a NaN in either
+ * input gives the canonical NaN 0x7fff. `.ftz` (f16 only) flushes subnormal inputs first: widened to f32 they are
+ * normal numbers that FMNMX.FTZ would keep. `.xorsign.abs` (sm_86+): see below.
+ */
+function halfMinMax(c: FnLowerer, t: PtxType, isMin: boolean): void {
+  refuse(c, 'relu');
+  const bf = t.name.startsWith('bf');
+  if (bf) refuse(c, 'ftz');
+  const pair = t.name.endsWith('x2');
+  const xorsign = has(c, 'xorsign');
+  if (xorsign !== has(c, 'abs')) c.unsupported(`${c.opText} (.xorsign needs .abs)`);
+  const [a0, b0] = [1, 2].map((k) => (bf ? c.src(c.operand(k), B32) : flushF16(c, c.src(c.operand(k), B32)))) as [OriOperand, OriOperand];
+  // .xorsign.abs: min/max of the magnitudes; the result takes the XOR of the inputs' signs unless it is NaN
+  // (PTX ISA: a NaN result ignores .xorsign.abs).
+  const SIGNS = imm(0x80008000n, 'hex');
+  const signs = xorsign ? c.tmp(1, 'LOP3', ['LUT'], [a0, b0, SIGNS, imm(LUT_XOR_AND)]) : undefined;
+  const [a, b] = xorsign ? [a0, b0].map((v) => reg(c.tmp(1, 'LOP3', ['LUT'], [v, imm(0x7fff7fffn, 'hex'), RZ, imm(LUT_AND)]))) as [OriOperand, OriOperand] : [a0, b0];
+  const widen = (v: OriOperand, hi: boolean): OriOperand => {
+    if (bf) return reg(hi ? c.tmp(1, 'LOP3', ['LUT'], [v, imm(0xffff0000n, 'hex'), RZ, imm(LUT_AND)]) : c.tmp(1, 'SHL', [], [v, imm(16)]));
+    return reg(c.tmp(1, 'F2F', ['F32', 'F16'], [hi ? reg(c.tmp(1, 'SHR', ['U32'], [v, imm(16)])) : v]));
+  };
+  const lanes = (pair ? [false, true] : [false]).map((hi) => {
+    const x = widen(a, hi);
+    const y = widen(b, hi);
+    const m = c.tmp(1, 'FMNMX', [], [x, y, isMin ? PT : NOT_PT]);
+    let h = bf ? c.tmp(1, 'SHR', ['U32'], [reg(m), imm(16)]) : c.tmp(1, 'F2F', ['F16', 'F32'], [reg(m)]);
+    // NaN result: both inputs NaN (FMNMX gives NaN), or with .NaN either one
+    const nan = has(c, 'NaN') ? c.tmpP('FSETP', ['NAN', 'AND'], [x, y, PT]) : xorsign ? c.tmpP('FSETP', ['NAN', 'AND'], [reg(m), reg(m), PT]) : undefined;
+    if (has(c, 'NaN')) h = c.tmp(1, 'SEL', [], [imm(0x7fffn, 'hex'), reg(h), reg(nan!)]);
+    if (!signs) return h;
+    const sign = hi ? c.tmp(1, 'SHR', ['U32'], [reg(signs), imm(16)]) : c.tmp(1, 'LOP3', ['LUT'], [reg(signs), imm(0x8000n, 'hex'), RZ, imm(LUT_AND)]);
+    const signed = c.tmp(1, 'LOP3', ['LUT'], [reg(h), reg(sign), RZ, imm(LUT_OR)]);
+    return c.tmp(1, 'SEL', [], [reg(h), reg(signed), reg(nan!)]);
+  });
+  if (!pair) return withDst(c, c.operand(0), t, (d) => c.emit('MOV', [], [reg(d)], [reg(lanes[0]!)]));
+  withDst(c, c.operand(0), B32, (d) => c.emit('PRMT', [], [reg(d)], [reg(lanes[0]!), imm(0x5410, 'hex'), reg(lanes[1]!)]));
 }
 
 const absH: Handler = (c: FnLowerer) => {
