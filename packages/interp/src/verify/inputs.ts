@@ -55,10 +55,10 @@ export function generateLaunch(module: OriModule, fn: OriFunction, seed: number,
   const surfaces: Record<string, SurfaceSpec> = {};
   const handles = resourceParams(fn);
   const use = paramUse(module, fn);
-  /** A generated buffer; the pointer given to the kernel lies POINTER_GUARD_BYTES past its start. */
+  /** A generated buffer; the pointer given to the kernel lies past POINTER_GUARD_BYTES of zeros at its start. */
   const buffer = (name: string): string => {
-    const values: number[] = [];
-    for (let i = 0; i < (profile.bufferBytes + POINTER_GUARD_BYTES) / 4; i++) {
+    const values: number[] = new Array<number>(POINTER_GUARD_BYTES / 4).fill(0);
+    for (let i = 0; i < profile.bufferBytes / 4; i++) {
       // Mostly small integers (bounded data-dependent loops), some floats in [-100, 100).
       const e = profile.elementMax;
       values.push(e !== undefined ? Math.floor(rand() * e) : rand() < 0.7 ? Math.floor(rand() * 256) : f32bits((rand() - 0.5) * 200));

@@ -178,6 +178,24 @@ describe('--verify-each', () => {
     expect(w.report.skipped).toEqual([{ kernel: 'scale', reason: expect.stringContaining('device-side kernel launches') as unknown as string }]);
   });
 
+  it('checks a kernel whose every launch trips an assertion by the assertion it trips', () => {
+    const asserting = SRC.replace('  STG.E.32 [%rd2], %r2\n  EXIT', '  STG.E.32 [%rd2], %r2\n  %rd5 = MOV 0\n  CALL @__assertfail, %rd5, %rd5, %r0, %rd5, %rd5\n  EXIT');
+    const good = createVerifyEachInstrumentation({ seed: 7 });
+    createToolchain({ plugins: [corePlugin, targetSm90Plugin, testPhases(false)] }).compile(parseOri(asserting), { arch: 'sm_90', optLevel: 3, instrumentation: [good] });
+    expect(good.report.skipped).toEqual([]);
+    expect(good.report.assertions).toEqual([{ kernel: 'scale', assertion: 'device-side assertion failed: ?:0: ?: Assertion `?` failed.' }]);
+    expect(good.report.mismatch).toBeUndefined();
+    // a phase that drops the call changes the outcome
+    const dropCall = definePlugin(
+      { name: '@ptxforge/test-drop-assert', version: '0.1.0', api: '^1.0.0' },
+      { phases: { GeneralOptimizeEarly: () => ({ execute: (ctx: PhaseContext) => {
+        for (const fn of ctx.module.functions) for (const b of fn.blocks) for (const i of [...b.instrs]) if (i.opcode === 'CALL') b.remove(i);
+      } }) } },
+    );
+    const bad = createVerifyEachInstrumentation({ seed: 7 });
+    expect(() => createToolchain({ plugins: [corePlugin, targetSm90Plugin, dropCall] }).compile(parseOri(asserting), { arch: 'sm_90', optLevel: 3, instrumentation: [bad] })).toThrow(/tripped "device-side assertion failed: \?:0: \?: Assertion `\?` failed."; now it runs to the end/);
+  });
+
   it('re-runs only the kernels a phase changed (a module of many kernels)', () => {
     // three kernels; the phase removes the dead IADD3 of @b only: one re-run after the three reference runs
     const three = ['a', 'b', 'c'].map((k) => SRC.replace('.target sm_90\n', '').replace('@scale', `@${k}`)).join('\n');

@@ -37,6 +37,12 @@ export interface VerifyMismatch {
 }
 
 export interface VerifyEachReport {
+  /**
+   * Kernels whose every launch trips a device-side assertion (`assert(i < n)` against generated scalars): checked by
+   * re-running that launch after each phase and requiring the same assertion (the memory a trapped launch leaves
+   * depends on where it stopped, so it is not compared).
+   */
+  readonly assertions: Array<{ kernel: string; assertion: string }>;
   /** Phases after which the program was re-run and compared. */
   phasesChecked: number;
   runs: number;
@@ -56,6 +62,8 @@ interface Reference {
   readonly kernel: string;
   readonly launch: Launch;
   readonly result: RunResult;
+  /** The device-side assertion every launch tripped: the program's outcome to keep (memory is not compared). */
+  readonly assertion?: string;
 }
 
 const DEFAULT_STEPS = 20_000_000;
@@ -109,7 +117,7 @@ function kernelsToRerun(before: ModuleText, after: ModuleText): Set<OriFunction>
 }
 
 export function createVerifyEachInstrumentation(opts: VerifyEachOptions = {}): VerifyEachInstrumentation {
-  const report: VerifyEachReport = { phasesChecked: 0, runs: 0, skipped: [], mismatch: undefined };
+  const report: VerifyEachReport = { phasesChecked: 0, runs: 0, skipped: [], assertions: [], mismatch: undefined };
   let refs: Reference[] = [];
   let lastGood: ModuleText | undefined;
 
@@ -141,6 +149,7 @@ export function createVerifyEachInstrumentation(opts: VerifyEachOptions = {}): V
         // kernel is skipped, with the first launch's reason, only when no launch runs
         let firstReason: string | undefined;
         let retry: string | undefined;
+        let tripped: Reference | undefined;
         for (const make of launchesFor(m, fn, k)) {
           const launch = make();
           const result = runKernel(m, launch);
@@ -149,10 +158,18 @@ export function createVerifyEachInstrumentation(opts: VerifyEachOptions = {}): V
             refs.push({ kernel: fn.name, launch, result });
             return;
           }
+          // the last (smallest) launch that trips an assertion is the reference if none runs to the end
+          const e = result.errors[0]!;
+          if (e.kind === 'assertion') tripped = { kernel: fn.name, launch, result, assertion: e.detail };
           if (firstReason === undefined) firstReason = result.errors[0]!.message;
           else retry = result.errors[0]!.message;
           // what no launch shape changes (a device-runtime call, an instruction without semantics) ends the tries
           if (!launchMayMatter(result.errors[0]!)) break;
+        }
+        if (tripped) {
+          refs.push(tripped);
+          report.assertions.push({ kernel: fn.name, assertion: tripped.assertion! });
+          return;
         }
         report.skipped.push({ kernel: fn.name, reason: firstReason!, ...(retry === undefined ? {} : { retry }) });
       });
@@ -176,7 +193,7 @@ export function createVerifyEachInstrumentation(opts: VerifyEachOptions = {}): V
         if (rerun !== 'all' && !byName.has(ref.kernel)) continue;
         const now = runKernel(m, ref.launch);
         report.runs++;
-        const diff = compare(ref.result, now);
+        const diff = ref.assertion === undefined ? compare(ref.result, now) : compareAssertion(ref.assertion, now);
         if (!diff) continue;
         const afterText = printModule(m);
         let files: { before: string; after: string } | undefined;
@@ -218,6 +235,13 @@ function hexWord(bytes: Uint8Array, at: number, size: number): string {
   let s = '';
   for (let k = size - 1; k >= 0; k--) s += (bytes[at + k] ?? 0).toString(16).padStart(2, '0');
   return `0x${s}`;
+}
+
+/** A launch that tripped an assertion must trip the same one (where the run stopped may move). */
+function compareAssertion(assertion: string, after: RunResult): Diff | undefined {
+  const e = after.errors[0];
+  if (e?.kind === 'assertion' && e.detail === assertion) return undefined;
+  return { text: `the launch tripped ${JSON.stringify(assertion)}; now ${e ? `it fails: ${e.message}` : 'it runs to the end'}`, at: {} };
 }
 
 /** The first observable difference between two runs, or undefined. */
