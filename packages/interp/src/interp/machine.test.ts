@@ -410,6 +410,33 @@ ${STORE}`;
   });
 });
 
+describe('undefined reads through SEL', () => {
+  // OriDoPredication turns `if (p) x = load; y = p ? x : 0` into a predicated load and a SEL that reads x in
+  // every lane; lanes that select the other operand do not use x, so only the selected operand must be written.
+  const launch: Launch = { block: 32, buffers: { out: { type: 'u32', count: 32 } }, params: [{ buffer: 'out' }] };
+  const body = (sel: string) => `
+bb0:
+  %r0 = S2R SR_TID.X
+  %p0 = ISETP.LT.U32.AND %r0, 10, PT
+  @%p0 %r1 = IADD3 %r0, 100, RZ
+  ${sel}
+${STORE}`;
+  it('a SEL reads the operand each lane selects, and only that one', () => {
+    const good = run(body('%r9 = SEL %r1, 7, %p0'), launch);
+    expect(good.errors).toEqual([]);
+    expect(values(good, 'out')).toEqual([...Array(32).keys()].map((l) => (l < 10 ? l + 100 : 7)));
+    const flipped = run(body('%r9 = SEL 7, %r1, !%p0'), launch);
+    expect(flipped.errors).toEqual([]);
+    expect(values(flipped, 'out')).toEqual(values(good, 'out'));
+  });
+  it('selecting an operand that was never written in that lane is still an undefined read', () => {
+    const bad = run(body('%r9 = SEL 7, %r1, %p0'), launch);
+    expect(bad.ok).toBe(false);
+    expect(bad.errors[0]!.code).toBe('INTERP_UNDEFINED_REGISTER');
+    expect(bad.errors[0]!.site.tid).toEqual([10, 0, 0]);
+  });
+});
+
 describe('reported errors', () => {
   const launch: Launch = { block: 4, buffers: { out: { type: 'u32', count: 4 } }, params: [{ buffer: 'out' }] };
   it('out-of-bounds global access names the instruction and thread', () => {

@@ -332,6 +332,13 @@ export class Machine {
                 const s = cp[j]!;
                 if ((w.PW[s]! & m) !== m) throw this.undefinedRead(w, op, m & ~w.PW[s]!, 'a predicate');
               }
+              const sel = op.sel;
+              if (sel) {
+                const pa = (sel.not ? ~w.P[sel.p]! : w.P[sel.p]!) & m;
+                if (sel.a >= 0 && (w.W[sel.a]! & pa) !== pa) throw this.undefinedRead(w, op, pa & ~w.W[sel.a]!, 'a register');
+                const pb = m & ~pa;
+                if (sel.b >= 0 && (w.W[sel.b]! & pb) !== pb) throw this.undefinedRead(w, op, pb & ~w.W[sel.b]!, 'a register');
+              }
             }
             op.exec!(w, m);
           }

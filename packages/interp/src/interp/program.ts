@@ -73,6 +73,12 @@ export interface Op {
   call?: CallInfo;
   ret?: Src[];
   bar?: BarInfo;
+  /**
+   * SEL d, a, b, p: R slots of a and b (-1 when not a register) and the predicate slot. Only the operand a lane
+   * selects must be written in it (predication turns `if (p) x = load; y = p ? c : x` into a SEL that reads x in
+   * lanes whose predicated load did not run, and ignores it there), so a and b are checked per lane, not in checkR.
+   */
+  sel?: { a: number; b: number; p: number; not: boolean };
   phis?: PhiInfo[];
   /** Ori text of the instruction (for error reports). */
   text: string;
@@ -407,6 +413,14 @@ export class Program {
         else op.checkR.push(this.regSlot.get(u.reg)!);
       } else if (u.kind === 'mem' && u.base) op.checkR.push(this.regSlot.get(u.base)!);
       else if (u.kind === 'cbank' && u.index) op.checkR.push(this.regSlot.get(u.index)!);
+    }
+    const sp = i.opcode === 'SEL' || i.opcode === 'FSEL' ? i.uses[2] : undefined;
+    if (sp?.kind === 'reg' && (sp.reg.cls === 'P' || sp.reg.cls === 'UP') && i.uses.length === 3) {
+      const slotOf = (o: Operand | undefined): number => (o?.kind === 'reg' && o.reg.cls !== 'P' && o.reg.cls !== 'UP' ? this.regSlot.get(o.reg)! : -1);
+      const a = slotOf(i.uses[0]);
+      const b = slotOf(i.uses[1]);
+      op.sel = { a, b, p: this.predSlot.get(sp.reg)!, not: !!sp.not };
+      op.checkR = op.checkR.filter((x) => x !== a && x !== b);
     }
     switch (i.opcode) {
       case 'BRA':
