@@ -3,11 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Decoder } from '@ptxforge/kernel';
-import { readCubin } from '@ptxforge/cubin';
-import { createDefaultToolchain } from '@ptxforge/preset-default';
-import { wordFromBytes, type SassInstruction } from '@ptxforge/sass';
-import { checkHazards, hazardInstrFromSass } from '@ptxforge/sass-hazards';
+import { cubinHazards as hazardsOf } from './cubin-hazards.test-util.js';
 import { runCli } from './run.js';
 
 // Issue #12 "beyond the corpus": CUDA kernels of our own (test/fixtures/cuda-kernels/<name>/kernel.cu), compiled to
@@ -35,19 +31,6 @@ async function cli(args: string[]) {
   return { code, stdout, stderr };
 }
 
-function hazardsOf(bytes: Uint8Array): number {
-  const dec = createDefaultToolchain().services('sm_90').service(Decoder);
-  let n = 0;
-  for (const f of readCubin(bytes).functions) {
-    const instrs = [];
-    for (let a = 0; a + 16 <= f.code.length; a += 16) {
-      const w = wordFromBytes(f.code, a);
-      instrs.push(hazardInstrFromSass(a, dec.decode(f.code, a) as SassInstruction, (BigInt(w[3]!) << 32n) | BigInt(w[2]!)));
-    }
-    n += checkHazards({ name: f.name, instrs }, { arch: 'sm_90' }).hazards.length;
-  }
-  return n;
-}
 
 describe('nvcc-compiled CUDA kernels: PTX -> our sm_90 cubin -> --run with the PTX path\'s launch', () => {
   it('has the fixtures', () => {

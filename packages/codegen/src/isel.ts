@@ -3,6 +3,7 @@ import type { SassOperand } from '@ptxforge/sass';
 import type { ModuleData } from './data.js';
 import { selectExternCall } from './abi-call.js';
 import { selectMma } from './isel-mma.js';
+import { selectMbarrier } from './isel-mbarrier.js';
 import { selectTexture } from './isel-texture.js';
 import { selectDivide64 } from './isel-divide64.js';
 import {
@@ -617,6 +618,8 @@ class Selector {
       case 'IMMA':
       case 'DMMA':
         return selectMma(this, ins);
+      case 'SYNCS':
+        return selectMbarrier(this, ins);
       case 'KILL':
         // trap: ptxas's `BPT.TRAP 0x1` (the lifted word kills the thread, as the PTX path)
         return this.emit('BPT', ['TRAP'], [{ k: 'int', v: 1 }], 0);
@@ -2115,7 +2118,17 @@ class Selector {
    * `.launch_dependents` is `PREEXIT` (dependents may start), as ptxas writes them on sm_90.
    */
   fence(ins: Instr): void {
-    if (!ins.mods.includes('GRIDDEP')) this.fail('fence form');
+    const mods = ins.mods;
+    if (mods.includes('PROXY') && mods.includes('ASYNC')) {
+      // fence.proxy.async{.shared::cta}: ptxas's MEMBAR.ALL.{CTA,GPU} then FENCE.VIEW.ASYNC.S; .global is an
+      // opcode (0x3c6) with no row yet
+      if (mods.includes('GLOBAL')) this.fail('fence.proxy.async.global (FENCE opcode 0x3c6 has no sm_90 row)');
+      this.emit('MEMBAR', ['ALL', mods.includes('SHARED') ? 'CTA' : 'GPU'], [], 0);
+      return this.emit('FENCE', ['VIEW', 'ASYNC', 'S'], [], 0);
+    }
+    // fence.mbarrier_init.release.cluster: ptxas 13 writes nothing for it on sm_90
+    if (mods.includes('MBARRIER_INIT')) return;
+    if (!mods.includes('GRIDDEP')) this.fail('fence form');
     if (ins.mods.includes('WAIT')) return this.emit('ACQBULK', [], [], 0);
     if (ins.mods.includes('LAUNCH_DEPENDENTS')) return this.emit('PREEXIT', [], [], 0);
     this.fail('griddepcontrol form');

@@ -24,7 +24,7 @@ export function toSass(mi: MInstr, reg: (v: VReg) => number, blockAddr: (b: numb
         const m = o as VMemOperand;
         return {
           k: 'mem', base: m.stack ? 1 : m.base ? reg(m.base) : 255, off: m.off,
-          ...(m.desc ? { desc: descUR } : {}), ...(m.wide && m.base && !m.plain ? { baseSfx: ['64'] } : {}),
+          ...(m.desc ? { desc: descUR } : {}), ...(m.wide && m.base && !m.plain ? { baseSfx: ['64'] } : {}), ...(m.urz ? { ur: 63 } : {}),
         };
       }
       case 'label':

@@ -47,6 +47,8 @@ export interface VMemOperand {
   plain?: boolean;
   /** An access to the stack frame: base R1 (the stack pointer), `off` from the frame's bottom. */
   stack?: boolean;
+  /** A uniform-register term URZ beside the base (`[R2+URZ]`: the SYNCS forms have one). */
+  urz?: boolean;
 }
 
 /** A branch target: the index of a machine block, resolved to its address at emission. */

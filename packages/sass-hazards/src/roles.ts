@@ -74,6 +74,8 @@ function defCount(ins: HazardInstr): { n: number; guessed: boolean } {
   if (TWO_PRED_DEFS.has(op)) return { n: Math.min(2, ops.length), guessed: false };
   if (op === 'VOTE' || op === 'VOTEU') return { n: isRegOperand(ops[0]!) ? Math.min(2, ops.length) : 1, guessed: false };
   if (op === 'R2P') return { n: 0, guessed: false };
+  // SYNCS.ARRIVE Rd|RZ, [a], Rv; SYNCS.PHASECHK P, [a], Rv; SYNCS.EXCH URd, [a], URv; SYNCS.CCTL.IV [a]
+  if (op === 'SYNCS') return { n: isRegOperand(ops[0]!) || isPredOperand(ops[0]!) ? 1 : 0, guessed: false };
   if (CARRY_DEFS.has(op)) {
     let i = 0;
     while (i < ops.length && isPredOperand(ops[i]!)) i++;
@@ -199,6 +201,10 @@ export function instrRoles(ins: HazardInstr): InstrRoles {
   } else if (op === 'MATCH') {
     // MATCH.ANY.U64 compares register pairs
     if (mods.includes('U64')) for (let i = n; i < ops.length; i++) if (ops[i]!.kind === 'reg') srcWidth.set(i, 2);
+  } else if (op === 'SYNCS') {
+    // the arrive's result is the 64-bit state before it; EXCH.64 writes and returns a 64-bit word
+    if (mods.includes('ARRIVE') || mods.includes('EXCH')) defWidth = 2;
+    if (mods.includes('EXCH')) srcWidth.set(ops.length - 1, 2);
   } else if (op === 'CS2R') {
     defWidth = mods.includes('32') ? 1 : 2;
   } else if (op === 'LEPC') {

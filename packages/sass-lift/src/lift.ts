@@ -35,7 +35,8 @@ const UNIFORM_TWINS: Record<string, string> = {
   VIADD: 'IADD3', VIMNMX: 'IMNMX', ULDC: 'LDC', UIABS: 'IABS', UIMNMX: 'IMNMX',
 };
 const GLOBAL_MEM = new Set(['LDG', 'STG', 'LD', 'ST', 'ATOMG', 'ATOM', 'RED', 'REDG']);
-const MEM = new Set([...GLOBAL_MEM, 'LDS', 'STS', 'LDL', 'STL', 'ATOMS']);
+// (SYNCS: mbarrier operations on a shared-memory word, lifted to the Ori SYNCS forms of the same spelling)
+const MEM = new Set([...GLOBAL_MEM, 'LDS', 'STS', 'LDL', 'STL', 'ATOMS', 'SYNCS']);
 const FLOAT32_OPS = new Set(['FADD', 'FMUL', 'FFMA', 'FSETP', 'FSET', 'FMNMX', 'FSEL', 'FCHK', 'MUFU', 'FRND', 'F2I', 'F2F']);
 const FLOAT64_OPS = new Set(['DADD', 'DMUL', 'DFMA', 'DSETP', 'DMNMX']);
 const SREG_NAMES: Record<string, string> = {

@@ -119,7 +119,8 @@ fixed('uniform', 'uniform', `UPOPC UFLO UBREV UIADD3 UMOV ULOP3 ULOP USHF USEL U
   VOTEU ULDC UCLEA UIABS UIMNMX UF2FP`);
 variable('global', true, `LDG LD STG ST ATOMG ATOM RED REDG CCTL LDGSTS`);
 variable('local', true, `LDL STL`);
-variable('shared', true, `LDS STS ATOMS LDSM STSM`);
+// SYNCS (mbarrier operations) go through the shared-memory pipe: their results come back on a scoreboard
+variable('shared', true, `LDS STS ATOMS LDSM STSM SYNCS`);
 variable('const', true, `LDC`);
 variable('tex', true, `TEX TLD TLD4 TMML TXD TXQ SULD SUST SURED SUATOM`);
 // MUFU, conversions and the bit-count unit share one in-order queue: a later scoreboard covers an earlier

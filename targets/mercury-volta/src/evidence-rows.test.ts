@@ -10,6 +10,14 @@ function word(text: string): Word {
 // Words from ptxas 13.0.88 cubins of small PTX programs (the PTX instruction each comes from is named), with
 // the text the evidence rows give them. The control bits (105..127) are ptxas's own.
 const CASES: [string, string, string, string][] = [
+  // mbarrier operations (SYNCS, one-instruction kernels: the mbarrier's address in UR4, base RZ)
+  ['sm_90', 'mbarrier.arrive.expect_tx', '002ea200_08000004_00000002_ff0279a7', 'SYNCS.ARRIVE.TRANS64 R2, [UR4], R2 ;'],
+  ['sm_90', 'mbarrier.arrive (count)', '002ea200_08500004_00000002_ff0279a7', 'SYNCS.ARRIVE.TRANS64.ART0 R2, [UR4], R2 ;'],
+  ['sm_90', 'mbarrier.arrive_drop (count)', '002ea200_08500804_00000002_ff0279a7', 'SYNCS.ARRIVE.TRANS64.DROP.ART0 R2, [UR4], R2 ;'],
+  ['sm_90', 'mbarrier.arrive_drop', '000e6200_08100804_000000ff_ff0279a7', 'SYNCS.ARRIVE.TRANS64.DROP.A1T0 R2, [UR4], RZ ;'],
+  ['sm_90', 'mbarrier.expect_tx', '002fe200_08300404_00000000_ffff79a7', 'SYNCS.ARRIVE.TRANS64.RED.A0TX RZ, [UR4], R0 ;'],
+  ['sm_90', 'mbarrier.complete_tx', '002fe200_08400404_00000000_ffff79a7', 'SYNCS.ARRIVE.TRANS64.RED.A0TR RZ, [UR4], R0 ;'],
+  ['sm_90', 'mbarrier.inval', '000fe200_08000004_00000000_ff0079b1', 'SYNCS.CCTL.IV [UR4] ;'],
   ['sm_90', 'mul.wide.s32', '004fca00_078e02ff_00000005_04047225', 'IMAD.WIDE R4, R4, R5, RZ ;'],
   ['sm_90', 'mad.wide.s32', '004fc600_078e02ff_00000009_08087225', 'IMAD.WIDE R8, R8, R9, RZ ;'],
   ['sm_90', 'setp.gt.ftz.f32', '004fda00_03f14000_00000007_0000720b', 'FSETP.GT.FTZ.AND P0, PT, R0, R7, PT ;'],

@@ -523,6 +523,38 @@ export const EVIDENCE_ROWS: RowSpec[] = [
       order: ['m:U64^0', 'm:S64^0', 'm:RM', 'm:RP', 'm:RZ', 'm:F64^0', 'm:U64^1', 'm:S64^1'],
     });
   }),
+  // mbarrier arrivals (sm_90 SYNCS.ARRIVE.TRANS64, 0x9a7): the golden data has only `.A1T0` (bit 84) and `.RED`
+  // (bit 74). ptxas 13 words of one-instruction kernels show a 3-bit operation field in bits 84..86 and a drop
+  // flag in bit 75: mbarrier.arrive.expect_tx d, [a], tx `...0279a7 / ...08000004` (0: one arrival, tx-count += Rv),
+  // mbarrier.arrive d, [a] `...08100004` (1: A1T0), mbarrier.expect_tx [a], tx `...ffff79a7 / ...08300404` (3,
+  // with .RED: tx-count += Rv), mbarrier.complete_tx `...08400404` (4: tx-count -= Rv), mbarrier.arrive d, [a], n
+  // `...08500004` (5: Rv arrivals), arrive_drop `...08500804` / `...08100804` (bit 75). Names: A1T0 is nvdisasm's;
+  // A0TX, A0TR and ART0 (arrive count x transactions) and DROP follow its pattern (no nvdisasm here to confirm).
+  // Semantics: docs/ori-semantics.md "mbarrier objects" (the evidence test runs the words against the PTX path).
+  ...rowsOf(0x9a7, 'R,Mu,R', (r) => r.archs.includes('sm_90')).map((r) => widen(r, {
+    free: [[75, 1], [85, 2]],
+    replaceSlots: [flag(74, 'm:RED'), flag(75, 'm:DROP'), { bits: [[84, 3]], map: { 0: [], 1: ['m:A1T0'], 3: ['m:A0TX'], 4: ['m:A0TR'], 5: ['m:ART0'] } }],
+    order: ['m:ARRIVE', 'm:TRANS64', 'm:RED', 'm:DROP', 'm:A1T0', 'm:ART0', 'm:A0TX', 'm:A0TR'],
+  })),
+  // mbarrier.inval [a] (sm_90): ptxas 13 writes `0x000fe200_08000004_00000000_ff0079b1` for `[UR4]`, opcode 0x9b1
+  // with SYNCS's address fields (base 24..31, uniform 64..69, offset 40..63) and bit 91 as the other SYNCS forms.
+  // Printed SYNCS.CCTL.IV (our spelling of the cache-control invalidation of an mbarrier).
+  newRow({
+    archs: ['sm_90'],
+    op: 0x9b1,
+    name: 'SYNCS',
+    sig: 'Mu',
+    guard: 'P',
+    atoms: [
+      { key: '0.b', parts: [[24, 8]], enc: 'u' },
+      { key: '0.u', parts: [[64, 6]], enc: 'u' },
+      { key: '0.o', parts: [[40, 24]], enc: 's' },
+    ],
+    slots: [],
+    fixed: ['m:CCTL', 'm:IV'],
+    order: ['m:CCTL', 'm:IV'],
+    set: [[91, 1]],
+  }),
   // DEPBAR.LE SBn, N (sm_90): the scoreboard is a 3-bit number in bits 44..46, as sm_80/86 keep it (golden sm_86:
   // 0x...d0c0_0000791a is `DEPBAR.LE SB5, 0x3`). The sm_90 golden pairs show SB0..SB4 only, so the derived row
   // read bits 44..45 and 46 as separate slots and printed SB5 (bits 44 + 46) as SB4; ptxas 13 sm_90 code counts

@@ -9,7 +9,8 @@ export type InterpErrorKind =
   | 'unsupported'
   | 'bad-branch-index'
   | 'bad-launch'
-  | 'assertion';
+  | 'assertion'
+  | 'mbarrier';
 
 const CODES: Record<InterpErrorKind, string> = {
   'out-of-bounds': 'INTERP_OUT_OF_BOUNDS',
@@ -21,6 +22,7 @@ const CODES: Record<InterpErrorKind, string> = {
   'bad-branch-index': 'INTERP_BAD_BRANCH_INDEX',
   'bad-launch': 'INTERP_BAD_LAUNCH',
   assertion: 'INTERP_ASSERTION',
+  mbarrier: 'INTERP_MBARRIER',
 };
 
 /** Where an error happened: the instruction (as Ori text) and the thread. */

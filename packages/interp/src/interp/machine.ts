@@ -53,6 +53,8 @@ export interface MachineOptions {
 }
 
 export const DEFAULT_MAX_STEPS = 200_000_000;
+/** Forced resumptions of mbarrier waits without any mbarrier change before the wait is reported as a deadlock. */
+const MAX_FRUITLESS_WAITS = 64;
 
 interface BarrierState {
   arrived: number;
@@ -128,12 +130,48 @@ export class Machine {
       let live = 0;
       for (const w of cta.warps) live += popc32(w.live);
       if (live === 0) return;
+      if (this.resumeWaits(cta, false)) continue;
       if (this.releaseBarriers(bars, live)) continue;
       if (this.releaseBsync(cta, false)) continue;
+      if (this.resumeWaits(cta, true)) continue;
       if (this.releaseBsync(cta, true)) continue;
       if (this.breakFrames(cta)) continue;
       this.deadlock(bars, live, ctaid);
     }
+  }
+
+  /**
+   * Resume the groups that yielded after a failed mbarrier wait: those whose mbarrier changed since, or with
+   * `force` (nothing else can run) all of them, since a wait may also end by a plain store or a clock. Forced
+   * rounds in which no mbarrier changes are counted; after MAX_FRUITLESS_WAITS of them the wait can never end.
+   */
+  private resumeWaits(cta: Cta, force: boolean): boolean {
+    const y = cta.yielded;
+    if (!y.length) return false;
+    if (force) {
+      const first = y[0]!;
+      if (first.epoch === cta.mbarrierEpoch && y.every((e) => e.epoch === cta.mbarrierEpoch)) {
+        if (++cta.fruitlessWaits > MAX_FRUITLESS_WAITS) {
+          const lane = 31 - Math.clz32(first.g.mask & -first.g.mask);
+          throw this.error('barrier-deadlock', `mbarrier wait never completes: the phase it waits for has arrivals or transactions pending and no other thread can run`, this.prog.code[first.pc]!, first.w, lane);
+        }
+      } else cta.fruitlessWaits = 0;
+      for (const e of y) e.w.runnable.push(e.g);
+      y.length = 0;
+      return true;
+    }
+    let moved = false;
+    for (let k = 0; k < y.length; ) {
+      const e = y[k]!;
+      if (e.epoch !== cta.mbarrierEpoch) {
+        e.w.runnable.push(e.g);
+        y[k] = y[y.length - 1]!;
+        y.pop();
+        moved = true;
+      } else k++;
+    }
+    if (moved) cta.fruitlessWaits = 0;
+    return moved;
   }
 
   private deadlock(bars: Map<number, BarrierState>, live: number, ctaid: [number, number, number]): never {
@@ -341,6 +379,14 @@ export class Machine {
               }
             }
             op.exec!(w, m);
+            if (w.yieldNow) {
+              // a failed mbarrier wait: let the other warps run first (they may be the ones to arrive)
+              w.yieldNow = false;
+              g.pc = pc + 1;
+              g.mask = mask;
+              w.cta.yielded.push({ w, g, epoch: w.cta.mbarrierEpoch, pc });
+              return;
+            }
           }
           pc++;
           continue;

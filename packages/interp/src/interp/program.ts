@@ -14,6 +14,7 @@ import { buildFastPath } from './fastpaths.js';
 import { buildDriverCall } from './driver-calls.js';
 import { buildMemoryOp, buildWarpOp } from './memops.js';
 import { buildTextureOp } from './texops.js';
+import { buildSyncsOp } from './mbarrier.js';
 import type { ResourceObject } from './texture.js';
 import type { Warp } from './warp.js';
 
@@ -524,6 +525,11 @@ export class Program {
         op.exec = (w, m) => writeDst(w, d, m, 0n, true);
         return op;
       }
+    }
+    const syncs = buildSyncsOp(this, fn, i);
+    if (syncs) {
+      op.exec = syncs;
+      return op;
     }
     const mem = buildMemoryOp(this, fn, i);
     if (mem) {

@@ -37,6 +37,12 @@ export class Cta {
   readonly localView: DataView;
   readonly warps: Warp[] = [];
   readonly nthreads: number;
+  /** Counts changes of mbarrier objects (arrivals, tx updates): a waiting warp resumes when it moved. */
+  mbarrierEpoch = 0;
+  /** Groups that yielded after a failed mbarrier wait, with the epoch they saw (machine.ts resumes them). */
+  readonly yielded: Array<{ w: Warp; g: Group; epoch: number; pc: number }> = [];
+  /** Consecutive rounds in which only waiting warps were resumed and no mbarrier changed. */
+  fruitlessWaits = 0;
 
   constructor(
     readonly prog: Program,
@@ -91,6 +97,8 @@ export class Warp {
   readonly tid = new Int32Array(96);
   readonly linear = new Int32Array(32);
   readonly runnable: Group[] = [];
+  /** Set by a failed mbarrier wait (SYNCS.PHASECHK): the group stops after the instruction and lets others run. */
+  yieldNow = false;
   /** Groups parked at a reconvergence point (held by their frame). */
   readonly parked = new Set<Group>();
   /** Groups waiting at BSYNC, by pc. */

@@ -216,6 +216,10 @@ def({ name: 'ATOMG', category: 'atomic', mayLoad: true, mayStore: true, hasSideE
 def({ name: 'ATOMS', category: 'atomic', mayLoad: true, mayStore: true, hasSideEffects: true, defs: ['r'], uses: ['a', 'r', 'r*'], description: 'shared-memory atomic' });
 def({ name: 'ATOM', category: 'atomic', mayLoad: true, mayStore: true, hasSideEffects: true, defs: ['r'], uses: ['a', 'r', 'r*'], description: 'generic atomic' });
 def({ name: 'RED', category: 'atomic', mayLoad: true, mayStore: true, hasSideEffects: true, defs: [], uses: ['a', 'r'], description: 'reduction to memory (atomic without result)' });
+// mbarrier objects in shared memory (docs/ori-semantics.md "mbarrier objects"): .ARRIVE.TRANS64 (arrive / expect-tx /
+// complete-tx, result: the state before), .PHASECHK.TRANS64[.TRYWAIT] (has a phase completed), .CCTL.IV (inval).
+// Waits read memory other threads change: side effects keep them in their loops.
+def({ name: 'SYNCS', category: 'sync', mayLoad: true, mayStore: true, hasSideEffects: true, defs: ['x*'], uses: ['a', 'r*'], description: 'mbarrier operation (.ARRIVE.TRANS64 .PHASECHK.TRANS64 .CCTL.IV)' });
 def({ name: 'CCTL', category: 'memory', hasSideEffects: true, defs: [], uses: ['x*'], description: 'cache control' });
 def({ name: 'MEMBAR', category: 'sync', hasSideEffects: true, defs: [], uses: [], description: 'memory barrier (.CTA .GPU .SYS)' });
 def({ name: 'FENCE', category: 'sync', hasSideEffects: true, defs: [], uses: [], description: 'memory fence' });

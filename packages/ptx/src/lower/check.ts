@@ -9,6 +9,7 @@
  * handler still rejects what it cannot lower).
  */
 import { PtxforgeError } from '@ptxforge/kernel';
+import { checkAsyncCopyFamily, checkMbarrier } from './mbarrier-check.js';
 import type { Operand } from '../ast.js';
 import { isSpecialRegister, type FnLowerer } from './context.js';
 import { isTypeMod, ptxType, type PtxType } from './types.js';
@@ -777,7 +778,7 @@ const FEATURE_GATES: readonly FeatureGate[] = [
   { opcodes: ['ld', 'st', 'atom', 'red', 'cp', 'prefetch'], sm: 80, ptx: 704, form: (_o, m) => (m.includes('L2::cache_hint') ? "Modifier '.L2::cache_hint'" : undefined) },
   { opcodes: ['ld'], ptx: 704, form: (_o, m) => (hasAny(m, ['L2::64B', 'L2::128B', 'L2::256B']) ? "Feature 'cache prefetching'" : undefined) },
   { opcodes: ['ld', 'st'], sm: 70, ptx: 704, form: (o, m) => { const x = m.find((y) => y.startsWith('L1::')); return x ? `Modifier '.${x.slice(4)}' on '${o}'` : undefined; } },
-  { opcodes: ['cp'], sm: 80, ptx: 700, form: (_o, m) => (m[0] === 'async' ? "Feature 'cp.async'" : undefined) },
+  { opcodes: ['cp'], sm: 80, ptx: 700, form: (_o, m) => (m[0] === 'async' && m[1] !== 'bulk' ? (m[1] === 'mbarrier' ? "Feature 'cp.async.mbarrier.arrive'" : "Feature 'cp.async'") : undefined) },
   { opcodes: ['ldmatrix'], sm: 75, ptx: 605, form: () => "Feature 'ldmatrix'" },
   { opcodes: ['wmma'], sm: 80, ptx: 700, form: (_o, _m, t) => (hasAny(t, ['bf16', 'tf32']) ? "Feature 'WMMA with .bf16/.tf32 FP types'" : undefined) },
   { opcodes: ['wmma'], sm: 80, ptx: 700, form: (_o, _m, t) => (t.includes('f64') ? "Feature 'WMMA with fp64 types'" : undefined) },
@@ -965,6 +966,8 @@ export function checkInstruction(c: FnLowerer): void {
   c.formTypes = types;
   c.formTypesOf = c.ins;
   if (opcode === 'bar' || opcode === 'barrier') return checkBarrierOperands(c, t);
+  if (opcode === 'mbarrier') return checkMbarrier(c);
+  if (opcode === 'cp' && mods[0] === 'async' && (mods[1] === 'bulk' || mods[1] === 'mbarrier')) return checkAsyncCopyFamily(c);
   if (opcode === 'cp' && mods[0] === 'async' && !mods.some((m) => m.startsWith('bulk') || m.startsWith('mbarrier') || m === 'commit_group' || m === 'wait_group' || m === 'wait_all')) checkCpAsyncSize(c);
   if (!t) return;
   if (opcode === 'ld' || opcode === 'ldu') {

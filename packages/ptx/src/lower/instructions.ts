@@ -7,6 +7,7 @@ import { lowerLdmatrix, lowerMma } from './warp-matrix.js';
 import { TEXTURE_HANDLERS } from './texture.js';
 import { lowerFunctionAddress, lowerIndirectCall } from './indirect-call.js';
 import { VIDEO_HANDLERS } from './video.js';
+import { MBARRIER_HANDLERS, lowerAsyncCopy } from './mbarrier.js';
 
 /**
  * PTX instruction -> Ori, one handler per PTX opcode. Each handler reads `c.ins` (opcode, modifiers,
@@ -1230,6 +1231,7 @@ function pvarWrite(c: FnLowerer, p: PVar, off: number, t: PtxType, v: OriOperand
  */
 const cp: Handler = (c: FnLowerer) => {
   if (!has(c, 'async')) c.unsupported(`instruction '${c.opText}'`);
+  if (lowerAsyncCopy(c)) return;
   if (has(c, 'commit_group') || has(c, 'wait_group') || has(c, 'wait_all')) return void c.emit('NOP', [], [], []);
   if (!has(c, 'shared') || !has(c, 'global') || c.ins.mods.some((m) => m.startsWith('bulk') || m.startsWith('mbarrier'))) c.unsupported(`instruction '${c.opText}'`);
   c.expectOperands(3, 4);
@@ -1445,6 +1447,13 @@ const membar: Handler = (c: FnLowerer) => {
   c.emit('MEMBAR', [scope], [], []);
 };
 const fence: Handler = (c: FnLowerer) => {
+  // the async proxy (cp.async.bulk, mbarrier complete-tx) and mbarrier-init fences: nothing to order in the
+  // interpreter; code generation gives ptxas's forms (mbarrier.ts's family)
+  if (has(c, 'proxy') && has(c, 'async')) {
+    const space = has(c, 'shared::cta') || has(c, 'shared::cluster') ? ['SHARED'] : has(c, 'global') ? ['GLOBAL'] : [];
+    return void c.emit('FENCE', ['PROXY', 'ASYNC', ...space], [], []);
+  }
+  if (has(c, 'mbarrier_init')) return void c.emit('FENCE', ['MBARRIER_INIT'], [], []);
   if (c.ins.mods.some((m) => m.startsWith('proxy') || m === 'cluster' || m.startsWith('mbarrier'))) {
     c.emit('FENCE', [], [], []);
     return;
@@ -1525,6 +1534,7 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   mma: lowerMma, ldmatrix: lowerLdmatrix, wmma: lowerWmma,
   ...TEXTURE_HANDLERS,
   ...VIDEO_HANDLERS,
+  ...MBARRIER_HANDLERS,
 };
 
 export { PRED };
