@@ -2,7 +2,7 @@
 // Issue #16, CUDA-sample acceptance: PTX that nvcc makes from the NVIDIA cuda-samples sources, checked with the
 // installed ptxas and with ptxforge. Usage (build first: `pnpm --filter '@ptxforge/cli...' build`):
 //
-//   pnpm -s bench:cuda-samples [--src DIR] [--jobs N] [--timeout S] [--filter SUBSTR] [--fresh] [--quiet] [--ptx-only]
+//   pnpm -s bench:cuda-samples [--src DIR] [--jobs N] [--timeout S] [--filter SUBSTR] [--fresh] [--quiet] [--ptx-only] [--not-run]
 //
 // --src defaults to the environment variable CUDA_SAMPLES_DIR. For every .cu file under it (sorted by path):
 //   1. `nvcc -arch=sm_90 -ptx -I<src>/Common -I<sample dir> f.cu` (again with -rdc=true when nvcc asks for
@@ -15,6 +15,7 @@
 //      through to a cubin). A file passes when ptxforge exits 0 and writes the cubin; verify-each mismatches
 //      stop the compilation with VERIFY_EACH_MISMATCH, so a pass is also verify-each clean. Kernels the
 //      interpreter could not run before the first phase (VERIFY_EACH_SKIPPED warnings) are counted separately.
+// --not-run lists every kernel verify-each could not run (file, kernel, the interpreter's reason), grouped by reason.
 // --ptx-only stops after step 2 (makes and caches the PTX, counts ptxas's verdicts). Prints one verdict per file, then
 //   cuda-samples: N PTX files ptxas accepts, A accepted by ptxforge and verify-each clean (P%)
 // and a table of the failures grouped by error code and construct. Exits 0 (a measurement, not a gate) unless
@@ -40,8 +41,9 @@ const filter = arg('--filter', '');
 const fresh = flag('--fresh');
 const quiet = flag('--quiet');
 const ptxOnly = flag('--ptx-only');
+const listNotRun = flag('--not-run');
 if (!Number.isInteger(jobs) || jobs < 1 || !(timeoutS > 0)) {
-  console.error('cuda-samples: usage: [--src DIR] [--jobs N] [--timeout S] [--filter SUBSTR] [--fresh] [--quiet] [--ptx-only]');
+  console.error('cuda-samples: usage: [--src DIR] [--jobs N] [--timeout S] [--filter SUBSTR] [--fresh] [--quiet] [--ptx-only] [--not-run]');
   process.exit(2);
 }
 
@@ -200,6 +202,8 @@ async function worker() {
         res.skippedKernels = skippedLines.length;
         // why the interpreter could not run a kernel, without names, numbers and locations
         res.skipReasons = skippedLines.map((l) => l.replace(/^.*? not verified: /, '').replace(/,? at `.*$/, '').replace(/\b0x[0-9a-f]+\b|\b\d+\b/g, '#').replace(/%\w+/g, '%r').slice(0, 120));
+        // each not-run kernel with the interpreter's whole message (where and which thread), for --not-run
+        res.notRunKernels = skippedLines.map((l) => /VERIFY_EACH_SKIPPED: kernel (\S+) not verified: (.*)$/.exec(l)).filter(Boolean).map((m) => ({ kernel: m[1], reason: m[2] }));
         if (pf.code === 0 && !pf.timedOut && existsSync(out)) res.verdict = 'pass';
         else {
           res.verdict = 'fail';
@@ -229,6 +233,7 @@ console.log(`# ${new Date().toISOString()}, ${os.cpus()[0]?.model.trim() ?? 'cpu
 console.log(`# ${files.length} .cu files; nvcc ${nvccVersion}; ptxas ${ptxasVersion}`);
 console.log(`# skipped (nvcc could not make PTX here, or host-only): ${count('skipped')}; ptxas rejects: ${count('ptxas-rejects')}`);
 console.log(`# of the passes, ${notRun.length} file(s) have kernels verify-each could not run (VERIFY_EACH_SKIPPED)`);
+console.log(`# kernels verify-each could not run: ${notRun.reduce((n, r) => n + r.skippedKernels, 0)} (--not-run lists them)`);
 console.log(`cuda-samples: ${accepted} PTX files ptxas accepts, ${pass} accepted by ptxforge and verify-each clean (${pct}%)`);
 const groups = new Map();
 for (const r of results) {
@@ -251,6 +256,23 @@ if (notRunWhy.size) {
   console.log('');
   console.log('kernels verify-each could not run, by reason (files):');
   for (const [why, n] of [...notRunWhy].sort((a, b) => b[1] - a[1])) console.log(`  ${String(n).padStart(3)}  ${why}`);
+}
+if (listNotRun && notRun.length) {
+  console.log('');
+  console.log('not-run kernels (file: kernel: reason), by reason:');
+  const byWhy = new Map();
+  for (const r of notRun) {
+    r.notRunKernels.forEach((k, j) => {
+      const why = r.skipReasons[j] ?? k.reason;
+      const list = byWhy.get(why) ?? [];
+      list.push(`${r.rel}: ${k.kernel}: ${k.reason}`);
+      byWhy.set(why, list);
+    });
+  }
+  for (const [why, list] of [...byWhy].sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]))) {
+    console.log(`  ${String(list.length).padStart(3)} kernel(s): ${why}`);
+    for (const line of list) console.log(`        ${line}`);
+  }
 }
 const skipReasons = new Map();
 for (const r of results) if (r.verdict === 'skipped') skipReasons.set(r.reason, (skipReasons.get(r.reason) ?? 0) + 1);

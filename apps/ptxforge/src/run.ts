@@ -453,6 +453,7 @@ export function compileOne(tc: Toolchain, s: CliSettings, input: InputSpec, io: 
     // The -v lines are built only when printed or cached (a cubin's are read back from the cubin itself).
     verboseLines = o.verbose || cache ? verboseInfo(result, s.arch) : [];
     if (verify) verboseLines.push(`verify-each: ${verify.report.phasesChecked} phases checked, ${verify.report.runs} runs`);
+    for (const a of verify?.report.assertions ?? []) verboseLines.push(`verify-each: kernel ${a.kernel} checked up to the device-side assertion every generated launch trips`);
     for (const sk of verify?.report.skipped ?? []) io.stderr(`${input.shown}: warning VERIFY_EACH_SKIPPED: kernel ${sk.kernel} not verified: ${sk.reason}\n`);
     if (o.run) {
       const code = runAfterCompile(result.module, interp, io);

@@ -4,7 +4,8 @@ export { GLOBAL_BASE, SWINBASE, LWINBASE, WINDOW_SIZE } from './interp/memory.js
 export { DEFAULT_MAX_STEPS, type DynamicCounts, type OpcodeCount } from './interp/machine.js';
 export * from './launch.js';
 export * from './verify/verify-each.js';
-export { generateLaunch, rng, GENERATED_BUFFER_BYTES, DEFAULT_LAUNCH_PROFILE, COMPACT_LAUNCH_PROFILE, type LaunchProfile } from './verify/inputs.js';
+export { generateLaunch, rng, GENERATED_BUFFER_BYTES, POINTER_GUARD_BYTES, DEFAULT_LAUNCH_PROFILE, COMPACT_LAUNCH_PROFILE, type LaunchProfile } from './verify/inputs.js';
+export { paramUse, type ParamUse } from './verify/param-use.js';
 export { FUZZ_FEATURES, generateProgram, type FuzzFeature, type GeneratedProgram, type GenerateOptions } from './fuzz/generate.js';
 export { runFuzz, fuzzOne, fuzzSummaryLines, firstBufferDifference, type FuzzOptions, type FuzzCaseResult, type FuzzSummary } from './fuzz/fuzz.js';
 export * from './corpus.js';

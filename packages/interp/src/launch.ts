@@ -42,7 +42,15 @@ export type ParamSpec =
   | { readonly texture: string }
   | { readonly surface: string }
   | { readonly type?: ScalarType; readonly kind?: ScalarType; readonly value: number | string }
+  /** A by-value structure parameter (`.param .b8 p[N]`): zero bytes, with these fields written over them. */
+  | { readonly fields: ReadonlyArray<ParamField> }
   | number;
+
+/** A field of a structure parameter at byte `at`: a buffer's address (8 bytes) or a scalar of its type's size. */
+export type ParamField = { readonly at: number } & (
+  | { readonly buffer: string; readonly offset?: number }
+  | { readonly type: ScalarType; readonly value: number | string }
+);
 
 export interface Launch {
   /** Entry to run (default: the only / first `.entry` of the module). */
@@ -179,7 +187,13 @@ export function bufferBytes(name: string, spec: BufferSpec): Uint8Array {
   const bytes = new Uint8Array(count * size + (spec.padBytes ?? 0));
   if (init) bytes.set(init.subarray(0, bytes.length));
   const dv = new DataView(bytes.buffer);
+  const word = t === 'u32' || t === 's32' || t === 'b32';
   const put = (i: number, v: number | string): void => {
+    // 32-bit integers (every generated buffer): the same bits as scalarBits without a bigint per element
+    if (word && typeof v === 'number' && Number.isInteger(v) && v >= -0x80000000 && v <= 0xffffffff) {
+      dv.setUint32(i * 4, v >>> 0, true);
+      return;
+    }
     const bits = scalarBits(t, v);
     for (let k = 0; k < size; k++) dv.setUint8(i * size + k, Number((bits >> BigInt(8 * k)) & 0xffn));
   };
@@ -329,6 +343,25 @@ function prepare(module: OriModule, kernel: OriFunction, launch: Launch): Prepar
       throw new InterpError('bad-launch', `no value for parameter ${k} (${p.name}) of kernel @${kernel.name}`);
     }
     let bits: bigint;
+    if (typeof spec === 'object' && 'fields' in spec) {
+      bank0.fill(0, off, Math.min(off + size, bank0.length));
+      for (const f of spec.fields) {
+        let fb: bigint;
+        let fsize: number;
+        if ('buffer' in f) {
+          const r = byName.get(f.buffer);
+          if (!r) throw new InterpError('bad-launch', `a field of parameter ${p.name} names buffer '${f.buffer}', which the launch does not define`);
+          fb = BigInt(r.base + (f.offset ?? 0));
+          fsize = 8;
+        } else {
+          fb = scalarBits(f.type, f.value);
+          fsize = typeSize(f.type);
+        }
+        if (!(f.at >= 0 && f.at + fsize <= size)) throw new InterpError('bad-launch', `a field at byte ${f.at} does not fit in the ${size}-byte parameter ${p.name}`);
+        for (let b = 0; b < fsize && off + f.at + b < bank0.length; b++) bank0[off + f.at + b] = Number((fb >> BigInt(8 * b)) & 0xffn);
+      }
+      return;
+    }
     if (typeof spec === 'number') bits = scalarBits(p.type as ScalarType, spec);
     else if ('texture' in spec || 'surface' in spec) {
       const key = 'texture' in spec ? `texture:${spec.texture}` : `surface:${(spec as { surface: string }).surface}`;

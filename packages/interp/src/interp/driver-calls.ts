@@ -1,8 +1,8 @@
 /**
  * Calls of functions the CUDA driver provides to device code (no body in the module): `vprintf` runs (the
  * format and the argument buffer are read from the caller's memory, the text goes to the launch's `printed`
- * list), `__assertfail` traps with the assertion's message, and what the interpreter cannot give meaning to
- * (device-side malloc/free, dynamic-parallelism launches) traps as "unsupported" with the reason, so that a
+ * list), `__assertfail` traps with the assertion's message, `malloc`/`free` use a bump-allocated device heap
+ * (GlobalMemory.heapAlloc), and what the interpreter cannot give meaning to (dynamic-parallelism launches) traps as "unsupported" with the reason, so that a
  * verify-each run reports the kernel as not checked instead of guessing.
  */
 import type { Instr, OriFunction } from '@ptxforge/kernel';
@@ -16,8 +16,6 @@ const MAX_STRING = 1 << 16;
 
 /** Driver functions with no interpreter semantics and why. */
 const CANNOT_RUN: Record<string, string> = {
-  malloc: 'device-side malloc (the device heap) cannot run in the interpreter',
-  free: 'device-side free (the device heap) cannot run in the interpreter',
   cudaGetParameterBufferV2: 'device-side kernel launches (dynamic parallelism) cannot run in the interpreter',
   cudaLaunchDeviceV2: 'device-side kernel launches (dynamic parallelism) cannot run in the interpreter',
   __cudaCDP2GetParameterBufferV2: 'device-side kernel launches (dynamic parallelism) cannot run in the interpreter',
@@ -265,6 +263,19 @@ export function buildDriverCall(prog: Program, fn: OriFunction, i: Instr, name: 
       if (result) markWritten(w, result, m);
     };
   }
+  if (name === 'malloc') {
+    if (args.length !== 1) return undefined;
+    return (w, m) => {
+      for (let l = 0; l < 32; l++) {
+        if (!((m >>> l) & 1)) continue;
+        const addr = w.cta.global.heapAlloc(asAddress(readSrc(w, args[0]!, l)));
+        if (result) writeLane(w, result, l, BigInt(addr));
+      }
+      if (result) markWritten(w, result, m);
+    };
+  }
+  // free gives nothing back (the heap is a bump allocator); freeing NULL or any heap address is fine
+  if (name === 'free') return args.length === 1 ? () => undefined : undefined;
   if (name === '__assertfail') {
     if (args.length < 4) return undefined;
     return (w, m) => {

@@ -146,6 +146,94 @@ ${STORE}
     expect(values(r, 'out')).toEqual([0, 1, 4, 1003, 1004, 1005]);
   });
 
+  it('a warp spinning on a flag another warp of its CTA sets yields to it (PREEMPT_STEPS)', () => {
+    const r = run(`
+bb0:
+  %r0 = S2R SR_TID.X
+  %rd0 = MOV c[0x0][0x210]
+  %p0 = ISETP.GE.U32.AND %r0, 32, PT
+  @%p0 BRA bb3
+bb1:
+  %r1 = LDG.E.32 [%rd0]
+  %p1 = ISETP.EQ.U32.AND %r1, 0, PT
+  @%p1 BRA bb1
+bb2:
+  STG.E.32 [%rd0+0x4], %r1
+  EXIT
+bb3:
+  %r2 = MOV 5
+  STG.E.32 [%rd0], %r2
+  EXIT`, { block: 64, buffers: { out: { type: 'u32', count: 2 } }, params: [{ buffer: 'out' }], maxSteps: 1_000_000 });
+    expect(r.errors).toEqual([]);
+    expect(values(r, 'out')).toEqual([5, 5]);
+    // with one warp the spin has nobody to wait for: the budget ends it
+    const alone = run(`
+bb0:
+  %rd0 = MOV c[0x0][0x210]
+bb1:
+  %r1 = LDG.E.32 [%rd0]
+  %p1 = ISETP.EQ.U32.AND %r1, 0, PT
+  @%p1 BRA bb1
+bb2:
+  EXIT`, { block: 32, buffers: { out: { type: 'u32', count: 2 } }, params: [{ buffer: 'out' }], maxSteps: 1_000_000 });
+    expect(alone.errors[0]!.kind).toBe('step-limit');
+  });
+
+  it('a diamond in a loop left only by `@p EXIT` reconverges before a full-warp shuffle', () => {
+    // lanes with an odd tid take bb2; all meet at bb3 for SHFL (every lane must take part), then leave by @p EXIT
+    const r = run(`
+bb0:
+  %r0 = S2R SR_TID.X
+  %r9 = MOV 0
+  %r5 = MOV 0
+bb1:
+  %r6 = LOP3.LUT %r0, 1, RZ, 0xc0
+  %p0 = ISETP.EQ.AND %r6, RZ, PT
+  @%p0 BRA bb3
+bb2:
+  %r9 = IADD3 %r9, 100, RZ
+bb3:
+  %r1, %p2 = SHFL.DOWN %r9, 1, 0x1f
+  %r9 = IADD3 %r9, %r1, RZ
+  %r5 = IADD3 %r5, 1, RZ
+  %p1 = ISETP.GE.AND %r5, 2, PT
+  @%p1 BRA bb5
+bb4:
+  BRA bb1
+bb5:
+  %rd0 = IMAD.WIDE.U32 %r0, 4, RZ
+  %rd1 = MOV c[0x0][0x210]
+  %rd2 = IADD3 %rd1, %rd0, RZ
+  STG.E.32 [%rd2], %r9
+  EXIT`, { block: 32, buffers: { out: { type: 'u32', count: 32 } }, params: [{ buffer: 'out' }] });
+    expect(r.errors).toEqual([]);
+    const exitForm = run(`
+bb0:
+  %r0 = S2R SR_TID.X
+  %r9 = MOV 0
+  %r5 = MOV 0
+  %rd0 = IMAD.WIDE.U32 %r0, 4, RZ
+  %rd1 = MOV c[0x0][0x210]
+  %rd2 = IADD3 %rd1, %rd0, RZ
+bb1:
+  %r6 = LOP3.LUT %r0, 1, RZ, 0xc0
+  %p0 = ISETP.EQ.AND %r6, RZ, PT
+  @%p0 BRA bb3
+bb2:
+  %r9 = IADD3 %r9, 100, RZ
+bb3:
+  %r1, %p2 = SHFL.DOWN %r9, 1, 0x1f
+  %r9 = IADD3 %r9, %r1, RZ
+  %r5 = IADD3 %r5, 1, RZ
+  STG.E.32 [%rd2], %r9
+  %p1 = ISETP.GE.AND %r5, 2, PT
+  @%p1 EXIT
+bb4:
+  BRA bb1`, { block: 32, buffers: { out: { type: 'u32', count: 32 } }, params: [{ buffer: 'out' }] });
+    expect(exitForm.errors).toEqual([]);
+    expect(values(exitForm, 'out')).toEqual(values(r, 'out'));
+  });
+
   it('BSSY/BSYNC reconverge explicitly', () => {
     const r = run(`
 bb0:

@@ -38,6 +38,13 @@ export interface DynamicCounts {
   byCta: Array<{ ctaid: [number, number, number] } & OpcodeCount>;
 }
 
+/**
+ * Thread-instructions a group runs before it yields to the other warps of its CTA at a backward branch. Only a
+ * group that loops this long without reaching a barrier or diverging yields, so the interleaving of ordinary code
+ * is unchanged; a race-free program's results do not depend on where it yields.
+ */
+export const PREEMPT_STEPS = 1 << 16;
+
 export interface MachineOptions {
   /** Thread-instruction budget of the launch (runaway loops become a step-limit error). */
   readonly maxSteps?: number;
@@ -68,6 +75,8 @@ export class Machine {
   private readonly checkUndef: boolean;
   private readonly hasPhis: boolean;
   readonly byCta: DynamicCounts['byCta'] = [];
+  /** Groups that used up their turn in a loop, with their warp, to run after the CTA's other warps. */
+  private preempted: Array<[Warp, Group]> = [];
 
   constructor(
     readonly prog: Program,
@@ -111,6 +120,12 @@ export class Machine {
     for (;;) {
       for (const w of cta.warps) {
         while (w.runnable.length) this.runGroup(w, w.runnable.pop()!, bars);
+      }
+      // groups preempted in a long loop (a spin-wait on another warp's store) run again after every other warp had its turn
+      if (this.preempted.length) {
+        for (const [w, g] of this.preempted) w.runnable.push(g);
+        this.preempted = [];
+        continue;
       }
       let live = 0;
       for (const w of cta.warps) live += popc32(w.live);
@@ -315,6 +330,8 @@ export class Machine {
   /** Run one group until it parks, waits, exits or diverges. */
   private runGroup(w: Warp, g: Group, bars: Map<number, BarrierState>): void {
     const code = this.prog.code;
+    const started = this.clock.steps;
+    const others = w.cta.warps.length > 1;
     const wc = this.wc;
     const tc = this.tc;
     const clock = this.clock;
@@ -400,6 +417,7 @@ export class Machine {
               return;
             }
             if (this.hasPhis) this.setPrev(w, mask, op.blockId);
+            const backward = op.target <= pc;
             g.pc = op.target;
             const ng = this.arrive(w, g);
             if (ng !== g) {
@@ -408,6 +426,12 @@ export class Machine {
             }
             pc = g.pc;
             mask = g.mask;
+            // a group looping for PREEMPT_STEPS without blocking yields to the CTA's other warps: a spin-wait
+            // (a multi-warp tile barrier polling shared memory) waits for a store only another warp makes
+            if (backward && others && clock.steps - started >= PREEMPT_STEPS) {
+              this.preempted.push([w, g]);
+              return;
+            }
             continue;
           }
           case K.BRX: {

@@ -16,6 +16,8 @@ export const SWINBASE = 0x7f00_0000_0000;
 export const LWINBASE = 0x7e00_0000_0000;
 export const WINDOW_SIZE = 0x1_0000_0000;
 const GAP = 256;
+/** The device heap for device-side malloc (8 MiB, CUDA's default heap limit). */
+export const DEVICE_HEAP_BYTES = 8 << 20;
 
 export interface Region {
   readonly name: string;
@@ -41,6 +43,23 @@ export class GlobalMemory {
     this.regions.push(r);
     this.next = base + Math.max(size, 1) + GAP;
     return r;
+  }
+
+  private heap: Region | undefined;
+  private heapNext = 0;
+
+  /**
+   * Device-side malloc: `size` bytes, 16-byte aligned, from a heap of DEVICE_HEAP_BYTES made on the first call
+   * (CUDA's default cudaLimitMallocHeapSize); 0 (NULL) when it is exhausted or for size 0. A bump allocator:
+   * free gives nothing back, so a run's addresses depend only on the order of the calls.
+   */
+  heapAlloc(size: number): number {
+    if (!(size > 0)) return 0;
+    this.heap ??= this.allocate('(device heap)', DEVICE_HEAP_BYTES);
+    const at = Math.ceil(this.heapNext / 16) * 16;
+    if (at + size > this.heap.size) return 0;
+    this.heapNext = at + size;
+    return this.heap.base + at;
   }
 
   /** The region holding [addr, addr + size), or a trap. */

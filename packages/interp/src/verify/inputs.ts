@@ -6,6 +6,7 @@
 import { mulberry32, type OriFunction, type OriModule } from '@ptxforge/kernel';
 import type { BufferSpec, Launch, ParamSpec, ScalarType } from '../launch.js';
 import type { SurfaceSpec, TextureSpec } from '../interp/texture.js';
+import { paramUse } from './param-use.js';
 import { resourceParams, type ResourceUse } from './resources.js';
 
 /** The project's seeded PRNG (mulberry32, from the kernel), re-exported for the generator. */
@@ -32,21 +33,40 @@ export interface LaunchProfile {
   readonly dynamicSharedBytes: number;
   /** Buffer elements: undefined = mostly small integers below 256 and some floats; N = integers 0..N-1 (indices stay small). */
   readonly elementMax?: number;
+  /** Shape the block by the thread ids the kernel reads (8 x n when it reads %tid.y, 4 x 4 x n for %tid.z). */
+  readonly shapeByTid?: boolean;
 }
 export const DEFAULT_LAUNCH_PROFILE: LaunchProfile = { bufferBytes: GENERATED_BUFFER_BYTES, scalarMax: 64, gridX: 2, blockCap: 128, dynamicSharedBytes: GENERATED_DYNAMIC_SHARED_BYTES };
-export const COMPACT_LAUNCH_PROFILE: LaunchProfile = { bufferBytes: 1 << 20, scalarMax: 4, gridX: 1, blockCap: 32, dynamicSharedBytes: 48 * 1024, elementMax: 4 };
+export const COMPACT_LAUNCH_PROFILE: LaunchProfile = { bufferBytes: 1 << 20, scalarMax: 4, gridX: 1, blockCap: 32, dynamicSharedBytes: 48 * 1024, elementMax: 4, shapeByTid: true };
+
+/**
+ * Bytes of every generated buffer before the address its parameter gets: kernels read a little before the
+ * pointer they are given (a filter's left halo `p[i - r]`, `p[-1]` of a running scan) as they do inside a larger
+ * allocation; 1 KiB keeps such reads (and 16-byte vector alignment) valid.
+ */
+export const POINTER_GUARD_BYTES = 1024;
 
 export function generateLaunch(module: OriModule, fn: OriFunction, seed: number, profile: LaunchProfile = DEFAULT_LAUNCH_PROFILE): Launch {
   const rand = rng(seed ^ 0x9e3779b9);
-  const maxntid = fn.directives.get('maxntid') ?? fn.directives.get('reqntid');
-  const cap = profile.blockCap;
-  const bx = maxntid ? Math.max(1, Math.min(maxntid[0] ?? 64, cap)) : Math.min(64, cap);
-  const by = maxntid ? Math.max(1, Math.min(maxntid[1] ?? 1, Math.floor(1024 / bx))) : 1;
+  const [bx, by, bz] = blockShape(fn, profile);
   const buffers: Record<string, BufferSpec> = {};
   const params: ParamSpec[] = [];
   const textures: Record<string, TextureSpec> = {};
   const surfaces: Record<string, SurfaceSpec> = {};
   const handles = resourceParams(fn);
+  const use = paramUse(module, fn);
+  /** A generated buffer; the pointer given to the kernel lies past POINTER_GUARD_BYTES of zeros at its start. */
+  const buffer = (name: string): string => {
+    const values: number[] = new Array<number>(POINTER_GUARD_BYTES / 4).fill(0);
+    for (let i = 0; i < profile.bufferBytes / 4; i++) {
+      // Mostly small integers (bounded data-dependent loops), some floats in [-100, 100).
+      const e = profile.elementMax;
+      values.push(e !== undefined ? Math.floor(rand() * e) : rand() < 0.7 ? Math.floor(rand() * 256) : f32bits((rand() - 0.5) * 200));
+    }
+    buffers[name] = { type: 'u32', values };
+    return name;
+  };
+  const scalar = (): number => 1 + Math.floor(rand() * profile.scalarMax);
   fn.params.forEach((p, k) => {
     const t = p.type.toLowerCase();
     const res = handles.get(k);
@@ -60,32 +80,64 @@ export function generateLaunch(module: OriModule, fn: OriFunction, seed: number,
       return;
     }
     if (p.count > 0) {
-      params.push({ type: 'u32', value: 0 });
+      // a structure by value: its fields used as addresses point into buffers of their own, the rest stays zero
+      const fields = use.pointerFields.get(k) ?? [];
+      params.push({ fields: fields.map((at) => ({ at, buffer: buffer(`param${k}_${p.name}_at${at}`), offset: POINTER_GUARD_BYTES })) });
       return;
     }
-    if (t === 'u64' || t === 'b64' || t === 's64') {
-      const name = `param${k}_${p.name}`;
-      const values: number[] = [];
-      for (let i = 0; i < profile.bufferBytes / 4; i++) {
-        // Mostly small integers (bounded data-dependent loops), some floats in [-100, 100).
-        const e = profile.elementMax;
-        values.push(e !== undefined ? Math.floor(rand() * e) : rand() < 0.7 ? Math.floor(rand() * 256) : f32bits((rand() - 0.5) * 200));
-      }
-      buffers[name] = { type: 'u32', values };
-      params.push({ buffer: name });
+    if ((t === 'u64' || t === 'b64' || t === 's64') && !use.scalars.has(k)) {
+      params.push({ buffer: buffer(`param${k}_${p.name}`), offset: POINTER_GUARD_BYTES });
     } else if (t === 'f32' || t === 'f64') {
       params.push({ type: t as ScalarType, value: Math.round((rand() - 0.5) * 2000) / 16 });
     } else {
-      params.push({ type: (['u8', 's8', 'u16', 's16', 'u32', 's32', 'b8', 'b16', 'b32'].includes(t) ? t : 'u32') as ScalarType, value: 1 + Math.floor(rand() * profile.scalarMax) });
+      // integers, and 64-bit parameters the kernel only computes with (a size_t count, a clock_t budget)
+      params.push({ type: (INT_TYPES.has(t) ? t : 'u32') as ScalarType, value: scalar() });
     }
   });
   // kernels sized by the launch's dynamic shared memory (extern .shared arrays) get some, as a real launch would
   const dynamicShared = module.vars.some((v) => v.space === 'shared' && v.extern) || module.functions.some((f) => f.vars.some((v) => v.space === 'shared' && v.extern));
   return {
-    kernel: fn.name, grid: [profile.gridX, 1, 1], block: [bx, by, 1], buffers, params,
+    kernel: fn.name, grid: [profile.gridX, 1, 1], block: bz > 1 ? [bx, by, bz] : [bx, by, 1], buffers, params,
     ...(Object.keys(textures).length ? { textures } : {}), ...(Object.keys(surfaces).length ? { surfaces } : {}),
     ...(dynamicShared ? { sharedBytes: profile.dynamicSharedBytes } : {}),
   };
+}
+
+const INT_TYPES = new Set(['u8', 's8', 'u16', 's16', 'u32', 's32', 'b8', 'b16', 'b32', 'u64', 's64', 'b64']);
+
+/**
+ * The block: `.maxntid`/`.reqntid` capped by the profile, else blockCap threads along x. The compact profile
+ * shapes a block like the kernel's thread ids: a kernel that reads %tid.y indexes tiles by (x, y) and usually
+ * sizes them for a square block (a 16x16 tile of shared memory); 32 threads along x overrun such a tile.
+ */
+function blockShape(fn: OriFunction, profile: LaunchProfile): [number, number, number] {
+  const maxntid = fn.directives.get('maxntid') ?? fn.directives.get('reqntid');
+  const cap = profile.blockCap;
+  if (maxntid) {
+    const bx = Math.max(1, Math.min(maxntid[0] ?? 64, cap));
+    return [bx, Math.max(1, Math.min(maxntid[1] ?? 1, Math.floor(1024 / bx))), 1];
+  }
+  const x = Math.min(64, cap);
+  if (!profile.shapeByTid) return [x, 1, 1];
+  const dims = tidDims(fn);
+  if (dims === 3) return [4, 4, Math.max(1, Math.floor(cap / 16))];
+  if (dims === 2) return [8, Math.max(1, Math.floor(cap / 8)), 1];
+  return [x, 1, 1];
+}
+
+/** 1, 2 or 3: the highest thread-id dimension the kernel reads (SR_TID.Y / SR_TID.Z, or the whole SR_TID). */
+function tidDims(fn: OriFunction): number {
+  let dims = 1;
+  for (const b of fn.blocks) {
+    for (const i of b.instrs) {
+      for (const u of i.uses) {
+        if (u.kind !== 'sreg') continue;
+        if (u.name === 'SR_TID.Z') return 3;
+        if (u.name === 'SR_TID.Y') dims = 2;
+      }
+    }
+  }
+  return dims;
 }
 
 /** Texture sizes per geometry: [width, height, depth, layers] (cube maps: 6 faces per layer on top). */

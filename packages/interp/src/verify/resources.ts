@@ -23,7 +23,7 @@ function typeSize(t: string): number {
 }
 
 /** Constant-bank 0 offset of each parameter (as the launch places them from 0x210 when not given). */
-function paramOffsets(fn: OriFunction): Map<number, number> {
+export function paramOffsets(fn: OriFunction): Map<number, number> {
   const out = new Map<number, number>();
   let next = 0x210;
   fn.params.forEach((p, k) => {

@@ -5,7 +5,7 @@ import { createToolchain, definePlugin, imm, parseOri, PtxforgeError, type Phase
 import { corePlugin } from '@ptxforge/plugin-core';
 import { targetSm90Plugin } from '@ptxforge/target-sm90';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createVerifyEachInstrumentation } from './verify-each.js';
+import { COMPACT_STEP_DIVISOR, createVerifyEachInstrumentation } from './verify-each.js';
 import { COMPACT_LAUNCH_PROFILE, generateLaunch } from './inputs.js';
 import { runKernel } from '../launch.js';
 
@@ -159,6 +159,41 @@ describe('--verify-each', () => {
     // and a wrong phase is still caught through the compact launch
     const bad = createVerifyEachInstrumentation({ seed: 7 });
     expect(() => createToolchain({ plugins: [corePlugin, targetSm90Plugin, testPhases(true)] }).compile(parseOri(far), { arch: 'sm_90', optLevel: 3, instrumentation: [bad] })).toThrow(/changed the behaviour of kernel @scale/);
+  });
+
+  it('retries compact with its own smaller budget, and not at all when no launch can help', () => {
+    const tc = createToolchain({ plugins: [corePlugin, targetSm90Plugin] });
+    // a loop that never ends: both launches run out of steps, the compact one at an eighth of the budget
+    const spin = SRC.replace('  STG.E.32 [%rd2], %r2\n  EXIT', '  STG.E.32 [%rd2], %r2\n  BRA bb1');
+    const v = createVerifyEachInstrumentation({ seed: 7, maxSteps: 80_000 });
+    tc.compile(parseOri(spin), { arch: 'sm_90', optLevel: 3, instrumentation: [v] });
+    expect(v.report.runs).toBe(2);
+    expect(v.report.skipped[0]!.reason).toContain('budget of 80000 thread-instructions');
+    expect(v.report.skipped[0]!.retry).toContain(`budget of ${80_000 / COMPACT_STEP_DIVISOR} thread-instructions`);
+    // a device-side launch fails the same way with any launch: one run, no compact retry
+    const launching = SRC.replace('  STG.E.32 [%rd2], %r2\n  EXIT', '  %r9 = CALL @cudaLaunchDeviceV2, %rd2, %rd1\n  EXIT');
+    const w = createVerifyEachInstrumentation({ seed: 7 });
+    tc.compile(parseOri(launching), { arch: 'sm_90', optLevel: 3, instrumentation: [w] });
+    expect(w.report.runs).toBe(1);
+    expect(w.report.skipped).toEqual([{ kernel: 'scale', reason: expect.stringContaining('device-side kernel launches') as unknown as string }]);
+  });
+
+  it('checks a kernel whose every launch trips an assertion by the assertion it trips', () => {
+    const asserting = SRC.replace('  STG.E.32 [%rd2], %r2\n  EXIT', '  STG.E.32 [%rd2], %r2\n  %rd5 = MOV 0\n  CALL @__assertfail, %rd5, %rd5, %r0, %rd5, %rd5\n  EXIT');
+    const good = createVerifyEachInstrumentation({ seed: 7 });
+    createToolchain({ plugins: [corePlugin, targetSm90Plugin, testPhases(false)] }).compile(parseOri(asserting), { arch: 'sm_90', optLevel: 3, instrumentation: [good] });
+    expect(good.report.skipped).toEqual([]);
+    expect(good.report.assertions).toEqual([{ kernel: 'scale', assertion: 'device-side assertion failed: ?:0: ?: Assertion `?` failed.' }]);
+    expect(good.report.mismatch).toBeUndefined();
+    // a phase that drops the call changes the outcome
+    const dropCall = definePlugin(
+      { name: '@ptxforge/test-drop-assert', version: '0.1.0', api: '^1.0.0' },
+      { phases: { GeneralOptimizeEarly: () => ({ execute: (ctx: PhaseContext) => {
+        for (const fn of ctx.module.functions) for (const b of fn.blocks) for (const i of [...b.instrs]) if (i.opcode === 'CALL') b.remove(i);
+      } }) } },
+    );
+    const bad = createVerifyEachInstrumentation({ seed: 7 });
+    expect(() => createToolchain({ plugins: [corePlugin, targetSm90Plugin, dropCall] }).compile(parseOri(asserting), { arch: 'sm_90', optLevel: 3, instrumentation: [bad] })).toThrow(/tripped "device-side assertion failed: \?:0: \?: Assertion `\?` failed."; now it runs to the end/);
   });
 
   it('re-runs only the kernels a phase changed (a module of many kernels)', () => {

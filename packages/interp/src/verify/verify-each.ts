@@ -11,6 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { printFunction, printModule, PtxforgeError, type Instrumentation, type OriFunction, type OriModule, type PhaseInfo } from '@ptxforge/kernel';
 import { readElement, runKernel, typeSize, type Launch, type RunResult, type ScalarType } from '../launch.js';
+import type { InterpError } from '../interp/errors.js';
 import { COMPACT_LAUNCH_PROFILE, DEFAULT_LAUNCH_PROFILE, generateLaunch } from './inputs.js';
 
 export interface VerifyEachOptions {
@@ -36,11 +37,20 @@ export interface VerifyMismatch {
 }
 
 export interface VerifyEachReport {
+  /**
+   * Kernels whose every launch trips a device-side assertion (`assert(i < n)` against generated scalars): checked by
+   * re-running that launch after each phase and requiring the same assertion (the memory a trapped launch leaves
+   * depends on where it stopped, so it is not compared).
+   */
+  readonly assertions: Array<{ kernel: string; assertion: string }>;
   /** Phases after which the program was re-run and compared. */
   phasesChecked: number;
   runs: number;
-  /** Kernels not verified because the run before the first phase already failed, with the reason. */
-  readonly skipped: Array<{ kernel: string; reason: string }>;
+  /**
+   * Kernels not verified because the run before the first phase already failed, with the reason (the first
+   * launch's) and, when the compact launch was tried too, why that one failed.
+   */
+  readonly skipped: Array<{ kernel: string; reason: string; retry?: string }>;
   mismatch: VerifyMismatch | undefined;
 }
 
@@ -52,9 +62,22 @@ interface Reference {
   readonly kernel: string;
   readonly launch: Launch;
   readonly result: RunResult;
+  /** The device-side assertion every launch tripped: the program's outcome to keep (memory is not compared). */
+  readonly assertion?: string;
 }
 
 const DEFAULT_STEPS = 20_000_000;
+/** The compact retry's budget is the default budget divided by this (the compact block has 1/8 of the threads). */
+export const COMPACT_STEP_DIVISOR = 8;
+
+/**
+ * Whether another launch may run where this error stopped one: out-of-bounds accesses, runaway loops, traps and
+ * deadlocks depend on the sizes, scalars and block shape; an unsupported operation (device malloc without a heap,
+ * the device runtime, an instruction the interpreter has no meaning for) or a malformed launch does not.
+ */
+function launchMayMatter(e: InterpError): boolean {
+  return e.kind !== 'unsupported' && e.kind !== 'bad-launch';
+}
 
 /**
  * The module as text in parts: everything outside the functions (target, files, variables), and each function.
@@ -94,16 +117,24 @@ function kernelsToRerun(before: ModuleText, after: ModuleText): Set<OriFunction>
 }
 
 export function createVerifyEachInstrumentation(opts: VerifyEachOptions = {}): VerifyEachInstrumentation {
-  const report: VerifyEachReport = { phasesChecked: 0, runs: 0, skipped: [], mismatch: undefined };
+  const report: VerifyEachReport = { phasesChecked: 0, runs: 0, skipped: [], assertions: [], mismatch: undefined };
   let refs: Reference[] = [];
   let lastGood: ModuleText | undefined;
 
-  /** The launches to try for a kernel, in order: the given one, else the generated default, then the compact one. */
-  const launchesFor = (m: OriModule, fn: OriFunction, k: number): Launch[] => {
+  /**
+   * The launches to try for a kernel, in order: the given one, else the generated default, then the compact one.
+   * The compact launch (one block of at most 32 threads) gets its own budget, a fraction of the default's: a
+   * kernel it can run finishes well within it, and a kernel that loops past it would cost a second full budget.
+   */
+  const launchesFor = (m: OriModule, fn: OriFunction, k: number): Array<() => Launch> => {
     const maxSteps = opts.maxSteps ?? DEFAULT_STEPS;
     const named = opts.launch?.kernel;
-    if (opts.launch && (named === fn.name || (named === undefined && k === 0))) return [{ maxSteps, ...opts.launch, kernel: fn.name }];
-    return [DEFAULT_LAUNCH_PROFILE, COMPACT_LAUNCH_PROFILE].map((p) => ({ ...generateLaunch(m, fn, opts.seed ?? 1, p), maxSteps }));
+    if (opts.launch && (named === fn.name || (named === undefined && k === 0))) return [() => ({ maxSteps, ...opts.launch, kernel: fn.name })];
+    const seed = opts.seed ?? 1;
+    return [
+      () => ({ ...generateLaunch(m, fn, seed, DEFAULT_LAUNCH_PROFILE), maxSteps }),
+      () => ({ ...generateLaunch(m, fn, seed, COMPACT_LAUNCH_PROFILE), maxSteps: Math.max(1, Math.floor(maxSteps / COMPACT_STEP_DIVISOR)) }),
+    ];
   };
 
   return {
@@ -117,16 +148,30 @@ export function createVerifyEachInstrumentation(opts: VerifyEachOptions = {}): V
         // a generated launch the kernel cannot run (out of bounds, over the step budget) is retried compact; the
         // kernel is skipped, with the first launch's reason, only when no launch runs
         let firstReason: string | undefined;
-        for (const launch of launchesFor(m, fn, k)) {
+        let retry: string | undefined;
+        let tripped: Reference | undefined;
+        for (const make of launchesFor(m, fn, k)) {
+          const launch = make();
           const result = runKernel(m, launch);
           report.runs++;
           if (result.ok) {
             refs.push({ kernel: fn.name, launch, result });
             return;
           }
-          firstReason ??= result.errors[0]!.message;
+          // the last (smallest) launch that trips an assertion is the reference if none runs to the end
+          const e = result.errors[0]!;
+          if (e.kind === 'assertion') tripped = { kernel: fn.name, launch, result, assertion: e.detail };
+          if (firstReason === undefined) firstReason = result.errors[0]!.message;
+          else retry = result.errors[0]!.message;
+          // what no launch shape changes (a device-runtime call, an instruction without semantics) ends the tries
+          if (!launchMayMatter(result.errors[0]!)) break;
         }
-        report.skipped.push({ kernel: fn.name, reason: firstReason! });
+        if (tripped) {
+          refs.push(tripped);
+          report.assertions.push({ kernel: fn.name, assertion: tripped.assertion! });
+          return;
+        }
+        report.skipped.push({ kernel: fn.name, reason: firstReason!, ...(retry === undefined ? {} : { retry }) });
       });
       lastGood = moduleText(m);
     },
@@ -148,7 +193,7 @@ export function createVerifyEachInstrumentation(opts: VerifyEachOptions = {}): V
         if (rerun !== 'all' && !byName.has(ref.kernel)) continue;
         const now = runKernel(m, ref.launch);
         report.runs++;
-        const diff = compare(ref.result, now);
+        const diff = ref.assertion === undefined ? compare(ref.result, now) : compareAssertion(ref.assertion, now);
         if (!diff) continue;
         const afterText = printModule(m);
         let files: { before: string; after: string } | undefined;
@@ -190,6 +235,13 @@ function hexWord(bytes: Uint8Array, at: number, size: number): string {
   let s = '';
   for (let k = size - 1; k >= 0; k--) s += (bytes[at + k] ?? 0).toString(16).padStart(2, '0');
   return `0x${s}`;
+}
+
+/** A launch that tripped an assertion must trip the same one (where the run stopped may move). */
+function compareAssertion(assertion: string, after: RunResult): Diff | undefined {
+  const e = after.errors[0];
+  if (e?.kind === 'assertion' && e.detail === assertion) return undefined;
+  return { text: `the launch tripped ${JSON.stringify(assertion)}; now ${e ? `it fails: ${e.message}` : 'it runs to the end'}`, at: {} };
 }
 
 /** The first observable difference between two runs, or undefined. */

@@ -60,6 +60,32 @@ describe('analyses', () => {
     expect(pd.dominates(b('bb6'), b('bb5'))).toBe(false);
   });
 
+  it('a guarded EXIT is an exit: a loop whose only way out is `@p EXIT` keeps its ipdoms', () => {
+    // bb1..bb3 loop; the diamond bb1 -> (bb2) -> bb3 must reconverge at bb3 although no block of the loop has an
+    // edge out of it (OriBranchOpt turns `@p BRA exit-block` into `@p EXIT`)
+    const fn = parseOri(`.entry @k()
+{
+bb0:
+  %r0 = S2R SR_TID.X
+bb1:
+  %p0 = ISETP.EQ.AND %r0, RZ, PT
+  @%p0 BRA bb3
+bb2:
+  %r0 = IADD3 %r0, 1, RZ
+bb3:
+  %p1 = ISETP.GT.AND %r0, 4, PT
+  @%p1 EXIT
+bb4:
+  BRA bb1
+}`).functions[0]!;
+    const pd = computePostDominators(fn);
+    const b = (l: string) => fn.getBlock(l)!;
+    expect(pd.idom.get(b('bb1'))).toBe(b('bb3'));
+    expect(pd.idom.get(b('bb2'))).toBe(b('bb3'));
+    expect(pd.idom.get(b('bb3'))).toBeUndefined();
+    expect(pd.idom.get(b('bb4'))).toBe(b('bb1'));
+  });
+
   it('natural loops with depth, latches, exits and preheaders', () => {
     const fn = f();
     const li = computeLoops(fn);

@@ -98,10 +98,14 @@ export function computeDominators(fn: OriFunction): DomTree {
 /**
  * Post-dominator tree. Exit blocks (no successors) are the roots; with several exits they all hang below a
  * virtual exit, which here means: a block's ipdom is undefined when only the virtual exit post-dominates it.
+ * A block with a guarded EXIT/RET (`@p EXIT` inside a loop, as OriBranchOpt makes of a branch to an exit block)
+ * also has an edge to the virtual exit: without it a loop whose only way out is such an instruction could not
+ * reach an exit, and no branch in it would have an ipdom (the interpreter would never reconverge its diamonds).
  * Blocks that cannot reach an exit (infinite loops) are not in the tree.
  */
 export function computePostDominators(fn: OriFunction): DomTree {
-  const exits = fn.blocks.filter((b) => b.succs.length === 0);
+  const guardedExit = (b: Block): boolean => b.succs.length > 0 && b.instrs.some((i) => (i.opcode === 'EXIT' || i.opcode === 'RET') && i.guard !== undefined);
+  const exits = fn.blocks.filter((b) => b.succs.length === 0 || guardedExit(b));
   // Reverse CFG postorder from all exits gives the RPO of the reversed graph.
   const post: Block[] = [];
   const seen = new Set<Block>();
@@ -122,10 +126,11 @@ export function computePostDominators(fn: OriFunction): DomTree {
     }
   }
   const order = post.reverse();
-  if (exits.length <= 1) return new DomTree(chk(order, exits, (b) => b.succs), exits);
-  // Several exits: run CHK with a virtual root that all exits hang under, then drop it.
+  if (exits.length <= 1 && exits.every((b) => b.succs.length === 0)) return new DomTree(chk(order, exits, (b) => b.succs), exits);
+  // Several exits (or a guarded exit): run CHK with a virtual root that all exits hang under, then drop it.
   const virt = { label: '<exit>' } as unknown as Block;
-  const succs = (b: Block): readonly Block[] => (b.succs.length === 0 ? [virt] : b.succs);
+  const toExit = new Set(exits);
+  const succs = (b: Block): readonly Block[] => (b.succs.length === 0 ? [virt] : toExit.has(b) ? [...b.succs, virt] : b.succs);
   const id = chk([virt, ...order], [virt], (b) => (b === virt ? [] : succs(b)));
   const out = new Map<Block, Block | undefined>();
   for (const [b, d] of id) if (b !== virt) out.set(b, d === virt ? undefined : d);
