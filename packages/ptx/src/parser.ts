@@ -160,15 +160,17 @@ class Parser {
   }
   /**
    * An unsigned literal ptxas keeps in 32 bits (`.file` and `.loc` numbers, `.ptr .align`): a `-` is its syntax
-   * error, a value above 0xffffffff its "Constant overflow" (ptxas 13.0.88).
+   * error, a value above 0xffffffff its "Constant overflow" (ptxas 13.0.88) -- unless it is 2^63 or more: ptxas
+   * reads the literal as a signed 64-bit number and takes those (negative there) without a word; we keep their
+   * low 32 bits.
    */
   private u32Lit(what: string, label: string): number {
     if (this.isP('-')) this.failMsg(`syntax error near '-': ${what} is a non-negative integer`, this.p);
     if (this.kind() !== Tk.Int) this.fail(what);
     const k = this.p;
     const n = this.intLit(what);
-    if (n > 0xffffffffn) this.failMsg(`Constant overflow: ${label} ${this.str(k)} does not fit in 32 bits`, k, 'PTX_CONSTANT_OVERFLOW');
-    return Number(n);
+    if (n > 0xffffffffn && n < 1n << 63n) this.failMsg(`Constant overflow: ${label} ${this.str(k)} does not fit in 32 bits`, k, 'PTX_CONSTANT_OVERFLOW');
+    return Number(BigInt.asUintN(32, n));
   }
   private smallInt(what: string): number {
     return Number(this.intLit(what));

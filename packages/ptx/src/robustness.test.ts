@@ -139,6 +139,17 @@ describe('issue 16: hostile inputs at the sizes that failed', () => {
     expect(Buffer.from(w.vars[1]!.init!).readBigUInt64LE(0)).toBe(BigInt.asUintN(64, 36893488147419103231n));
   });
 
+  it('.file and .loc numbers: above 32 bits is "Constant overflow", but 2^63 and up (negative in 64 bits) pass, as in ptxas', () => {
+    const withFile = (n: string, loc = '1') => `${HEAD}.file ${n} "a.cu"\n.visible .entry k() {\n.loc ${n} ${loc} 1\nret;\n}\n`;
+    for (const n of ['4294967296', '9223372036854775807']) expect(rejected(withFile(n)).code).toBe('PTX_CONSTANT_OVERFLOW');
+    expect(rejected(withFile('1', '4294967296')).code).toBe('PTX_CONSTANT_OVERFLOW');
+    // ptxas 13.0.88 accepts these (fuzz-ptx false reject, 2026-11-28: a mutated `.file` index)
+    for (const n of ['4294967295', '9223372036854775808', '18446744069414584321', '18446744073709551615']) {
+      expect(() => lowerPtx(parsePtx(withFile(n), 'f.ptx'), SM90)).not.toThrow();
+    }
+    expect(() => lowerPtx(parsePtx(withFile('1', '18446744073709551615'), 'f.ptx'), SM90)).not.toThrow();
+  });
+
   it('row 10: empty files and missing header directives are rejected like ptxas', () => {
     expect(rejected('').code).toBe('PTX_MISSING_DIRECTIVE');
     expect(rejected('// nothing\n').message).toContain('Missing .version directive');
