@@ -6,41 +6,12 @@ import { createToolchain } from '@ptxforge/kernel';
 import corePlugin from '@ptxforge/plugin-core';
 import { ptxFrontendPlugin } from '@ptxforge/ptx';
 import targetSm90Plugin from '@ptxforge/target-sm90';
-import { runKernel, type Launch } from '@ptxforge/interp';
-import { runCubin } from '@ptxforge/sass-lift';
-import { decodeCubin } from './decoded-cubin.test-util.js';
-import { compileToCubin } from './index.js';
+import type { Launch } from '@ptxforge/interp';
+import { launchOf, PTX_HEAD_SM90, sameAsPtxPath as sameAsPtxPathIn } from './decoded-cubin.test-util.js';
 
 const tc = createToolchain({ plugins: [corePlugin, ptxFrontendPlugin, targetSm90Plugin] });
-const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
-
-
-/** PTX → optimized Ori → interpreter, and PTX → our cubin → lifted → interpreter: the same output bytes. */
-function sameAsPtxPath(ptx: string, launch: Launch, arch = 'sm_90'): { out: string; texts: string[] } {
-  const file = 'k.ptx';
-  const r = compileToCubin(tc, ptx, { arch, file, optLevel: 3 });
-  expect(r.kernels.every((k) => k.hazards === 0)).toBe(true);
-  const { texts, hazards } = decodeCubin(tc, r.cubin, arch);
-  expect(hazards).toBe(0);
-  const ref = runKernel(tc.compile({ text: ptx, file }, { arch, optLevel: 3 }).module, launch);
-  expect(ref.errors ?? []).toEqual([]);
-  expect(ref.ok).toBe(true);
-  const got = runCubin(r.cubin, launch);
-  expect(got.result.errors).toEqual([]);
-  for (const name of launch.outputs ?? []) expect(hex(got.result.buffers[name]!.bytes)).toBe(hex(ref.buffers[name]!.bytes));
-  return { out: hex(got.result.buffers[launch.outputs![0]!]!.bytes), texts };
-}
-
-const launchOf = (threads: number, input: Buffer, outBytes: number): Launch => ({
-  kernel: 'k', grid: [1, 1, 1], block: [threads, 1, 1],
-  buffers: { input: { hex: input.toString('hex') }, output: { hex: '00'.repeat(outBytes) } },
-  params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
-});
-
-const HEAD = `.version 8.0
-.target sm_90
-.address_size 64
-`;
+const sameAsPtxPath = (ptx: string, launch: Launch, arch = 'sm_90') => sameAsPtxPathIn(tc, ptx, launch, arch);
+const HEAD = PTX_HEAD_SM90;
 
 describe('PTX → sm_90 cubin → lifted run: instructions of the CUDA samples', () => {
   it('f64 atomic add: global (ATOMG.E.ADD.F64.RN), unused result (RED.E.ADD.F64.RN), shared (ATOMS.CAST.SPIN.64 loop)', () => {

@@ -10,10 +10,9 @@ import { createToolchain } from '@ptxforge/kernel';
 import corePlugin from '@ptxforge/plugin-core';
 import { ptxFrontendPlugin } from '@ptxforge/ptx';
 import targetSm90Plugin from '@ptxforge/target-sm90';
-import { runKernel, type Launch } from '@ptxforge/interp';
+import type { Launch } from '@ptxforge/interp';
 import { runCubin } from '@ptxforge/sass-lift';
-import { decodeCubin } from './decoded-cubin.test-util.js';
-import { compileToCubin } from './index.js';
+import { launchOf, PTX_HEAD_SM90, sameAsPtxPath as sameAsPtxPathIn } from './decoded-cubin.test-util.js';
 
 const tc = createToolchain({ plugins: [corePlugin, ptxFrontendPlugin, targetSm90Plugin] });
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
@@ -34,30 +33,11 @@ function ptxasCubin(ptx: string): Uint8Array {
 }
 
 function sameAsPtxPath(ptx: string, launch: Launch): { out: Buffer; texts: string[] } {
-  const file = 'k.ptx';
-  const r = compileToCubin(tc, ptx, { arch: 'sm_90', file, optLevel: 3 });
-  expect(r.kernels.every((k) => k.hazards === 0)).toBe(true);
-  const { texts, hazards } = decodeCubin(tc, r.cubin, 'sm_90');
-  expect(hazards).toBe(0);
-  const ref = runKernel(tc.compile({ text: ptx, file }, { arch: 'sm_90', optLevel: 3 }).module, launch);
-  expect(ref.errors ?? []).toEqual([]);
-  expect(ref.ok).toBe(true);
-  const got = runCubin(r.cubin, launch);
-  expect(got.result.errors).toEqual([]);
-  for (const name of launch.outputs ?? []) expect(hex(got.result.buffers[name]!.bytes)).toBe(hex(ref.buffers[name]!.bytes));
-  return { out: Buffer.from(ref.buffers[launch.outputs![0]!]!.bytes), texts };
+  const { out, texts } = sameAsPtxPathIn(tc, ptx, launch);
+  return { out: Buffer.from(out, 'hex'), texts };
 }
 
-const launchOf = (threads: number, input: Buffer, outBytes: number): Launch => ({
-  kernel: 'k', grid: [1, 1, 1], block: [threads, 1, 1],
-  buffers: { input: { hex: input.toString('hex') }, output: { hex: '00'.repeat(outBytes) } },
-  params: [{ buffer: 'input' }, { buffer: 'output' }], outputs: ['output'],
-});
-
-const HEAD = `.version 8.0
-.target sm_90
-.address_size 64
-`;
+const HEAD = PTX_HEAD_SM90;
 
 describe('mbarrier: PTX → sm_90 cubin → lifted run', () => {
   it('arrive / try_wait across warps, the waiting warp first (the scheduler yields on a failed wait)', () => {
